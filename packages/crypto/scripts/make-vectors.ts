@@ -1,0 +1,115 @@
+/**
+ * Writes src/vectors.json: known answers for the package's key derivations and encryptions,
+ * computed with node:crypto (OpenSSL) instead of WebCrypto, so the tests compare two independent
+ * implementations of the same specification (DESIGN.md sections 3 and 4). Deliberately imports
+ * nothing from src/. Run with `npm run vectors -w packages/crypto` and commit the result; rerunning
+ * gives the same file, since every input is derived from a fixed label.
+ */
+import { createCipheriv, createHash, hkdfSync, pbkdf2Sync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** `n` fixed pseudo-random bytes named by `label` (SHAKE-256 as an extendable-output function). */
+function fixedBytes(label: string, n: number): Buffer {
+  return createHash('shake256', { outputLength: n }).update(`enclave vectors: ${label}`).digest();
+}
+
+function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const c of counts.values()) bits -= (c / s.length) * Math.log2(c / s.length);
+  return bits;
+}
+
+/** A valid access token: the generator refuses a label whose bytes would fail the token rules. */
+function fixedToken(label: string): string {
+  const token = fixedBytes(label, 32).toString('hex');
+  if (entropy(token) < 3.5) throw new Error(`token "${label}" is under the entropy floor; pick another label`);
+  return token;
+}
+
+function loginKey(token: string): string {
+  const bits = hkdfSync('sha256', Buffer.from(token, 'hex'), 'enclave/login/v1', 'login', 32);
+  return Buffer.from(bits).toString('hex');
+}
+
+function aesGcm(key: Buffer, iv: Buffer, plaintext: Buffer, aad?: Buffer): Buffer {
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  if (aad) cipher.setAAD(aad);
+  return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+}
+
+function bundleVector() {
+  const token = fixedToken('bundle token');
+  // Shaped like the real thing (DER SEQUENCE, typical lengths) but not valid keys: the vector pins
+  // the sealing, and opening it must fail at key import, after decryption succeeded.
+  const encryptionPkcs8 = Buffer.concat([Buffer.from('308204bd', 'hex'), fixedBytes('rsa pkcs8', 1213)]);
+  const signingPkcs8 = Buffer.concat([Buffer.from('30818702', 'hex'), fixedBytes('ec pkcs8', 134)]);
+  const salt = fixedBytes('bundle salt', 16);
+  const iv = fixedBytes('bundle iv', 12);
+  const plaintext = JSON.stringify({
+    v: 1,
+    encryption: encryptionPkcs8.toString('base64'),
+    signing: signingPkcs8.toString('base64'),
+  });
+  const key = pbkdf2Sync(Buffer.from(token, 'utf8'), salt, 100_000, 32, 'sha256');
+  const ciphertext = aesGcm(key, iv, Buffer.from(plaintext, 'utf8'));
+  return {
+    token,
+    encryptionPkcs8Hex: encryptionPkcs8.toString('hex'),
+    signingPkcs8Hex: signingPkcs8.toString('hex'),
+    saltHex: salt.toString('hex'),
+    ivHex: iv.toString('hex'),
+    encryptedPrivateKey: Buffer.concat([salt, iv, ciphertext]).toString('base64'),
+  };
+}
+
+function messageVector() {
+  const chainKey = fixedBytes('chain key', 32);
+  const conversationId = 'general';
+  const senderId = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
+  const epochId = '0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b';
+  const plaintext = 'Grüße aus der Enclave 🔐 — "quoted", \\ backslash';
+  const iv = fixedBytes('message iv', 12);
+  const cases = [0, 7].map((index) => {
+    const info = Buffer.concat([Buffer.from('msg', 'utf8'), Buffer.from([0, 0, 0, index])]);
+    const key = Buffer.from(hkdfSync('sha256', chainKey, Buffer.alloc(0), info, 32));
+    const aad = Buffer.from(JSON.stringify(['enclave/msg/v1', conversationId, senderId, epochId, index]), 'utf8');
+    return {
+      index,
+      messageKeyHex: key.toString('hex'),
+      aadHex: aad.toString('hex'),
+      ctBase64: aesGcm(key, iv, Buffer.from(plaintext, 'utf8'), aad).toString('base64'),
+    };
+  });
+  return { chainKeyHex: chainKey.toString('hex'), conversationId, senderId, epochId, plaintext, ivHex: iv.toString('hex'), cases };
+}
+
+function fingerprintVector() {
+  // fingerprint() never parses the keys, so fixed bytes of SPKI lengths stand in for them.
+  const encryption = fixedBytes('encryption spki', 294);
+  const signing = fixedBytes('signing spki', 91);
+  const digest = createHash('sha256').update(encryption).update(signing).digest();
+  const decimal = BigInt(`0x${digest.toString('hex')}`).toString(10).padStart(78, '0').slice(-60);
+  return {
+    encryptionPublicKey: encryption.toString('base64'),
+    signingPublicKey: signing.toString('base64'),
+    fingerprint: (decimal.match(/\d{5}/g) ?? []).join(' '),
+  };
+}
+
+const vectors = {
+  generatedBy: 'packages/crypto/scripts/make-vectors.ts (node:crypto); do not edit by hand',
+  loginKey: ['login token 1', 'login token 2', 'login token 3'].map((label) => {
+    const token = fixedToken(label);
+    return { token, loginKey: loginKey(token) };
+  }),
+  bundle: bundleVector(),
+  message: messageVector(),
+  fingerprint: fingerprintVector(),
+};
+
+const target = fileURLToPath(new URL('../src/vectors.json', import.meta.url));
+writeFileSync(target, `${JSON.stringify(vectors, null, 2)}\n`);
+console.log(`wrote ${target}`);

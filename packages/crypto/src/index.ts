@@ -1,0 +1,20 @@
+/**
+ * @enclave/crypto: every cryptographic operation of Enclave (DESIGN.md sections 3 and 4), on
+ * WebCrypto only so the same code runs in the browser and in Node tests. It imports neither the
+ * server nor the web app. Only the names below are the package's API; other exports of its
+ * modules exist for its own tests.
+ */
+export { CryptoError } from './errors';
+export type { CryptoErrorKind } from './errors';
+export { toBase64, fromBase64, toHex, fromHex, utf8 } from './encoding';
+export { generateAccessToken, shannonEntropy, checkAccessToken, deriveLoginKey } from './token';
+export type { TokenCheck } from './token';
+export { importPublicIdentity } from './identity';
+export type { PublicIdentity, PrivateIdentity } from './identity';
+export { createAccount } from './account';
+export type { NewAccount } from './account';
+export { sealPrivateKeys, openPrivateKeys } from './key-bundle';
+export { fingerprint } from './fingerprint';
+export { createEpoch, openEpochShare } from './sender-keys';
+export type { Epoch, EpochShareUpload, EpochShareInput } from './sender-keys';
+export { encryptMessage, decryptMessage } from './message';

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/** Every error answer: a human message (the specification's text where it gives one) and a code. */
+export const errorResponseSchema = z.object({
+  error: z.string(),
+  code: z.string(),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+/** Codes the client acts on; the rest only carry a message. */
+export const errorCodes = {
+  invalidRequest: 'invalid_request',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  notFound: 'not_found',
+  rateLimited: 'rate_limited',
+  keyInvalid: 'key_invalid',
+  usernameTaken: 'username_taken',
+  loginFailed: 'login_failed',
+  banned: 'banned',
+  wiped: 'wiped',
+  /** The epoch was made for an older member set: rotate and resend (DESIGN.md section 4). */
+  membershipChanged: 'membership_changed',
+  /** (epochId, index) was already used. */
+  replay: 'replay',
+} as const;
+export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
+
+/** Texts of the specification's error catalogue that the server sends. */
+export const errorTexts = {
+  loginFailed: 'Invalid access token. Multiple failed attempts trigger automatic data wipe.',
+  tooManyAttempts: 'Too many attempts. Access blocked for security.',
+  wiped: 'Your account has been securely wiped due to security breaches. Create a new vault.',
+  banned: 'This account has been banned from the network.',
+  keyUsed: 'This access key has already been used',
+  keyUnknown: 'This access key is not valid',
+  keyMalformed: 'Please enter a valid 64-character access key',
+  keyValid: 'This key is valid and unused. You can proceed with registration.',
+  usernameTaken: 'Username may already exist or an error occurred',
+  usernameReserved: 'This username is reserved',
+  notSignedIn: 'Not signed in',
+  messageTooLong: 'Message exceeds 500 characters',
+} as const;

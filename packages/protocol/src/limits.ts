@@ -1,0 +1,43 @@
+/** Business constants shared by server and client (specification section 9). */
+export const limits = {
+  /** Access tokens and invite keys: 64 lowercase hex characters (32 random bytes). */
+  tokenLength: 64,
+  /** Minimum Shannon entropy, in bits per character, of an access token. */
+  tokenMinEntropy: 3.5,
+  /** Master key of the network creator: 128 lowercase hex characters. */
+  masterKeyLength: 128,
+  /** Chat message: at most 500 characters of plaintext. */
+  messageMaxChars: 500,
+  /**
+   * Ceiling on the stored envelope. 500 characters are at most 2,000 UTF-8 bytes, which base64
+   * and the envelope's other fields bring to about 3 KB; anything larger cannot be a real message.
+   */
+  envelopeMaxBytes: 4096,
+  usernameMaxChars: 32,
+  /** A sender starts a new epoch after this many messages (DESIGN.md section 4). */
+  epochMaxMessages: 100,
+  /** ...or after this long. */
+  epochMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
+  /** Messages per page of history. */
+  historyPageSize: 50,
+  historyMaxPageSize: 200,
+  /** Sender-key share look-ups per request. */
+  sharesMaxEpochs: 100,
+  /** Members a single epoch can be wrapped for. */
+  epochMaxRecipients: 10_000,
+  /** Login attempts per IP per window (specification section 5). */
+  loginAttempts: 5,
+  loginWindowMs: 60_000,
+  /** Key generation form (specification section 5). */
+  keyQuantityMin: 1,
+  keyQuantityMax: 1000,
+  keyQuantityDefault: 10,
+  keyExpirationDaysDefault: 365,
+  /** Toasts: one visible, 5 s. */
+  toastDurationMs: 5000,
+  /** Connection check every 5 s. */
+  healthCheckIntervalMs: 5000,
+} as const;
+
+/** Conversation id of the general channel. */
+export const GENERAL_CONVERSATION = 'general';

@@ -1,0 +1,70 @@
+/**
+ * Who may call what: the one place that decides it (DESIGN.md section 5). Every route the server
+ * registers must have a row here, or the server refuses to start.
+ */
+import { errorCodes, errorTexts } from '@enclave/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../db/client';
+import { HttpError } from '../http/errors';
+import { resolveSession, SESSION_COOKIE, type AuthContext } from '../auth/sessions';
+
+/** public: anyone; member: any signed-in, non-banned member; admin: members with the admin role. */
+export type Access = 'public' | 'member' | 'admin';
+
+export const routeAccess: Readonly<Record<string, Access>> = {
+  'HEAD /api/health': 'public',
+  'POST /api/keys/validate': 'public',
+  'POST /api/auth/register': 'public',
+  'POST /api/auth/login': 'public',
+  'POST /api/auth/logout': 'member',
+  'GET /api/auth/me': 'member',
+  'GET /api/users/all': 'member',
+  'GET /api/conversations/members': 'member',
+  'POST /api/epochs': 'member',
+  'GET /api/epochs/shares': 'member',
+  'GET /api/messages/recent': 'member',
+  'POST /api/messages/send': 'member',
+  // The socket authenticates inside its own protocol (auth_failed), from the same session cookie.
+  'GET /ws': 'public',
+  // The built web app.
+  'GET /*': 'public',
+  'HEAD /*': 'public',
+};
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+/** The signed-in member of a route whose policy requires one. */
+export function requireAuth(req: FastifyRequest): AuthContext {
+  if (!req.auth) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
+  return req.auth;
+}
+
+export function registerAccessControl(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (!routeAccess[`${method} ${route.url}`]) {
+        throw new Error(`route ${method} ${route.url} has no entry in the authorization table`);
+      }
+    }
+  });
+
+  // Before the body is even parsed: who is calling, and may they call this route at all?
+  app.addHook('onRequest', async (req) => {
+    const token = req.cookies[SESSION_COOKIE];
+    req.auth = token ? await resolveSession(db, token) : null;
+    const url = req.routeOptions.url;
+    if (url === undefined) return; // no such route: the 404 handler answers
+    const access = routeAccess[`${req.method} ${url}`];
+    if (access === 'public') return;
+    const auth = requireAuth(req);
+    if (access === 'admin' && auth.user.role !== 'admin') {
+      throw new HttpError(403, errorCodes.forbidden, 'Administrator access required');
+    }
+  });
+}

@@ -1,0 +1,125 @@
+import { errorTexts } from '@enclave/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintKeys } from '../keys/service';
+import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember } from '../testing/member';
+import { users } from '../db/schema';
+import type { Database } from '../db/client';
+
+describe.each(backends)('sign-up and sign-in (%s)', (backend) => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase(backend));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  it('validates a fresh key, then refuses it once redeemed', async () => {
+    const [key] = await mintKeys(database.db, { count: 1, salePrice: 25 });
+    const anon = new TestMemberless(server.url);
+    const before = await anon.post('/api/keys/validate', { inviteKey: key });
+    expect(before.body).toMatchObject({ valid: true, reason: errorTexts.keyValid, keyInfo: { salePrice: 25 } });
+
+    await TestMember.join(server.url, key!, 'alice');
+    const after = await anon.post('/api/keys/validate', { inviteKey: key });
+    expect(after.body).toMatchObject({ valid: false, reason: errorTexts.keyUsed, keyInfo: null });
+  });
+
+  it('refuses unknown and malformed keys with their reason', async () => {
+    const anon = new TestMemberless(server.url);
+    const unknown = await anon.post('/api/keys/validate', { inviteKey: 'a'.repeat(64) });
+    expect(unknown.body).toMatchObject({ valid: false, reason: errorTexts.keyUnknown });
+    const upper = await anon.post('/api/keys/validate', { inviteKey: 'A'.repeat(64) });
+    expect(upper.body).toMatchObject({ valid: false, reason: errorTexts.keyMalformed });
+    await expect(TestMember.join(server.url, 'b'.repeat(64), 'nobody')).rejects.toThrow(/409.*not valid/);
+  });
+
+  it('creates exactly one member from 50 concurrent registrations with one key', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => TestMember.join(server.url, key!, `racer${i}`)),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(49);
+    for (const r of lost) expect(String(r.reason)).toContain(errorTexts.keyUsed);
+    const racers = (await database.db.select({ username: users.username }).from(users)).filter((u) =>
+      u.username.startsWith('racer'),
+    );
+    expect(racers).toHaveLength(1);
+  });
+
+  it('refuses a taken username (any case) and the reserved name, leaving the key unused', async () => {
+    const [k1, k2] = await mintKeys(database.db, { count: 2 });
+    await TestMember.join(server.url, k1!, 'Bob');
+    await expect(TestMember.join(server.url, k2!, 'bob')).rejects.toThrow(/409.*Username may already exist/);
+    await expect(TestMember.join(server.url, k2!, 'Admin')).rejects.toThrow(/409.*reserved/);
+    const check = await new TestMemberless(server.url).post('/api/keys/validate', { inviteKey: k2 });
+    expect(check.body).toMatchObject({ valid: true });
+  });
+
+  it('signs in with the derived login key, restores with the cookie, and signs out', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const carol = await TestMember.join(server.url, key!, 'carol');
+    const me = await carol.request('GET', '/api/auth/me');
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ user: { username: 'carol', role: 'member', isSuperAdmin: false } });
+    expect(me.headers.get('set-cookie')).toBeNull();
+
+    const out = await carol.request('POST', '/api/auth/logout');
+    expect(out.status).toBe(200);
+    expect((await carol.request('GET', '/api/auth/me')).status).toBe(401);
+  });
+
+  it('sets an HttpOnly, SameSite=Strict session cookie', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const dave = await TestMember.join(server.url, key!, 'dave');
+    const res = await dave.login();
+    expect(res.headers.get('set-cookie')).toMatch(/HttpOnly/);
+    expect(res.headers.get('set-cookie')).toMatch(/SameSite=Strict/);
+  });
+
+  it('refuses a wrong login key with the specification text', async () => {
+    const res = await new TestMemberless(server.url).post('/api/auth/login', { loginKey: 'c'.repeat(64) });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: errorTexts.loginFailed, code: 'login_failed' });
+  });
+});
+
+describe('login rate limit', () => {
+  it('allows five attempts per minute per address, then answers 429', async () => {
+    const { database, drop } = await makeDatabase('pglite');
+    const server = await startServer(database);
+    try {
+      const anon = new TestMemberless(server.url);
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await anon.post('/api/auth/login', { loginKey: 'd'.repeat(64) })).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    } finally {
+      await server.close();
+      await database.close();
+      await drop();
+    }
+  });
+});
+
+/** A caller with no account. */
+class TestMemberless {
+  constructor(private readonly url: string) {}
+  async post(path: string, body: unknown) {
+    const res = await fetch(this.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as unknown };
+  }
+}

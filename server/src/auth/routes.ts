@@ -1,0 +1,152 @@
+import {
+  errorCodes,
+  errorTexts,
+  GENERAL_CONVERSATION,
+  loginRequestSchema,
+  registerRequestSchema,
+  type SelfUser,
+  type SessionResponse,
+} from '@enclave/protocol';
+import { and, eq, gt, isNull, or } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context';
+import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
+import { accessKeys, users } from '../db/schema';
+import { requireAuth } from '../access/policy';
+import { HttpError, parse } from '../http/errors';
+import { findKey, refusal } from '../keys/service';
+import { bumpMembership } from '../messages/membership';
+import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
+
+const RESERVED_USERNAMES = new Set(['admin']);
+
+type UserRow = typeof users.$inferSelect;
+
+const selfUser = (u: Pick<UserRow, 'id' | 'username' | 'role' | 'isSuperAdmin' | 'createdAt'>): SelfUser => ({
+  id: u.id,
+  username: u.username,
+  role: u.role,
+  isSuperAdmin: u.isSuperAdmin,
+  joinedAt: u.createdAt.toISOString(),
+});
+
+const sessionResponse = (u: UserRow): SessionResponse => ({
+  user: selfUser(u),
+  encryptionPublicKey: u.encryptionPublicKey,
+  signingPublicKey: u.signingPublicKey,
+  encryptedPrivateKey: u.encryptedPrivateKey,
+});
+
+export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  const { db, config } = ctx;
+  const limit = (l: { max: number; windowMs: number }) => ({ config: { rateLimit: { max: l.max, timeWindow: l.windowMs } } });
+
+  app.post('/api/auth/register', limit(config.rateLimits.register), async (req, reply) => {
+    const body = parse(registerRequestSchema, req.body);
+    if (RESERVED_USERNAMES.has(body.username.toLowerCase())) {
+      throw new HttpError(409, errorCodes.usernameTaken, errorTexts.usernameReserved);
+    }
+    const { user, membershipVersion } = await register(db, body);
+    await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+    await ctx.gateway.publish({
+      kind: 'deliver',
+      to: 'all',
+      frame: { type: 'membership_changed', conversationId: GENERAL_CONVERSATION, membershipVersion },
+    });
+    return reply.status(201).send({ user: selfUser(user) });
+  });
+
+  app.post('/api/auth/login', limit(config.rateLimits.login), async (req, reply) => {
+    const { loginKey } = parse(loginRequestSchema, req.body);
+    const [user] = await db.select().from(users).where(eq(users.loginKeyHash, sha256Hex(loginKey))).limit(1);
+    if (!user) throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
+    if (user.isCompromised) throw new HttpError(403, errorCodes.wiped, errorTexts.wiped);
+    if (user.isBanned) throw new HttpError(403, errorCodes.banned, errorTexts.banned);
+    const session = await createSession(db, user.id);
+    await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
+    setSessionCookie(req, reply, session.token);
+    return sessionResponse(user);
+  });
+
+  app.post('/api/auth/logout', async (req, reply) => {
+    const auth = requireAuth(req);
+    await revokeSession(db, auth.sessionId);
+    // Other tabs of this browser share the session: close their sockets too.
+    await ctx.gateway.publish({
+      kind: 'end_sessions',
+      sessionId: auth.sessionId,
+      frame: { type: 'session_ended', reason: 'logout', message: 'You have been signed out.' },
+    });
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return { ok: true };
+  });
+
+  app.get('/api/auth/me', async (req) => {
+    const auth = requireAuth(req);
+    const [user] = await db.select().from(users).where(eq(users.id, auth.user.id)).limit(1);
+    if (!user) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
+    return sessionResponse(user);
+  });
+}
+
+function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: req.protocol === 'https',
+    maxAge: SESSION_TTL_MS / 1000,
+  });
+}
+
+/**
+ * Redeems the invite key and creates the member in one transaction: of any number of concurrent
+ * registrations with one key, exactly one wins; the others see why the key cannot be used.
+ */
+async function register(
+  db: Db,
+  body: ReturnType<typeof registerRequestSchema.parse>,
+): Promise<{ user: UserRow; membershipVersion: number }> {
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const [key] = await tx
+      .update(accessKeys)
+      .set({ usedAt: now })
+      .where(
+        and(
+          eq(accessKeys.key, body.inviteKey),
+          eq(accessKeys.status, 'active'),
+          isNull(accessKeys.usedAt),
+          or(isNull(accessKeys.expiresAt), gt(accessKeys.expiresAt, now)),
+        ),
+      )
+      .returning({ id: accessKeys.id });
+    if (!key) {
+      const reason = refusal(await findKey(tx, body.inviteKey), now) ?? errorTexts.keyUnknown;
+      throw new HttpError(409, errorCodes.keyInvalid, reason);
+    }
+    let user: UserRow | undefined;
+    try {
+      [user] = await tx
+        .insert(users)
+        .values({
+          username: body.username,
+          loginKeyHash: sha256Hex(body.loginKey),
+          encryptionPublicKey: body.encryptionPublicKey,
+          signingPublicKey: body.signingPublicKey,
+          encryptedPrivateKey: body.encryptedPrivateKey,
+        })
+        .returning();
+    } catch (err) {
+      if (pgErrorCode(err) === UNIQUE_VIOLATION) {
+        throw new HttpError(409, errorCodes.usernameTaken, errorTexts.usernameTaken);
+      }
+      throw err;
+    }
+    if (!user) throw new Error('insert returned no row');
+    await tx.update(accessKeys).set({ usedBy: user.id }).where(eq(accessKeys.id, key.id));
+    // A new member joins the general channel: senders must rotate so the newcomer gets a share.
+    const membershipVersion = await bumpMembership(tx, GENERAL_CONVERSATION);
+    return { user, membershipVersion };
+  });
+}

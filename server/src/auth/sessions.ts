@@ -1,0 +1,64 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { sessions, users } from '../db/schema';
+
+export const SESSION_COOKIE = 'enclave_session';
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type SessionUser = {
+  id: string;
+  username: string;
+  role: 'member' | 'admin';
+  isSuperAdmin: boolean;
+  createdAt: Date;
+};
+export type AuthContext = { sessionId: string; user: SessionUser };
+
+export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+/** Issues a session: the browser gets a random token, the database only its hash. */
+export async function createSession(db: Db, userId: string): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  await db.insert(sessions).values({ id: sha256Hex(token), userId, expiresAt });
+  return { token, expiresAt };
+}
+
+/** The live session behind a cookie token; banned members have none. */
+export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
+  const id = sha256Hex(token);
+  const [row] = await db
+    .select({
+      id: users.id,
+      username: users.username,
+      role: users.role,
+      isSuperAdmin: users.isSuperAdmin,
+      createdAt: users.createdAt,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(
+      and(
+        eq(sessions.id, id),
+        isNull(sessions.revokedAt),
+        gt(sessions.expiresAt, new Date()),
+        eq(users.isBanned, false),
+        eq(users.isCompromised, false),
+      ),
+    )
+    .limit(1);
+  return row ? { sessionId: id, user: row } : null;
+}
+
+export async function revokeSession(db: Db, sessionId: string): Promise<void> {
+  await db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
+}
+
+/** Revokes every live session of a member (ban, wipe, shutdown). */
+export async function revokeUserSessions(db: Db, userId: string): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+}

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Per-route rate limits: `max` requests per `windowMs`. The server enforces them; the client's are a courtesy. */
+const limitSchema = z.object({ max: z.number().int().positive(), windowMs: z.number().int().positive() });
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(5000),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Set when a reverse proxy terminates TLS in front of us: then forwarded-for and https are believed. */
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+});
+
+export const configSchema = z.object({
+  port: z.number(),
+  host: z.string(),
+  dataDir: z.string(),
+  databaseUrl: z.string().optional(),
+  redisUrl: z.string().optional(),
+  production: z.boolean(),
+  logLevel: z.string(),
+  trustProxy: z.boolean(),
+  /** Built web app to serve; absent in API-only tests. */
+  webDist: z.string().optional(),
+  rateLimits: z.object({
+    login: limitSchema,
+    validateKey: limitSchema,
+    register: limitSchema,
+    send: limitSchema,
+  }),
+});
+export type Config = z.infer<typeof configSchema>;
+
+export const defaultRateLimits: Config['rateLimits'] = {
+  // Specification section 5: five login attempts per 60 s.
+  login: { max: 5, windowMs: 60_000 },
+  validateKey: { max: 30, windowMs: 60_000 },
+  register: { max: 10, windowMs: 60_000 },
+  send: { max: 30, windowMs: 10_000 },
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const e = envSchema.parse(env);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    production: e.NODE_ENV === 'production',
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY === 'true',
+    webDist: path.resolve(import.meta.dirname, '../../web/dist'),
+    rateLimits: defaultRateLimits,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The database. What the server may know and nothing more (DESIGN.md section 3): hashes of login
+ * keys and session tokens, public keys, sealed private-key bundles, and ciphertext.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    username: text('username').notNull(),
+    /** SHA-256 of the login key, hex. The login key itself never reaches storage. */
+    loginKeyHash: text('login_key_hash').notNull(),
+    encryptionPublicKey: text('encryption_public_key').notNull(),
+    signingPublicKey: text('signing_public_key').notNull(),
+    /** PBKDF2/AES-GCM bundle only the access token opens. */
+    encryptedPrivateKey: text('encrypted_private_key').notNull(),
+    role: text('role', { enum: ['member', 'admin'] }).notNull().default('member'),
+    isSuperAdmin: boolean('is_super_admin').notNull().default(false),
+    isBanned: boolean('is_banned').notNull().default(false),
+    bannedReason: text('banned_reason'),
+    isCompromised: boolean('is_compromised').notNull().default(false),
+    lastActivity: timestamp('last_activity', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
+    uniqueIndex('users_login_key_hash_idx').on(t.loginKeyHash),
+  ],
+);
+
+export const accessKeys = pgTable(
+  'access_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** The invite key itself: staff list and sell it, so it is stored as issued. */
+    key: text('key').notNull(),
+    purchaseId: text('purchase_id'),
+    salePrice: numeric('sale_price', { precision: 10, scale: 2, mode: 'number' }),
+    status: text('status', { enum: ['active', 'revoked'] }).notNull().default('active'),
+    isCanary: boolean('is_canary').notNull().default(false),
+    generatedAt: timestamp('generated_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    usedBy: uuid('used_by').references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [uniqueIndex('access_keys_key_idx').on(t.key)],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    /** SHA-256 of the cookie's random token, hex. */
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+/** Per conversation, the version of its member set; it grows on every join, ban, unban or wipe. */
+export const conversations = pgTable('conversations', {
+  id: text('id').primaryKey(),
+  membershipVersion: integer('membership_version').notNull().default(0),
+});
+
+/** A sender's chain key for one conversation and one member set (DESIGN.md section 4). */
+export const epochs = pgTable(
+  'epochs',
+  {
+    id: uuid('id').primaryKey(),
+    conversationId: text('conversation_id').notNull(),
+    senderId: uuid('sender_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    membershipVersion: integer('membership_version').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('epochs_conversation_idx').on(t.conversationId, t.senderId)],
+);
+
+/** The chain key wrapped for one recipient's RSA key, signed by the sender. */
+export const epochShares = pgTable(
+  'epoch_shares',
+  {
+    epochId: uuid('epoch_id')
+      .notNull()
+      .references(() => epochs.id, { onDelete: 'cascade' }),
+    recipientId: uuid('recipient_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    wrappedKey: text('wrapped_key').notNull(),
+    signature: text('signature').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.recipientId, t.epochId] })],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    conversationId: text('conversation_id').notNull(),
+    senderId: uuid('sender_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    epochId: uuid('epoch_id')
+      .notNull()
+      .references(() => epochs.id, { onDelete: 'cascade' }),
+    index: integer('index').notNull(),
+    encryptedContent: text('encrypted_content').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // A captured message cannot be stored twice (DESIGN.md section 4: no replays).
+    uniqueIndex('messages_epoch_index_idx').on(t.epochId, t.index),
+    index('messages_conversation_idx').on(t.conversationId, t.id),
+  ],
+);
+
+/** Open sockets per user and server instance; rows of a dead instance go stale and are ignored. */
+export const presence = pgTable(
+  'presence',
+  {
+    instanceId: text('instance_id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    sockets: integer('sockets').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.instanceId, t.userId] })],
+);

@@ -1,0 +1,68 @@
+import { errorCodes, type ErrorCode, type ErrorResponse } from '@enclave/protocol';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+
+/** An answer the client should see as it is: status, machine code, human message. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses a value from outside; anything malformed is a 400 that says which field and why. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const message = result.error.issues
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+  throw new HttpError(400, errorCodes.invalidRequest, message);
+}
+
+const fastifyCodes: Record<number, ErrorCode> = {
+  401: errorCodes.unauthorized,
+  403: errorCodes.forbidden,
+  404: errorCodes.notFound,
+  429: errorCodes.rateLimited,
+};
+
+/** Every error leaves as `{error, code}` with a 4xx where the client is at fault, never a bare 500. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler<FastifyError | HttpError>((err, req, reply) => {
+    let body: ErrorResponse;
+    let status: number;
+    if (err instanceof HttpError) {
+      status = err.status;
+      body = { error: err.message, code: err.code };
+    } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      // Fastify's own refusals: non-JSON bodies, bad media type, body too large, rate limits.
+      status = err.statusCode;
+      body = { error: clientMessage(err), code: fastifyCodes[status] ?? errorCodes.invalidRequest };
+    } else {
+      req.log.error({ err }, 'request failed');
+      status = 500;
+      body = { error: 'Internal server error', code: 'internal' as ErrorCode };
+    }
+    return reply.status(status).send(body);
+  });
+}
+
+function clientMessage(err: FastifyError): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Request body is empty';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case undefined:
+      return err.message.startsWith('Unexpected') || err instanceof SyntaxError ? 'Request body is not valid JSON' : err.message;
+    default:
+      return err.message;
+  }
+}

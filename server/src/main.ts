@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import { buildApp } from './app';
+import { loadConfig } from './config';
+import { openDatabase } from './db/client';
+import { startOperatorSocket } from './operator/socket';
+import { memoryBus, redisBus } from './realtime/bus';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const database = await openDatabase(config);
+  const bus = config.redisUrl
+    ? await redisBus(config.redisUrl, (err) => console.error('bus error', err))
+    : memoryBus();
+  const { app, close } = await buildApp({ config, db: database.db, bus });
+  const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    operator?.close();
+    await close();
+    await bus.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const db = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
+  console.log(`Enclave is running at http://${config.host}:${config.port} (${db})`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

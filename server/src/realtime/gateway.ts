@@ -1,0 +1,149 @@
+/**
+ * The WebSocket gateway at /ws. A socket authenticates with the session cookie it was opened with
+ * (its `authenticate` frame carries no secret), then receives the frames the bus routes to its member.
+ */
+import { randomUUID } from 'node:crypto';
+import { clientFrameSchema, type ServerFrame } from '@enclave/protocol';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { Db } from '../db/client';
+import { resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import type { Bus, BusEvent } from './bus';
+import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, refreshPresence, setSocketCount } from './presence';
+
+/** Larger client frames are refused with an error frame; the socket stays open. */
+const MAX_CLIENT_FRAME_BYTES = 4096;
+/** A socket that has not authenticated by then is closed. */
+const AUTH_DEADLINE_MS = 10_000;
+
+export const CLOSE_AUTH_FAILED = 4001;
+export const CLOSE_SESSION_ENDED = 4002;
+
+type Client = { socket: WebSocket; userId: string; sessionId: string };
+
+export class Gateway {
+  readonly instanceId = randomUUID();
+  private readonly clients = new Map<string, Set<Client>>();
+  private readonly refreshTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    bus.subscribe((event) => this.onBusEvent(event));
+    this.refreshTimer = setInterval(() => {
+      refreshPresence(db, this.instanceId).catch((err: unknown) => log.error({ err }, 'presence refresh failed'));
+    }, PRESENCE_REFRESH_MS);
+    this.refreshTimer.unref();
+  }
+
+  /** Sends a frame to sockets on every instance. */
+  publish(event: BusEvent): Promise<void> {
+    return this.bus.publish(event);
+  }
+
+  handleConnection(socket: WebSocket, req: FastifyRequest): void {
+    let client: Client | null = null;
+    const deadline = setTimeout(() => socket.close(CLOSE_AUTH_FAILED, 'authentication timeout'), AUTH_DEADLINE_MS);
+    const send = (frame: ServerFrame) => sendFrame(socket, frame);
+
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      if (isBinary || data.length > MAX_CLIENT_FRAME_BYTES) {
+        return send({ type: 'error', message: `Frames must be JSON text of at most ${MAX_CLIENT_FRAME_BYTES} bytes` });
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(data.toString('utf8'));
+      } catch {
+        return send({ type: 'error', message: 'Frame is not valid JSON' });
+      }
+      const frame = clientFrameSchema.safeParse(json);
+      if (!frame.success) {
+        return send({ type: 'error', message: `Unknown or malformed frame: ${frame.error.issues[0]?.message ?? 'invalid'}` });
+      }
+      if (frame.data.type === 'ping') return send({ type: 'pong' });
+      if (client) return send({ type: 'authenticated', userId: client.userId });
+      // Re-read the session: it may have been revoked since the upgrade.
+      const token = req.cookies[SESSION_COOKIE];
+      const pending = token ? resolveSession(this.db, token) : Promise.resolve(null);
+      pending
+        .then(async (auth) => {
+          if (!auth) {
+            send({ type: 'auth_failed', message: 'Not signed in' });
+            return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
+          }
+          if (client || socket.readyState !== socket.OPEN) return;
+          clearTimeout(deadline);
+          client = { socket, userId: auth.user.id, sessionId: auth.sessionId };
+          await this.attach(client);
+          send({ type: 'authenticated', userId: auth.user.id });
+        })
+        .catch((err: unknown) => {
+          this.log.error({ err }, 'socket authentication failed');
+          send({ type: 'error', message: 'Authentication is unavailable, try again' });
+        });
+    });
+
+    socket.on('close', () => {
+      clearTimeout(deadline);
+      if (client) {
+        this.detach(client).catch((err: unknown) => this.log.error({ err }, 'socket detach failed'));
+        client = null;
+      }
+    });
+    socket.on('error', (err) => this.log.warn({ err }, 'socket error'));
+  }
+
+  private async attach(client: Client): Promise<void> {
+    const set = this.clients.get(client.userId) ?? new Set<Client>();
+    set.add(client);
+    this.clients.set(client.userId, set);
+    await setSocketCount(this.db, this.instanceId, client.userId, set.size);
+    if (set.size === 1 && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
+      await this.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: true } });
+    }
+  }
+
+  private async detach(client: Client): Promise<void> {
+    const set = this.clients.get(client.userId);
+    if (!set?.delete(client)) return;
+    if (set.size === 0) this.clients.delete(client.userId);
+    await setSocketCount(this.db, this.instanceId, client.userId, set.size);
+    if (set.size === 0 && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
+      await this.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: false } });
+    }
+  }
+
+  private onBusEvent(event: BusEvent): void {
+    if (event.kind === 'deliver') {
+      const targets = event.to === 'all' ? [...this.clients.values()] : event.to.map((id) => this.clients.get(id));
+      for (const set of targets) for (const c of set ?? []) sendFrame(c.socket, event.frame);
+      return;
+    }
+    for (const set of this.clients.values()) {
+      for (const c of set) {
+        const match = event.sessionId ? c.sessionId === event.sessionId : c.userId === event.userId;
+        if (!match) continue;
+        sendFrame(c.socket, event.frame);
+        c.socket.close(CLOSE_SESSION_ENDED, 'session ended');
+      }
+    }
+  }
+
+  /** Number of members with a socket on this instance (for tests and monitoring). */
+  get localMembers(): number {
+    return this.clients.size;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.refreshTimer);
+    for (const set of this.clients.values()) for (const c of set) c.socket.close(1001, 'server shutting down');
+    this.clients.clear();
+    await clearInstance(this.db, this.instanceId);
+  }
+}
+
+function sendFrame(socket: WebSocket, frame: ServerFrame): void {
+  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+}

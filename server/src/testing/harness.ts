@@ -1,0 +1,110 @@
+/**
+ * Test harness: a real server on a real port, over PGlite in a temporary directory or over a
+ * PostgreSQL database made for this run and dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { buildApp, type App } from '../app';
+import { defaultRateLimits, type Config } from '../config';
+import { openDatabase, type Database } from '../db/client';
+import { memoryBus, redisBus, type Bus } from '../realtime/bus';
+
+export type Backend = 'pglite' | 'postgres';
+
+/** Backends the integration suite runs against; TEST_BACKENDS narrows it (e.g. "pglite"). */
+export const backends: Backend[] = (process.env.TEST_BACKENDS ?? 'pglite,postgres')
+  .split(',')
+  .filter((b): b is Backend => b === 'pglite' || b === 'postgres');
+
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A database of its own for one test file, removed by `drop`. */
+export async function makeDatabase(backend: Backend): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
+  if (backend === 'pglite') {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-test-'));
+    const database = await openDatabase({ dataDir });
+    return { database, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const name = `enclave_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir() });
+  return {
+    database,
+    url: url.toString(),
+    drop: async () => {
+      const a = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+export type TestServer = {
+  url: string;
+  app: App;
+  /** Every line the server logged. */
+  logs: string[];
+  close: () => Promise<void>;
+};
+
+/**
+ * Limits high enough that a suite's own traffic from 127.0.0.1 never trips them; the tests of the
+ * limits themselves use the defaults.
+ */
+export const relaxedRateLimits: Config['rateLimits'] = {
+  login: { max: 10_000, windowMs: 60_000 },
+  validateKey: { max: 10_000, windowMs: 60_000 },
+  register: { max: 10_000, windowMs: 60_000 },
+  send: { max: 10_000, windowMs: 60_000 },
+};
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: os.tmpdir(),
+    production: false,
+    logLevel: 'info',
+    trustProxy: false,
+    rateLimits: defaultRateLimits,
+    ...overrides,
+  };
+}
+
+/** Starts a server over an open database. With `redis`, instances share a Redis bus. */
+export async function startServer(
+  database: Database,
+  opts: { config?: Partial<Config>; redis?: boolean } = {},
+): Promise<TestServer> {
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const bus: Bus = opts.redis ? await redisBus(REDIS_URL, () => undefined) : memoryBus();
+  const config = testConfig({ ...opts.config, ...(opts.redis ? { redisUrl: REDIS_URL } : {}) });
+  const app = await buildApp({ config, db: database.db, bus, logStream });
+  const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url: address,
+    app,
+    logs,
+    close: async () => {
+      await app.close();
+      await bus.close();
+    },
+  };
+}

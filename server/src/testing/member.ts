@@ -1,0 +1,261 @@
+/**
+ * A member as the browser would be, in Node: real keys from @enclave/crypto, real HTTP with a
+ * cookie jar, a real WebSocket. Every payload it sends or receives is kept in `wire` so that tests
+ * can look for secrets in it.
+ */
+import {
+  createAccount,
+  createEpoch,
+  CryptoError,
+  decryptMessage,
+  deriveLoginKey,
+  encryptMessage,
+  generateAccessToken,
+  importPublicIdentity,
+  openEpochShare,
+  openPrivateKeys,
+  type Epoch,
+  type PrivateIdentity,
+} from '@enclave/crypto';
+import {
+  conversationMembersResponseSchema,
+  historyResponseSchema,
+  serverFrameSchema,
+  sessionResponseSchema,
+  sharesResponseSchema,
+  userListResponseSchema,
+  type Message,
+  type SelfUser,
+  type ServerFrame,
+} from '@enclave/protocol';
+import WebSocket from 'ws';
+
+export type Reply = { status: number; body: unknown; headers: Headers };
+export type DecryptedMessage = { id: number; senderId: string; text: string | null };
+
+export class TestMember {
+  readonly wire: string[];
+  private cookie = '';
+  private readonly sending = new Map<string, { epoch: Epoch; next: number }>();
+  private readonly epochs = new Map<string, Epoch | null>();
+  user!: SelfUser;
+  identity!: PrivateIdentity;
+
+  private constructor(
+    readonly baseUrl: string,
+    readonly token: string,
+    wire: string[],
+  ) {
+    this.wire = wire;
+  }
+
+  /** Registers with an invite key, then signs in with the new token. */
+  static async join(baseUrl: string, inviteKey: string, username: string, wire: string[] = []): Promise<TestMember> {
+    const token = generateAccessToken();
+    const member = new TestMember(baseUrl, token, wire);
+    const account = await createAccount(token);
+    const res = await member.request('POST', '/api/auth/register', {
+      inviteKey,
+      username,
+      loginKey: await deriveLoginKey(token),
+      ...account.publicIdentity,
+      encryptedPrivateKey: account.encryptedPrivateKey,
+    });
+    if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+    await member.login();
+    return member;
+  }
+
+  async login(): Promise<Reply> {
+    const res = await this.request('POST', '/api/auth/login', { loginKey: await deriveLoginKey(this.token) });
+    if (res.status === 200) {
+      const session = sessionResponseSchema.parse(res.body);
+      this.user = session.user;
+      this.identity = await openPrivateKeys(this.token, session.encryptedPrivateKey);
+    }
+    return res;
+  }
+
+  get id(): string {
+    return this.user.id;
+  }
+
+  async request(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...extraHeaders };
+    if (this.cookie) headers.cookie = this.cookie;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      this.wire.push(`${method} ${path} ${payload}`);
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers, body: payload });
+    const setCookie = res.headers.get('set-cookie');
+    if (setCookie) this.cookie = setCookie.split(';')[0] ?? '';
+    const text = await res.text();
+    this.wire.push(`${res.status} ${path} ${text}`);
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  }
+
+  /** Sends a text, rotating the sender key when the member set moved, as the web client does. */
+  async send(receiverId: string, text: string): Promise<Reply> {
+    for (let attempt = 0; ; attempt++) {
+      const state = await this.sendingEpoch(receiverId);
+      const index = state.next++;
+      const encryptedContent = await encryptMessage({ epoch: state.epoch, index, plaintext: text, signKey: this.identity.signKey });
+      const res = await this.request('POST', '/api/messages/send', {
+        receiverId,
+        epochId: state.epoch.epochId,
+        index,
+        encryptedContent,
+        messageType: 'text',
+      });
+      const code = (res.body as { code?: string } | null)?.code;
+      if (res.status === 409 && code === 'membership_changed' && attempt === 0) {
+        this.sending.delete(receiverId);
+        continue;
+      }
+      return res;
+    }
+  }
+
+  private async sendingEpoch(receiverId: string): Promise<{ epoch: Epoch; next: number }> {
+    const current = this.sending.get(receiverId);
+    if (current && current.next < 100) return current;
+    const res = await this.request('GET', `/api/conversations/members?receiverId=${receiverId}`);
+    const m = conversationMembersResponseSchema.parse(res.body);
+    const { epoch, shares } = await createEpoch({
+      conversationId: m.conversationId,
+      senderId: this.id,
+      membershipVersion: m.membershipVersion,
+      recipients: m.members,
+      signKey: this.identity.signKey,
+    });
+    const up = await this.request('POST', '/api/epochs', {
+      epochId: epoch.epochId,
+      receiverId,
+      membershipVersion: m.membershipVersion,
+      shares,
+    });
+    if (up.status !== 201) throw new Error(`epoch upload failed: ${up.status} ${JSON.stringify(up.body)}`);
+    const state = { epoch, next: 0 };
+    this.sending.set(receiverId, state);
+    return state;
+  }
+
+  async history(receiverId: string, query = ''): Promise<Message[]> {
+    const res = await this.request('GET', `/api/messages/recent?receiverId=${receiverId}${query}`);
+    if (res.status !== 200) throw new Error(`history failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return historyResponseSchema.parse(res.body).messages;
+  }
+
+  /** Decrypts messages as the client would; `text` is null where this member holds no key. */
+  async decrypt(messages: Message[]): Promise<DecryptedMessage[]> {
+    const users = userListResponseSchema.parse((await this.request('GET', '/api/users/all')).body).users;
+    const missing = [...new Set(messages.map((m) => m.epochId))].filter((id) => !this.epochs.has(id));
+    if (missing.length) {
+      const res = await this.request('GET', `/api/epochs/shares?ids=${missing.join(',')}`);
+      const { shares } = sharesResponseSchema.parse(res.body);
+      for (const id of missing) this.epochs.set(id, null);
+      for (const share of shares) {
+        const sender = users.find((u) => u.id === share.senderId);
+        if (!sender) continue;
+        const { verifyKey } = await importPublicIdentity(sender);
+        const epoch = await openEpochShare({ share, recipientId: this.id, decryptKey: this.identity.decryptKey, senderVerifyKey: verifyKey });
+        this.epochs.set(share.epochId, epoch);
+      }
+    }
+    const out: DecryptedMessage[] = [];
+    for (const m of messages) {
+      const epoch = this.epochs.get(m.epochId);
+      const sender = users.find((u) => u.id === m.senderId);
+      let text: string | null = null;
+      if (epoch && sender) {
+        const { verifyKey } = await importPublicIdentity(sender);
+        try {
+          text = await decryptMessage({ epoch, index: m.index, encryptedContent: m.encryptedContent, senderVerifyKey: verifyKey });
+        } catch (err) {
+          if (!(err instanceof CryptoError)) throw err;
+        }
+      }
+      out.push({ id: m.id, senderId: m.senderId, text });
+    }
+    return out;
+  }
+
+  /** Opens /ws with this member's session cookie and authenticates. */
+  async connect(): Promise<TestSocket> {
+    const socket = new TestSocket(this.baseUrl.replace(/^http/, 'ws') + '/ws', this.cookie, this.wire);
+    await socket.opened;
+    socket.send({ type: 'authenticate' });
+    await socket.waitFor((f) => f.type === 'authenticated' || f.type === 'auth_failed');
+    return socket;
+  }
+}
+
+export class TestSocket {
+  readonly frames: ServerFrame[] = [];
+  readonly ws: WebSocket;
+  readonly opened: Promise<void>;
+  readonly closed: Promise<{ code: number }>;
+  private waiters: (() => void)[] = [];
+
+  constructor(url: string, cookie: string, wire: string[]) {
+    this.ws = new WebSocket(url, { headers: cookie ? { cookie } : {} });
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+    this.closed = new Promise((resolve) => this.ws.once('close', (code) => resolve({ code })));
+    this.ws.on('message', (data: Buffer) => {
+      const text = data.toString('utf8');
+      wire.push(`ws< ${text}`);
+      this.frames.push(serverFrameSchema.parse(JSON.parse(text)));
+      for (const w of this.waiters) w();
+    });
+    this.ws.on('close', () => {
+      for (const w of this.waiters) w();
+    });
+    const send = this.ws.send.bind(this.ws);
+    this.send = (frame: unknown) => {
+      const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
+      wire.push(`ws> ${text}`);
+      send(text);
+    };
+  }
+
+  send: (frame: unknown) => void;
+
+  /** Resolves with the first frame (already received or coming) that matches, or fails after `ms`. */
+  waitFor(match: (f: ServerFrame) => boolean, ms = 5000): Promise<ServerFrame> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.frames.find(match);
+        if (found) {
+          cleanup();
+          resolve(found);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`no matching frame within ${ms} ms; got ${JSON.stringify(this.frames)}`));
+      }, ms);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+      };
+      this.waiters.push(check);
+      check();
+    });
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
