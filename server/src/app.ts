@@ -10,6 +10,8 @@ import { errorCodes } from '@enclave/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { registerAccessControl } from './access/policy';
+import { creatorRoutes } from './creator/routes';
+import { adminRoutes } from './admin/routes';
 import { authRoutes } from './auth/routes';
 import type { Config } from './config';
 import type { AppContext } from './context';
@@ -24,7 +26,14 @@ import { userRoutes } from './users/routes';
 export type App = { app: FastifyInstance; gateway: Gateway; close: () => Promise<void> };
 
 /** Builds the HTTP + WebSocket server over an open database and bus. `logStream` lets tests read the log. */
-export async function buildApp(opts: { config: Config; db: Db; bus: Bus; logStream?: Writable }): Promise<App> {
+export async function buildApp(opts: {
+  config: Config;
+  db: Db;
+  bus: Bus;
+  /** SHA-256 of the master key (creator/master-key.ts). */
+  masterKeyHash: string;
+  logStream?: Writable;
+}): Promise<App> {
   const { config, db, bus } = opts;
   const app = Fastify({
     logger: {
@@ -75,7 +84,7 @@ export async function buildApp(opts: { config: Config; db: Db; bus: Bus; logStre
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
 
-  registerAccessControl(app, db);
+  registerAccessControl(app, db, opts.masterKeyHash);
   // CSRF: state changes and socket upgrades only from our own origin.
   app.addHook('onRequest', async (req) => {
     const origin = req.headers.origin;
@@ -91,6 +100,8 @@ export async function buildApp(opts: { config: Config; db: Db; bus: Bus; logStre
   await app.register(authRoutes, { ctx });
   await app.register(userRoutes, { ctx });
   await app.register(messageRoutes, { ctx });
+  await app.register(adminRoutes, { ctx });
+  await app.register(creatorRoutes, { ctx });
 
   const webDist = config.webDist;
   const hasWeb = webDist !== undefined && fs.existsSync(path.join(webDist, 'index.html'));

@@ -14,6 +14,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Set when a reverse proxy terminates TLS in front of us: then forwarded-for and https are believed. */
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  /** The creator's master key, 128 lowercase hex; generated at the first start when absent. */
+  MASTER_KEY: z.string().optional(),
 });
 
 export const configSchema = z.object({
@@ -25,6 +27,7 @@ export const configSchema = z.object({
   production: z.boolean(),
   logLevel: z.string(),
   trustProxy: z.boolean(),
+  masterKey: z.string().optional(),
   /** Built web app to serve; absent in API-only tests. */
   webDist: z.string().optional(),
   rateLimits: z.object({
@@ -55,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY === 'true',
+    masterKey: e.MASTER_KEY,
     webDist: path.resolve(import.meta.dirname, '../../web/dist'),
     rateLimits: defaultRateLimits,
   };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { buildApp } from './app';
 import { loadConfig } from './config';
+import { ensureMasterKey } from './creator/master-key';
 import { openDatabase } from './db/client';
 import { startOperatorSocket } from './operator/socket';
 import { memoryBus, redisBus } from './realtime/bus';
@@ -12,7 +13,14 @@ async function main(): Promise<void> {
   const bus = config.redisUrl
     ? await redisBus(config.redisUrl, (err) => console.error('bus error', err))
     : memoryBus();
-  const { app, close } = await buildApp({ config, db: database.db, bus });
+  const masterKey = await ensureMasterKey(database.db, config);
+  if (masterKey.generated) {
+    console.log(
+      `\nNetwork creator master key (shown once; also saved, readable only by you, in ${masterKey.generated.file}):\n` +
+        `${masterKey.generated.key}\n`,
+    );
+  }
+  const { app, close } = await buildApp({ config, db: database.db, bus, masterKeyHash: masterKey.hash });
   const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db);
 
   let stopping = false;

@@ -7,9 +7,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
 import { HttpError } from '../http/errors';
 import { resolveSession, SESSION_COOKIE, type AuthContext } from '../auth/sessions';
+import { matchesMasterKey, presentedMasterKey } from '../creator/master-key';
+import { eventTypes, recentFailures, recordEvent } from '../security/events';
 
-/** public: anyone; member: any signed-in, non-banned member; admin: members with the admin role. */
-export type Access = 'public' | 'member' | 'admin';
+/**
+ * public: anyone; member: any signed-in, non-banned member; admin: members with the admin role,
+ * or the creator; creator: the master key only.
+ */
+export type Access = 'public' | 'member' | 'admin' | 'creator';
 
 export const routeAccess: Readonly<Record<string, Access>> = {
   'HEAD /api/health': 'public',
@@ -24,6 +29,14 @@ export const routeAccess: Readonly<Record<string, Access>> = {
   'GET /api/epochs/shares': 'member',
   'GET /api/messages/recent': 'member',
   'POST /api/messages/send': 'member',
+  'GET /api/admin/key-stats': 'admin',
+  'GET /api/admin/unused-keys': 'admin',
+  'POST /api/admin/generate-keys': 'admin',
+  'POST /api/admin/revoke-keys': 'admin',
+  'GET /api/admin/export-keys': 'admin',
+  'POST /api/admin/ban-user': 'admin',
+  'POST /api/admin/unban-user': 'admin',
+  'POST /api/super-admin/set-role': 'creator',
   // The socket authenticates inside its own protocol (auth_failed), from the same session cookie.
   'GET /ws': 'public',
   // The built web app.
@@ -34,8 +47,13 @@ export const routeAccess: Readonly<Record<string, Access>> = {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null;
+    /** The request carries the valid master key. */
+    isCreator: boolean;
   }
 }
+
+/** Wrong master keys per address per minute before the server stops checking them. */
+const MASTER_KEY_ATTEMPTS = 5;
 
 /** The signed-in member of a route whose policy requires one. */
 export function requireAuth(req: FastifyRequest): AuthContext {
@@ -43,8 +61,26 @@ export function requireAuth(req: FastifyRequest): AuthContext {
   return req.auth;
 }
 
-export function registerAccessControl(app: FastifyInstance, db: Db): void {
+export function registerAccessControl(app: FastifyInstance, db: Db, masterKeyHash: string): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('isCreator', false);
+
+  /** Checks `Authorization: SuperAdmin <key>`; a wrong key is a security event and counts against the address. */
+  const checkCreator = async (req: FastifyRequest): Promise<void> => {
+    const header = req.headers.authorization;
+    const key = presentedMasterKey(header);
+    if (!key) {
+      throw new HttpError(401, errorCodes.unauthorized, header ? 'Malformed master key' : 'Master key required');
+    }
+    if (await recentFailures(db, req.ip, eventTypes.masterKeyFailed) >= MASTER_KEY_ATTEMPTS) {
+      throw new HttpError(429, errorCodes.rateLimited, errorTexts.tooManyAttempts);
+    }
+    if (!matchesMasterKey(key, masterKeyHash)) {
+      await recordEvent(db, req, { type: eventTypes.masterKeyFailed, severity: 'high', details: { route: req.routeOptions.url } });
+      throw new HttpError(403, errorCodes.forbidden, 'Invalid creator credentials');
+    }
+    req.isCreator = true;
+  };
 
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -62,6 +98,7 @@ export function registerAccessControl(app: FastifyInstance, db: Db): void {
     if (url === undefined) return; // no such route: the 404 handler answers
     const access = routeAccess[`${req.method} ${url}`];
     if (access === 'public') return;
+    if (access === 'creator' || (access === 'admin' && req.headers.authorization)) return checkCreator(req);
     const auth = requireAuth(req);
     if (access === 'admin' && auth.user.role !== 'admin') {
       throw new HttpError(403, errorCodes.forbidden, 'Administrator access required');

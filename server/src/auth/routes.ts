@@ -7,14 +7,15 @@ import {
   type SelfUser,
   type SessionResponse,
 } from '@enclave/protocol';
-import { and, eq, gt, isNull, or } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
 import { accessKeys, users } from '../db/schema';
 import { requireAuth } from '../access/policy';
 import { HttpError, parse } from '../http/errors';
-import { findKey, refusal } from '../keys/service';
+import { findKey, redeemable, refusal } from '../keys/service';
+import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../messages/membership';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 
@@ -46,7 +47,17 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     if (RESERVED_USERNAMES.has(body.username.toLowerCase())) {
       throw new HttpError(409, errorCodes.usernameTaken, errorTexts.usernameReserved);
     }
-    const { user, membershipVersion } = await register(db, body);
+    const { user, membershipVersion } = await register(db, body).catch(async (err: unknown) => {
+      const refused = await findKey(db, body.inviteKey);
+      if (refused?.isCanary) {
+        await recordEvent(db, req, {
+          type: eventTypes.canaryKey,
+          severity: 'critical',
+          details: { keyId: refused.id, action: 'register', username: body.username },
+        });
+      }
+      throw err;
+    });
     await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
     await ctx.gateway.publish({
       kind: 'deliver',
@@ -59,9 +70,15 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   app.post('/api/auth/login', limit(config.rateLimits.login), async (req, reply) => {
     const { loginKey } = parse(loginRequestSchema, req.body);
     const [user] = await db.select().from(users).where(eq(users.loginKeyHash, sha256Hex(loginKey))).limit(1);
-    if (!user) throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
+    if (!user) {
+      await recordEvent(db, req, { type: eventTypes.loginFailed, severity: 'medium' });
+      throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
+    }
     if (user.isCompromised) throw new HttpError(403, errorCodes.wiped, errorTexts.wiped);
-    if (user.isBanned) throw new HttpError(403, errorCodes.banned, errorTexts.banned);
+    if (user.isBanned) {
+      await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: user.id });
+      throw new HttpError(403, errorCodes.banned, errorTexts.banned);
+    }
     const session = await createSession(db, user.id);
     await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
     setSessionCookie(req, reply, session.token);
@@ -112,14 +129,7 @@ async function register(
     const [key] = await tx
       .update(accessKeys)
       .set({ usedAt: now })
-      .where(
-        and(
-          eq(accessKeys.key, body.inviteKey),
-          eq(accessKeys.status, 'active'),
-          isNull(accessKeys.usedAt),
-          or(isNull(accessKeys.expiresAt), gt(accessKeys.expiresAt, now)),
-        ),
-      )
+      .where(redeemable(body.inviteKey, now))
       .returning({ id: accessKeys.id });
     if (!key) {
       const reason = refusal(await findKey(tx, body.inviteKey), now) ?? errorTexts.keyUnknown;

@@ -8,6 +8,7 @@ import {
   boolean,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -53,6 +54,7 @@ export const accessKeys = pgTable(
     purchaseId: text('purchase_id'),
     salePrice: numeric('sale_price', { precision: 10, scale: 2, mode: 'number' }),
     status: text('status', { enum: ['active', 'revoked'] }).notNull().default('active'),
+    /** A tripwire: never for sale; any use of it is a critical security event. */
     isCanary: boolean('is_canary').notNull().default(false),
     generatedAt: timestamp('generated_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
@@ -148,4 +150,32 @@ export const presence = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.instanceId, t.userId] })],
+);
+
+/** Server-wide settings: the master key's hash and where it came from. */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+/**
+ * Everything the security screens show, and the audit log: failed logins, refused keys, canary
+ * use, admin actions. `ip` is the address the server really saw; headers never hold cookies.
+ */
+export const securityEvents = pgTable(
+  'security_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    type: text('type').notNull(),
+    severity: text('severity', { enum: ['low', 'medium', 'high', 'critical'] }).notNull(),
+    /** The member the event is about, when known. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Who acted: a member id, or 'creator' for the master key. */
+    actor: text('actor'),
+    ip: text('ip'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    ipAnalysis: jsonb('ip_analysis').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index('security_events_created_idx').on(t.createdAt), index('security_events_type_idx').on(t.type)],
 );

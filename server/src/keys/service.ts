@@ -1,33 +1,74 @@
 import { randomBytes } from 'node:crypto';
-import { errorTexts, inviteKeySchema, limits, type ValidateKeyResponse } from '@enclave/protocol';
-import { eq } from 'drizzle-orm';
+import {
+  errorTexts,
+  inviteKeySchema,
+  limits,
+  type AccessKey,
+  type KeyStats,
+  type KeyStatus,
+  type ValidateKeyResponse,
+} from '@enclave/protocol';
+import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { accessKeys } from '../db/schema';
+import { accessKeys, users } from '../db/schema';
 
-export type MintOptions = { count: number; expirationDays?: number; purchaseId?: string; salePrice?: number };
+/** What a used key earned when it was sold without a recorded price (specification section 9). */
+export const DEFAULT_SALE_PRICE = 50;
+export const keyTexts = {
+  revoked: 'This access key has been revoked',
+  expired: 'This access key has expired',
+  /** Canary keys are refused like a key that did not come from a distributor. */
+  unauthorizedSource: 'This access key is not from an authorized source',
+} as const;
 
-/** Creates `count` invite keys (32 random bytes, 64 lowercase hex each) and returns them. */
-export async function mintKeys(db: Db, opts: MintOptions): Promise<string[]> {
+export type MintOptions = {
+  count: number;
+  expirationDays?: number;
+  purchaseId?: string;
+  salePrice?: number;
+  canary?: boolean;
+};
+
+type KeyRow = typeof accessKeys.$inferSelect;
+
+/** Creates `count` invite keys (32 random bytes, 64 lowercase hex each). */
+export async function createKeys(db: Db, opts: MintOptions): Promise<KeyRow[]> {
   const expiresAt = opts.expirationDays ? new Date(Date.now() + opts.expirationDays * 86_400_000) : null;
   const rows = Array.from({ length: opts.count }, () => ({
     key: randomBytes(limits.tokenLength / 2).toString('hex'),
     expiresAt,
     purchaseId: opts.purchaseId ?? null,
     salePrice: opts.salePrice ?? null,
+    isCanary: opts.canary ?? false,
   }));
-  await db.insert(accessKeys).values(rows);
-  return rows.map((r) => r.key);
+  return db.insert(accessKeys).values(rows).returning();
 }
 
-type KeyRow = typeof accessKeys.$inferSelect;
+/** The keys alone, for the operator command and tests. */
+export const mintKeys = async (db: Db, opts: MintOptions): Promise<string[]> =>
+  (await createKeys(db, opts)).map((r) => r.key);
+
+export function keyStatus(row: Pick<KeyRow, 'status' | 'usedAt' | 'expiresAt'>, now = new Date()): KeyStatus {
+  if (row.status === 'revoked') return 'revoked';
+  if (row.usedAt) return 'used';
+  if (row.expiresAt && row.expiresAt <= now) return 'expired';
+  return 'active';
+}
 
 /** Why a stored key cannot be redeemed now, or null when it can. */
 export function refusal(row: KeyRow | undefined, now = new Date()): string | null {
   if (!row) return errorTexts.keyUnknown;
-  if (row.status === 'revoked') return 'This access key has been revoked';
-  if (row.usedAt) return errorTexts.keyUsed;
-  if (row.expiresAt && row.expiresAt <= now) return 'This access key has expired';
-  return null;
+  if (row.isCanary) return keyTexts.unauthorizedSource;
+  switch (keyStatus(row, now)) {
+    case 'revoked':
+      return keyTexts.revoked;
+    case 'used':
+      return errorTexts.keyUsed;
+    case 'expired':
+      return keyTexts.expired;
+    case 'active':
+      return null;
+  }
 }
 
 export async function findKey(db: Db, key: string): Promise<KeyRow | undefined> {
@@ -35,18 +76,132 @@ export async function findKey(db: Db, key: string): Promise<KeyRow | undefined> 
   return row;
 }
 
-export async function validateKey(db: Db, input: string): Promise<ValidateKeyResponse> {
-  if (!inviteKeySchema.safeParse(input).success) return { valid: false, reason: errorTexts.keyMalformed, keyInfo: null };
+/** The redeemable-now condition, for the one UPDATE that redeems a key. */
+export const redeemable = (key: string, now: Date) =>
+  and(
+    eq(accessKeys.key, key),
+    eq(accessKeys.status, 'active'),
+    eq(accessKeys.isCanary, false),
+    isNull(accessKeys.usedAt),
+    or(isNull(accessKeys.expiresAt), gt(accessKeys.expiresAt, now)),
+  );
+
+export async function validateKey(db: Db, input: string): Promise<{ result: ValidateKeyResponse; row?: KeyRow }> {
+  if (!inviteKeySchema.safeParse(input).success) {
+    return { result: { valid: false, reason: errorTexts.keyMalformed, keyInfo: null } };
+  }
   const row = await findKey(db, input);
   const reason = refusal(row);
-  if (reason || !row) return { valid: false, reason: reason ?? errorTexts.keyUnknown, keyInfo: null };
+  if (reason || !row) return { result: { valid: false, reason: reason ?? errorTexts.keyUnknown, keyInfo: null }, row };
   return {
-    valid: true,
-    reason: errorTexts.keyValid,
-    keyInfo: {
-      generatedAt: row.generatedAt.toISOString(),
-      expiresAt: row.expiresAt?.toISOString() ?? null,
-      salePrice: row.salePrice,
+    row,
+    result: {
+      valid: true,
+      reason: errorTexts.keyValid,
+      keyInfo: {
+        generatedAt: row.generatedAt.toISOString(),
+        expiresAt: row.expiresAt?.toISOString() ?? null,
+        salePrice: row.salePrice,
+      },
     },
   };
+}
+
+export function toAccessKey(row: KeyRow & { username: string | null }, now = new Date()): AccessKey {
+  return {
+    id: row.id,
+    key: row.key,
+    purchaseId: row.purchaseId,
+    salePrice: row.salePrice,
+    status: keyStatus(row, now),
+    isCanary: row.isCanary,
+    generatedAt: row.generatedAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    usedAt: row.usedAt?.toISOString() ?? null,
+    username: row.username,
+  };
+}
+
+/** Keys with the member who redeemed each; canaries only when asked for. */
+export async function listKeys(db: Db, opts: { includeCanaries: boolean; purchaseId?: string }): Promise<AccessKey[]> {
+  const conds = [];
+  if (!opts.includeCanaries) conds.push(eq(accessKeys.isCanary, false));
+  if (opts.purchaseId) conds.push(eq(accessKeys.purchaseId, opts.purchaseId));
+  const rows = await db
+    .select({ k: accessKeys, username: users.username })
+    .from(accessKeys)
+    .leftJoin(users, eq(users.id, accessKeys.usedBy))
+    .where(and(...conds))
+    .orderBy(asc(accessKeys.generatedAt), asc(accessKeys.key));
+  const now = new Date();
+  return rows.map((r) => toAccessKey({ ...r.k, username: r.username }, now));
+}
+
+/** Keys that can still be sold, oldest first: the first `limit` of them. */
+export async function availableKeys(db: Db, limit: number): Promise<AccessKey[]> {
+  const now = new Date();
+  const rows = await db
+    .select()
+    .from(accessKeys)
+    .where(
+      and(
+        eq(accessKeys.status, 'active'),
+        eq(accessKeys.isCanary, false),
+        isNull(accessKeys.usedAt),
+        or(isNull(accessKeys.expiresAt), gt(accessKeys.expiresAt, now)),
+      ),
+    )
+    .orderBy(asc(accessKeys.generatedAt), asc(accessKeys.key))
+    .limit(limit);
+  return rows.map((r) => toAccessKey({ ...r, username: null }, now));
+}
+
+export async function keyStats(db: Db): Promise<KeyStats> {
+  const now = new Date();
+  const [row] = await db
+    .select({
+      total: sql<number>`count(*)::int`,
+      used: sql<number>`count(*) filter (where ${accessKeys.usedAt} is not null)::int`,
+      revoked: sql<number>`count(*) filter (where ${accessKeys.status} = 'revoked' and ${accessKeys.usedAt} is null)::int`,
+      expired: sql<number>`count(*) filter (where ${accessKeys.status} = 'active' and ${accessKeys.usedAt} is null and ${accessKeys.expiresAt} <= ${now})::int`,
+      revenue: sql<string>`coalesce(sum(coalesce(${accessKeys.salePrice}, ${DEFAULT_SALE_PRICE})) filter (where ${accessKeys.usedAt} is not null), 0)`,
+    })
+    .from(accessKeys)
+    .where(eq(accessKeys.isCanary, false));
+  const total = row?.total ?? 0;
+  const used = row?.used ?? 0;
+  const revoked = row?.revoked ?? 0;
+  const expired = row?.expired ?? 0;
+  return {
+    total,
+    used,
+    unused: total - used,
+    available: total - used - revoked - expired,
+    revoked,
+    expired,
+    revenue: Number(row?.revenue ?? 0),
+    conversionRate: total === 0 ? 0 : Math.round((used / total) * 100),
+  };
+}
+
+/** Revokes keys that are not used yet; returns how many changed. Revocation is permanent. */
+export async function revokeKeys(db: Db, ids: string[]): Promise<number> {
+  const rows = await db
+    .update(accessKeys)
+    .set({ status: 'revoked' })
+    .where(and(inArray(accessKeys.id, ids), eq(accessKeys.status, 'active'), isNull(accessKeys.usedAt)))
+    .returning({ id: accessKeys.id });
+  return rows.length;
+}
+
+/** A sale batch as CSV, one key a line. */
+export function keysCsv(keys: AccessKey[]): string {
+  const cell = (v: string | number | null) => {
+    const s = v === null ? '' : String(v);
+    // Quote every cell, and defuse spreadsheet formulas.
+    return `"${(/^[=+\-@]/.test(s) ? `'${s}` : s).replaceAll('"', '""')}"`;
+  };
+  const header = ['key', 'status', 'purchase_id', 'sale_price', 'generated_at', 'expires_at'];
+  const lines = keys.map((k) => [k.key, k.status, k.purchaseId, k.salePrice, k.generatedAt, k.expiresAt].map(cell).join(','));
+  return [header.join(','), ...lines].join('\r\n') + '\r\n';
 }

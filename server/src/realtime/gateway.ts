@@ -76,8 +76,8 @@ export class Gateway {
           if (client || socket.readyState !== socket.OPEN) return;
           clearTimeout(deadline);
           client = { socket, userId: auth.user.id, sessionId: auth.sessionId };
-          await this.attach(client);
           send({ type: 'authenticated', userId: auth.user.id });
+          await this.attach(client);
         })
         .catch((err: unknown) => {
           this.log.error({ err }, 'socket authentication failed');

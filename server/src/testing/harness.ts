@@ -10,10 +10,15 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp, type App } from '../app';
 import { defaultRateLimits, type Config } from '../config';
+import { ensureMasterKey } from '../creator/master-key';
 import { openDatabase, type Database } from '../db/client';
 import { memoryBus, redisBus, type Bus } from '../realtime/bus';
 
 export type Backend = 'pglite' | 'postgres';
+
+/** The creator's key in tests: `Authorization: SuperAdmin ${TEST_MASTER_KEY}`. */
+export const TEST_MASTER_KEY = 'ab'.repeat(64);
+export const creatorHeaders = { authorization: `SuperAdmin ${TEST_MASTER_KEY}` };
 
 /** Backends the integration suite runs against; TEST_BACKENDS narrows it (e.g. "pglite"). */
 export const backends: Backend[] = (process.env.TEST_BACKENDS ?? 'pglite,postgres')
@@ -96,7 +101,8 @@ export async function startServer(
   });
   const bus: Bus = opts.redis ? await redisBus(REDIS_URL, () => undefined) : memoryBus();
   const config = testConfig({ ...opts.config, ...(opts.redis ? { redisUrl: REDIS_URL } : {}) });
-  const app = await buildApp({ config, db: database.db, bus, logStream });
+  const { hash } = await ensureMasterKey(database.db, { masterKey: TEST_MASTER_KEY, dataDir: config.dataDir });
+  const app = await buildApp({ config, db: database.db, bus, masterKeyHash: hash, logStream });
   const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url: address,

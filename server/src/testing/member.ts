@@ -24,7 +24,9 @@ import {
   sessionResponseSchema,
   sharesResponseSchema,
   userListResponseSchema,
+  type EpochShare,
   type Message,
+  type PublicUser,
   type SelfUser,
   type ServerFrame,
 } from '@enclave/protocol';
@@ -34,6 +36,15 @@ export type Reply = { status: number; body: unknown; headers: Headers };
 export type DecryptedMessage = { id: number; senderId: string; text: string | null };
 
 export class TestMember {
+  /** A caller with no account at all. */
+  static Anonymous = class {
+    readonly wire: string[] = [];
+    constructor(readonly baseUrl: string) {}
+    request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+      return TestMember.prototype.request.call(this as unknown as TestMember, method, path, body, headers);
+    }
+  };
+
   readonly wire: string[];
   private cookie = '';
   private readonly sending = new Map<string, { epoch: Epoch; next: number }>();
@@ -155,25 +166,32 @@ export class TestMember {
     return historyResponseSchema.parse(res.body).messages;
   }
 
-  /** Decrypts messages as the client would; `text` is null where this member holds no key. */
-  async decrypt(messages: Message[]): Promise<DecryptedMessage[]> {
-    const users = userListResponseSchema.parse((await this.request('GET', '/api/users/all')).body).users;
-    const missing = [...new Set(messages.map((m) => m.epochId))].filter((id) => !this.epochs.has(id));
+  /**
+   * Decrypts messages as the client would; `text` is null where this member holds no key. With
+   * `stored` it uses those shares (e.g. read from the raw database) and public keys instead of
+   * asking the server, and keeps nothing it opened.
+   */
+  async decrypt(messages: Message[], stored?: { shares: EpochShare[]; users: PublicUser[] }): Promise<DecryptedMessage[]> {
+    const users = stored?.users ?? userListResponseSchema.parse((await this.request('GET', '/api/users/all')).body).users;
+    const storedShares = stored?.shares;
+    const cache = storedShares ? new Map<string, Epoch | null>() : this.epochs;
+    const missing = [...new Set(messages.map((m) => m.epochId))].filter((id) => !cache.has(id));
     if (missing.length) {
-      const res = await this.request('GET', `/api/epochs/shares?ids=${missing.join(',')}`);
-      const { shares } = sharesResponseSchema.parse(res.body);
-      for (const id of missing) this.epochs.set(id, null);
+      const shares = storedShares
+        ? storedShares.filter((s) => missing.includes(s.epochId))
+        : sharesResponseSchema.parse((await this.request('GET', `/api/epochs/shares?ids=${missing.join(',')}`)).body).shares;
+      for (const id of missing) cache.set(id, null);
       for (const share of shares) {
         const sender = users.find((u) => u.id === share.senderId);
         if (!sender) continue;
         const { verifyKey } = await importPublicIdentity(sender);
         const epoch = await openEpochShare({ share, recipientId: this.id, decryptKey: this.identity.decryptKey, senderVerifyKey: verifyKey });
-        this.epochs.set(share.epochId, epoch);
+        cache.set(share.epochId, epoch);
       }
     }
     const out: DecryptedMessage[] = [];
     for (const m of messages) {
-      const epoch = this.epochs.get(m.epochId);
+      const epoch = cache.get(m.epochId);
       const sender = users.find((u) => u.id === m.senderId);
       let text: string | null = null;
       if (epoch && sender) {

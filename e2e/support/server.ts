@@ -1,0 +1,83 @@
+/**
+ * Runs the real server (`npm start`'s entry) as a child process on the built web app, on its own
+ * port and data directory, and keeps everything it logs.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export class EnclaveServer {
+  readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-e2e-'));
+  /** Everything the server wrote to stdout and stderr, across restarts. */
+  log = '';
+  port = 0;
+  private child: ChildProcess | null = null;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    return { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'info' };
+  }
+
+  async start(): Promise<void> {
+    if (!this.port) this.port = await freePort();
+    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['server/src/main.ts'], { cwd: root, env: this.env() });
+    this.child = child;
+    await new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        this.log += chunk.toString('utf8');
+        if (this.log.includes(`running at http://127.0.0.1:${this.port}`)) resolve();
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${this.log}`)));
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    this.child = null;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Mints invite keys with the operator command, as staff would (the server may be running). */
+  generateKeys(count: number): string[] {
+    const out = spawnSync('npm', ['run', '--silent', 'keys:generate', '--', '--count', String(count)], {
+      cwd: root,
+      env: this.env(),
+      encoding: 'utf8',
+    });
+    if (out.status !== 0) throw new Error(`keys:generate failed: ${out.stderr}`);
+    return out.stdout.trim().split('\n');
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

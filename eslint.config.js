@@ -1,0 +1,64 @@
+// One lint for the repo; the layering rules of STYLE.md are enforced here, not by prose.
+import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const noMathRandom = {
+  object: 'Math',
+  property: 'random',
+  message: 'Randomness comes from crypto.getRandomValues / randomUUID / node:crypto.',
+};
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', '**/test-results/**', '**/playwright-report/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      'no-restricted-properties': ['error', noMathRandom],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The lowest layers import neither the server nor the web app.
+    files: ['packages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@enclave/server*', '@enclave/web*', '**/server/**', '**/web/**'], message: 'packages/* are below server and web.' }] },
+      ],
+    },
+  },
+  {
+    // The crypto runs unchanged in browsers: WebCrypto only, outside its tests and vector script.
+    files: ['packages/crypto/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', '@enclave/*'], message: 'WebCrypto only in @enclave/crypto.' }] }],
+    },
+  },
+  {
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@enclave/server*', '**/server/**'], message: 'The web app talks to the server over the wire only.' }] }],
+    },
+  },
+  {
+    // Only src/net talks to the network.
+    files: ['web/src/**/*.{ts,tsx}'],
+    ignores: ['web/src/net/**', '**/*.test.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'Network calls go through web/src/net.' },
+        { name: 'WebSocket', message: 'Network calls go through web/src/net.' },
+        { name: 'XMLHttpRequest', message: 'Network calls go through web/src/net.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,74 @@
+/** Key administration and moderation: bodies and answers of /api/admin/*. */
+import { z } from 'zod';
+import { limits } from './limits';
+
+const isoDate = z.iso.datetime({ offset: true });
+const userId = z.uuid({ message: 'must be a user id' });
+
+export const keyStatusSchema = z.enum(['active', 'used', 'revoked', 'expired']);
+export type KeyStatus = z.infer<typeof keyStatusSchema>;
+
+export const accessKeySchema = z.object({
+  id: z.uuid(),
+  key: z.string(),
+  purchaseId: z.string().nullable(),
+  salePrice: z.number().nullable(),
+  status: keyStatusSchema,
+  isCanary: z.boolean(),
+  generatedAt: isoDate,
+  expiresAt: isoDate.nullable(),
+  usedAt: isoDate.nullable(),
+  /** The member who redeemed it. */
+  username: z.string().nullable(),
+});
+export type AccessKey = z.infer<typeof accessKeySchema>;
+
+export const generateKeysRequestSchema = z.strictObject({
+  quantity: z
+    .number({ message: 'Quantity must be a number' })
+    .int('Quantity must be a whole number')
+    .min(limits.keyQuantityMin, `Quantity must be between ${limits.keyQuantityMin} and ${limits.keyQuantityMax}`)
+    .max(limits.keyQuantityMax, `Quantity must be between ${limits.keyQuantityMin} and ${limits.keyQuantityMax}`),
+  /** Left out when empty or zero: the keys never expire. */
+  expirationDays: z.number().int('Expiration must be whole days').min(1).max(3650).optional(),
+  purchaseId: z.string().trim().min(1).max(128).optional(),
+  salePrice: z.number().min(0).max(1_000_000).optional(),
+  /** Tripwire keys: never listed for sale; any use raises a critical security event. */
+  canary: z.boolean().optional(),
+});
+export type GenerateKeysRequest = z.infer<typeof generateKeysRequestSchema>;
+
+export const generateKeysResponseSchema = z.object({ keys: z.array(accessKeySchema) });
+
+export const keyStatsSchema = z.object({
+  total: z.number().int(),
+  used: z.number().int(),
+  unused: z.number().int(),
+  /** Active, unused and unexpired: what can still be sold. */
+  available: z.number().int(),
+  revoked: z.number().int(),
+  expired: z.number().int(),
+  /** Sum of the sale prices of used keys, $50 for a key sold without one. */
+  revenue: z.number(),
+  /** Rounded used / total percentage. */
+  conversionRate: z.number().int(),
+});
+export type KeyStats = z.infer<typeof keyStatsSchema>;
+
+export const keyListResponseSchema = z.object({ keys: z.array(accessKeySchema) });
+
+export const revokeKeysRequestSchema = z.strictObject({
+  ids: z.array(z.uuid({ message: 'must be key ids' })).min(1, 'Choose at least one key').max(limits.keyQuantityMax),
+});
+export const revokeKeysResponseSchema = z.object({ revoked: z.number().int() });
+
+export const exportKeysQuerySchema = z.strictObject({ purchaseId: z.string().min(1).max(128).optional() });
+
+export const banUserRequestSchema = z.strictObject({
+  userId,
+  reason: z.string().trim().min(1).max(200).default('Admin action'),
+});
+export const unbanUserRequestSchema = z.strictObject({ userId });
+
+/** The creator promotes members to admin and back (DESIGN.md section 5). */
+export const setRoleRequestSchema = z.strictObject({ userId, role: z.enum(['member', 'admin']) });

@@ -1,0 +1,70 @@
+/**
+ * Walks the authorization table: every route × {anonymous, member, banned member, admin, creator}
+ * succeeds exactly where the table allows it, and is refused with 401/403 everywhere else.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/client';
+import { mintKeys } from '../keys/service';
+import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember } from '../testing/member';
+import { routeAccess, type Access } from './policy';
+
+type Role = 'anonymous' | 'member' | 'banned' | 'admin' | 'creator';
+const allowed: Record<Access, Role[]> = {
+  public: ['anonymous', 'member', 'banned', 'admin', 'creator'],
+  member: ['member', 'admin'],
+  admin: ['admin', 'creator'],
+  creator: ['creator'],
+};
+
+describe('authorization table', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  const callers = {} as Record<Role, (method: string, path: string) => Promise<number>>;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('pglite'));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
+    const keys = await mintKeys(database.db, { count: 3 });
+    const member = await TestMember.join(server.url, keys[0]!, 'member');
+    const admin = await TestMember.join(server.url, keys[1]!, 'boss');
+    const banned = await TestMember.join(server.url, keys[2]!, 'banned');
+    const asCreator = (method: string, path: string, body?: unknown) => admin.request(method, path, body, creatorHeaders);
+    expect((await asCreator('POST', '/api/super-admin/set-role', { userId: admin.id, role: 'admin' })).status).toBe(200);
+    // The banned member keeps the cookie of a session the ban revoked.
+    expect((await asCreator('POST', '/api/admin/ban-user', { userId: banned.id, reason: 'test' })).status).toBe(200);
+    const anonymous = new TestMember.Anonymous(server.url);
+    // Empty bodies: the route's own validation answers 400 once access is granted.
+    callers.anonymous = async (m, p) => (await anonymous.request(m, p, m === 'POST' ? {} : undefined)).status;
+    callers.member = async (m, p) => (await member.request(m, p, m === 'POST' ? {} : undefined)).status;
+    callers.banned = async (m, p) => (await banned.request(m, p, m === 'POST' ? {} : undefined)).status;
+    callers.admin = async (m, p) => (await admin.request(m, p, m === 'POST' ? {} : undefined)).status;
+    callers.creator = async (m, p) => (await anonymous.request(m, p, m === 'POST' ? {} : undefined, creatorHeaders)).status;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  // Logging out ends the callers' sessions: walk it last.
+  const LOGOUT = 'POST /api/auth/logout';
+  const apiRoutes = Object.entries(routeAccess)
+    .filter(([route]) => route.includes(' /api/'))
+    .sort(([a], [b]) => Number(a === LOGOUT) - Number(b === LOGOUT));
+  for (const [route, access] of apiRoutes) {
+    it(`${route} is ${access}`, async () => {
+      const [method, path] = route.split(' ') as [string, string];
+      for (const role of Object.keys(callers) as Role[]) {
+        const status = await callers[role](method, path);
+        if (allowed[access].includes(role)) {
+          // Let through: whatever the route answers, it is not an access refusal.
+          expect([401, 403], `${role} on ${route}`).not.toContain(status);
+        } else {
+          expect([401, 403], `${role} on ${route} answered ${status}`).toContain(status);
+        }
+      }
+    });
+  }
+});

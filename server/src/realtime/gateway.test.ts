@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/client';
+import { mintKeys } from '../keys/service';
+import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember, TestSocket } from '../testing/member';
+import { CLOSE_AUTH_FAILED, CLOSE_SESSION_ENDED } from './gateway';
+
+describe('real-time gateway', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  let alice: TestMember;
+  let bob: TestMember;
+  let carol: TestMember;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('pglite'));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
+    const keys = await mintKeys(database.db, { count: 3 });
+    alice = await TestMember.join(server.url, keys[0]!, 'alice');
+    bob = await TestMember.join(server.url, keys[1]!, 'bob');
+    carol = await TestMember.join(server.url, keys[2]!, 'carol');
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  const onlineOf = async (viewer: TestMember, who: TestMember) => {
+    const res = await viewer.request('GET', '/api/users/all');
+    return (res.body as { users: { id: string; online: boolean }[] }).users.find((u) => u.id === who.id)?.online;
+  };
+
+  it('authenticates a socket by its session cookie, and refuses one without', async () => {
+    const socket = await alice.connect();
+    expect(socket.frames[0]).toEqual({ type: 'authenticated', userId: alice.id });
+    socket.close();
+
+    const stranger = new TestSocket(server.url.replace('http', 'ws') + '/ws', '', []);
+    await stranger.opened;
+    stranger.send({ type: 'authenticate' });
+    expect(await stranger.waitFor((f) => f.type === 'auth_failed')).toMatchObject({ type: 'auth_failed' });
+    expect((await stranger.closed).code).toBe(CLOSE_AUTH_FAILED);
+  });
+
+  it('shows real presence across tabs and announces changes', async () => {
+    const watcher = await bob.connect();
+    expect(await onlineOf(bob, carol)).toBe(false);
+    const tab1 = await carol.connect();
+    const tab2 = await carol.connect();
+    await watcher.waitFor((f) => f.type === 'presence' && f.userId === carol.id && f.online);
+    expect(await onlineOf(bob, carol)).toBe(true);
+    tab1.close();
+    await tab1.closed;
+    // One tab still open: still online.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await onlineOf(bob, carol)).toBe(true);
+    tab2.close();
+    await watcher.waitFor((f) => f.type === 'presence' && f.userId === carol.id && !f.online);
+    expect(await onlineOf(bob, carol)).toBe(false);
+    watcher.close();
+  });
+
+  it('pushes channel messages to every member and direct messages to their two members only', async () => {
+    const [a, b, c] = await Promise.all([alice.connect(), bob.connect(), carol.connect()]);
+    const channel = await alice.send('all', 'to everyone');
+    const channelId = (channel.body as { message: { id: number } }).message.id;
+    for (const s of [a, b, c]) await s.waitFor((f) => f.type === 'chat_message' && f.message.id === channelId);
+
+    const dm = await alice.send(bob.id, 'only bob');
+    const dmId = (dm.body as { message: { id: number } }).message.id;
+    const pushed = await b.waitFor((f) => f.type === 'chat_message' && f.message.id === dmId);
+    expect(pushed.type === 'chat_message' && (await bob.decrypt([pushed.message]))[0]?.text).toBe('only bob');
+    await a.waitFor((f) => f.type === 'chat_message' && f.message.id === dmId);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(c.frames.some((f) => f.type === 'chat_message' && f.message.id === dmId)).toBe(false);
+    for (const s of [a, b, c]) s.close();
+  });
+
+  it('ends the sockets of a session that logs out', async () => {
+    const socket = await alice.connect();
+    await alice.request('POST', '/api/auth/logout');
+    await socket.waitFor((f) => f.type === 'session_ended');
+    expect((await socket.closed).code).toBe(CLOSE_SESSION_ENDED);
+  });
+});
