@@ -82,7 +82,17 @@ export async function buildApp(opts: {
     errorResponseBuilder: (_req, context) =>
       new HttpError(429, errorCodes.rateLimited, `Too many attempts. Access blocked for security. Retry in ${context.after}.`),
   });
-  await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: 1024 * 1024 },
+    // A client breaking the WebSocket protocol (say, a frame over maxPayload) is its own fault:
+    // note it and drop it, without an error line any client could write at will.
+    errorHandler: (err, socket, req) => {
+      const code = (err as { code?: unknown }).code;
+      const clientFault = typeof code === 'string' && code.startsWith('WS_ERR_');
+      req.log[clientFault ? 'info' : 'error']({ err }, 'websocket error');
+      socket.terminate();
+    },
+  });
 
   registerAccessControl(app, db, opts.masterKeyHash);
   // CSRF: state changes and socket upgrades only from our own origin.

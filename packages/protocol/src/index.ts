@@ -15,14 +15,24 @@ const base64 = (max: number) =>
     .string()
     .max(max, `must be at most ${max} characters`)
     .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+/** Canonical padded base64 of `min`..`max` bytes, as @enclave/crypto writes and reads it. */
+const base64Bytes = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'must be canonical base64')
+    .refine((s) => {
+      const bytes = (s.length / 4) * 3 - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+      return bytes >= min && bytes <= max;
+    }, min === max ? `must encode ${min} bytes` : `must encode ${min} to ${max} bytes`);
 
 /** Invite keys are case-sensitive: 64 lowercase hex characters. */
 export const inviteKeySchema = z.string().regex(/^[0-9a-f]{64}$/, 'Please enter a valid 64-character access key');
 /** HKDF output of the access token; what login sends instead of the token (DESIGN.md section 3). */
 export const loginKeySchema = hex64;
-export const userIdSchema = z.uuid({ message: 'must be a user id' });
+/** Ids are compared as text (conversation ids are built from them): always lower case. */
+export const userIdSchema = z.uuid({ message: 'must be a user id' }).toLowerCase();
 /** Client-chosen id of a sender-key epoch. */
-export const epochIdSchema = z.uuid({ message: 'must be an epoch id' });
+export const epochIdSchema = z.uuid({ message: 'must be an epoch id' }).toLowerCase();
 /** 'all' is the general channel; a user id is a direct message with that member. */
 export const receiverIdSchema = z.union([z.literal('all'), userIdSchema]);
 export const usernameSchema = z
@@ -223,9 +233,12 @@ export type HistoryResponse = z.infer<typeof historyResponseSchema>;
 /** The versioned, base64 envelope carried in `encryptedContent` (built by @enclave/crypto). */
 export const messageEnvelopeSchema = z.strictObject({
   v: z.literal(1),
-  iv: base64(24).length(16),
-  ct: base64(limits.envelopeMaxBytes),
-  sig: base64(128),
+  /** AES-GCM nonce. */
+  iv: base64Bytes(12, 12),
+  /** Ciphertext and 16-byte tag of at most 500 UTF-16 code units (≤ 1,500 UTF-8 bytes). */
+  ct: base64Bytes(16, limits.ciphertextMaxBytes),
+  /** ECDSA P-256 signature, IEEE P1363 form. */
+  sig: base64Bytes(64, 64),
 });
 export type MessageEnvelope = z.infer<typeof messageEnvelopeSchema>;
 

@@ -13,6 +13,8 @@ export const limits = {
    * and the envelope's other fields bring to about 3 KB; anything larger cannot be a real message.
    */
   envelopeMaxBytes: 4096,
+  /** AES-GCM output for 500 UTF-16 code units: at most 1,500 UTF-8 bytes plus the 16-byte tag. */
+  ciphertextMaxBytes: 500 * 3 + 16,
   usernameMaxChars: 32,
   /** A sender starts a new epoch after this many messages (DESIGN.md section 4). */
   epochMaxMessages: 100,

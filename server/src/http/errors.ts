@@ -13,14 +13,16 @@ export class HttpError extends Error {
   }
 }
 
+/** "field: why; other: why" */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
 /** Parses a value from outside; anything malformed is a 400 that says which field and why. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const message = result.error.issues
-    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
-    .join('; ');
-  throw new HttpError(400, errorCodes.invalidRequest, message);
+  throw new HttpError(400, errorCodes.invalidRequest, describeIssues(result.error));
 }
 
 const fastifyCodes: Record<number, ErrorCode> = {

@@ -18,11 +18,8 @@ import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
 import { conversations, epochs, epochShares, messages, users } from '../db/schema';
 import { requireAuth } from '../access/policy';
-import { HttpError, parse } from '../http/errors';
+import { describeIssues, HttpError, parse } from '../http/errors';
 import { conversationMembers, membershipVersion } from './membership';
-
-/** 500 UTF-16 code units are at most 1,500 UTF-8 bytes, plus the 16-byte GCM tag. */
-const MAX_CIPHERTEXT_BYTES = limits.messageMaxChars * 3 + 16;
 
 const membershipChanged = () =>
   new HttpError(409, errorCodes.membershipChanged, 'The members of this conversation changed: fetch them and rotate');
@@ -152,9 +149,15 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       const auth = requireAuth(req);
       const me = auth.user.id;
       const body = parse(sendMessageRequestSchema, req.body);
-      const envelope = parse(messageEnvelopeSchema, safeJson(body.encryptedContent));
-      if (Buffer.from(envelope.ct, 'base64').length > MAX_CIPHERTEXT_BYTES) {
-        throw new HttpError(400, errorCodes.invalidRequest, errorTexts.messageTooLong);
+      // The server cannot read the text, but it can refuse what no client could open or what is too long.
+      const raw = safeJson(body.encryptedContent);
+      const envelope = messageEnvelopeSchema.safeParse(raw);
+      if (!envelope.success) {
+        const ct = (raw as { ct?: unknown } | null)?.ct;
+        if (typeof ct === 'string' && Buffer.from(ct, 'base64').length > limits.ciphertextMaxBytes) {
+          throw new HttpError(400, errorCodes.invalidRequest, errorTexts.messageTooLong);
+        }
+        throw new HttpError(400, errorCodes.invalidRequest, `encryptedContent: ${describeIssues(envelope.error)}`);
       }
       const conversationId = await resolveConversation(db, me, body.receiverId);
       const row = await db.transaction(async (tx) => {

@@ -92,7 +92,6 @@ export class Gateway {
         client = null;
       }
     });
-    socket.on('error', (err) => this.log.warn({ err }, 'socket error'));
   }
 
   private async attach(client: Client): Promise<void> {

@@ -1,0 +1,622 @@
+/**
+ * Malformed input, everywhere (issue acceptance): every endpoint and WebSocket frame type answers
+ * wrong types, missing or extra fields, oversize bodies, non-JSON and 501-character messages with a
+ * 4xx and a clear message — never a 500, never a dropped connection.
+ *
+ * One table drives the HTTP part; each row names the caller, the request and the answer expected.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createAccount,
+  createEpoch,
+  deriveLoginKey,
+  encryptMessage,
+  generateAccessToken,
+  toBase64,
+  type Epoch,
+  type EpochShareUpload,
+} from '@enclave/crypto';
+import {
+  conversationIdFor,
+  conversationMembersResponseSchema,
+  errorResponseSchema,
+  errorTexts,
+  limits,
+  type ServerFrame,
+} from '@enclave/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeAccess } from '../access/policy';
+import type { Database } from '../db/client';
+import { mintKeys } from '../keys/service';
+import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember, TestSocket } from '../testing/member';
+
+// ---------------------------------------------------------------- the fixture rows draw on
+
+type Fixture = {
+  alice: TestMember;
+  bob: TestMember;
+  /** An unused invite key: register rows must fail on their own fault, not on the key. */
+  freshKey: string;
+  /** A complete, valid registration body (real keys) for an account that does not exist yet. */
+  registerBody: () => Record<string, unknown>;
+  /** A valid upload of a new general-channel epoch by Alice (fresh epoch id on every call). */
+  epochBody: () => { epochId: string; receiverId: string; membershipVersion: number; shares: Record<string, unknown>[] };
+  /** A valid send of Alice's uploaded general epoch at a message index no other row uses. */
+  sendBody: (text?: string) => Promise<Record<string, unknown>>;
+  /** Alice's real envelope for an unused index, with fields overridden. */
+  envelopeWith: (over: Record<string, unknown>) => Promise<string>;
+  /** An (epochId, index) already stored. */
+  stored: { epochId: string; index: number };
+  epochId: string;
+};
+
+type Who = 'member' | 'anonymous' | 'forged-cookie';
+
+type Row = {
+  name: string;
+  as?: Who;
+  method: 'GET' | 'POST';
+  path: string | ((f: Fixture) => string);
+  /** An object is sent as JSON; a string is sent as it is. */
+  body?: unknown | ((f: Fixture) => unknown);
+  /** Defaults to application/json whenever there is a body. */
+  contentType?: string;
+  expectStatus: number;
+  expectMessage: RegExp;
+};
+
+const KiB = 1024;
+const JSON_BODY_LIMIT = 64 * KiB;
+/** POST /api/epochs alone takes large bodies (one share per channel member). */
+const EPOCH_BODY_LIMIT = 4 * KiB * KiB;
+
+/** A syntactically valid JSON object just over `limit` bytes. */
+const oversize = (limit: number) => JSON.stringify({ pad: 'x'.repeat(limit) });
+
+const upper = (id: string) => id.toUpperCase();
+const uuids = (n: number) => Array.from({ length: n }, () => randomUUID()).join(',');
+
+/** What every body-taking route must refuse the same way, whatever its schema. */
+function bodyBasics(route: string, who: Who, limit = JSON_BODY_LIMIT): Row[] {
+  const [method, path] = route.split(' ') as ['POST', string];
+  const row = (r: Omit<Row, 'method' | 'path' | 'as'>): Row => ({ ...r, name: `${route} — ${r.name}`, method, path, as: who });
+  return [
+    row({ name: 'non-JSON text as application/json', body: '{"not": json', expectStatus: 400, expectMessage: /not valid JSON/i }),
+    row({ name: 'JSON cut short', body: '{"a":', expectStatus: 400, expectMessage: /not valid JSON/i }),
+    row({ name: 'text/plain content type', body: '{}', contentType: 'text/plain', expectStatus: 415, expectMessage: /Content-Type must be application\/json/ }),
+    row({
+      name: 'form-urlencoded content type',
+      body: 'a=b',
+      contentType: 'application/x-www-form-urlencoded',
+      expectStatus: 415,
+      expectMessage: /Content-Type must be application\/json/,
+    }),
+    row({ name: 'empty body', body: '', expectStatus: 400, expectMessage: /body is empty/i }),
+    row({ name: 'no body and no content type', expectStatus: 400, expectMessage: /expected object/ }),
+    row({ name: 'JSON null', body: 'null', expectStatus: 400, expectMessage: /expected object, received null/ }),
+    row({ name: 'JSON array', body: '[]', expectStatus: 400, expectMessage: /expected object, received array/ }),
+    row({ name: 'JSON string', body: '"hello"', expectStatus: 400, expectMessage: /expected object, received string/ }),
+    row({ name: 'prototype-poisoning key', body: '{"__proto__":{"role":"admin"}}', expectStatus: 400, expectMessage: /JSON/ }),
+    row({ name: `body over the ${limit / KiB} KiB limit`, body: oversize(limit), expectStatus: 413, expectMessage: /too large/i }),
+  ];
+}
+
+const rows: Row[] = [
+  // ------------------------------------------------------------ POST /api/keys/validate (public)
+  ...bodyBasics('POST /api/keys/validate', 'anonymous'),
+  ...(
+    [
+      ['inviteKey of the wrong type', { inviteKey: 42 }, /inviteKey: .*expected string, received number/],
+      ['inviteKey missing', {}, /inviteKey: .*expected string, received undefined/],
+      ['an extra field', { inviteKey: 'a'.repeat(64), extra: true }, /Unrecognized key.*"extra"/],
+      ['inviteKey over 256 characters', { inviteKey: 'a'.repeat(257) }, /inviteKey: Too big/],
+    ] as const
+  ).map(([name, body, expectMessage]): Row => ({
+    name: `POST /api/keys/validate — ${name}`,
+    as: 'anonymous',
+    method: 'POST',
+    path: '/api/keys/validate',
+    body,
+    expectStatus: 400,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ POST /api/auth/register (public)
+  ...bodyBasics('POST /api/auth/register', 'anonymous'),
+  ...(
+    [
+      ['username of the wrong type', (f: Fixture) => ({ ...f.registerBody(), username: 5 }), 400, /username: .*expected string, received number/],
+      ['loginKey of the wrong type', (f: Fixture) => ({ ...f.registerBody(), loginKey: true }), 400, /loginKey: .*expected string, received boolean/],
+      ['public keys of the wrong type', (f: Fixture) => ({ ...f.registerBody(), encryptionPublicKey: ['x'] }), 400, /encryptionPublicKey: .*expected string, received array/],
+      ['every field missing', {}, 400, /inviteKey: .*username: .*loginKey: /],
+      ['encryptedPrivateKey missing', (f: Fixture) => ({ ...f.registerBody(), encryptedPrivateKey: undefined }), 400, /encryptedPrivateKey: .*expected string, received undefined/],
+      ['an extra field (the access token itself)', (f: Fixture) => ({ ...f.registerBody(), accessToken: 'a'.repeat(64) }), 400, /Unrecognized key.*"accessToken"/],
+      ['invite key in upper case', (f: Fixture) => ({ ...f.registerBody(), inviteKey: upper(f.freshKey) }), 400, /inviteKey: Please enter a valid 64-character access key/],
+      ['username with a space and "!"', (f: Fixture) => ({ ...f.registerBody(), username: 'bad name!' }), 400, /Username may contain letters, digits, dot, dash and underscore only/],
+      ['username of 33 characters', (f: Fixture) => ({ ...f.registerBody(), username: 'u'.repeat(33) }), 400, /Username must be at most 32 characters/],
+      ['username empty', (f: Fixture) => ({ ...f.registerBody(), username: '   ' }), 400, /Please enter a username/],
+      ['loginKey of 63 characters', (f: Fixture) => ({ ...f.registerBody(), loginKey: 'a'.repeat(63) }), 400, /loginKey: must be 64 lowercase hexadecimal characters/],
+      ['public key that is not base64', (f: Fixture) => ({ ...f.registerBody(), signingPublicKey: '!'.repeat(124) }), 400, /signingPublicKey: must be base64/],
+      ['key bundle too short', (f: Fixture) => ({ ...f.registerBody(), encryptedPrivateKey: 'AAAA' }), 400, /encryptedPrivateKey: must be an encrypted key bundle/],
+      ['the reserved username', (f: Fixture) => ({ ...f.registerBody(), username: 'ADMIN' }), 409, /This username is reserved/],
+    ] as const
+  ).map(([name, body, expectStatus, expectMessage]): Row => ({
+    name: `POST /api/auth/register — ${name}`,
+    as: 'anonymous',
+    method: 'POST',
+    path: '/api/auth/register',
+    body,
+    expectStatus,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ POST /api/auth/login (public)
+  ...bodyBasics('POST /api/auth/login', 'anonymous'),
+  ...(
+    [
+      ['loginKey of the wrong type', { loginKey: 123 }, /loginKey: .*expected string, received number/],
+      ['loginKey missing', {}, /loginKey: .*expected string, received undefined/],
+      ['an extra field (the access token itself)', { loginKey: 'a'.repeat(64), accessToken: 'b'.repeat(64) }, /Unrecognized key.*"accessToken"/],
+      ['loginKey in upper case', { loginKey: 'A'.repeat(64) }, /loginKey: must be 64 lowercase hexadecimal characters/],
+      ['loginKey of 65 characters', { loginKey: 'a'.repeat(65) }, /loginKey: must be 64 lowercase hexadecimal characters/],
+    ] as const
+  ).map(([name, body, expectMessage]): Row => ({
+    name: `POST /api/auth/login — ${name}`,
+    as: 'anonymous',
+    method: 'POST',
+    path: '/api/auth/login',
+    body,
+    expectStatus: 400,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ POST /api/epochs (member)
+  ...bodyBasics('POST /api/epochs', 'member', EPOCH_BODY_LIMIT),
+  ...(
+    [
+      ['membershipVersion of the wrong type', (f: Fixture) => ({ ...f.epochBody(), membershipVersion: '0' }), 400, /membershipVersion: .*expected number, received string/],
+      ['shares of the wrong type', (f: Fixture) => ({ ...f.epochBody(), shares: {} }), 400, /shares: .*expected array, received object/],
+      ['shares missing', (f: Fixture) => ({ ...f.epochBody(), shares: undefined }), 400, /shares: .*expected array, received undefined/],
+      ['every field missing', {}, 400, /epochId: .*receiverId: .*membershipVersion: .*shares: /],
+      ['an extra field (a chain key)', (f: Fixture) => ({ ...f.epochBody(), chainKey: 'AAAA' }), 400, /Unrecognized key.*"chainKey"/],
+      ['an extra field inside a share', (f: Fixture) => { const b = f.epochBody(); b.shares[0] = { ...b.shares[0], extra: 1 }; return b; }, 400, /shares\.0: Unrecognized key.*"extra"/],
+      ['no shares at all', (f: Fixture) => ({ ...f.epochBody(), shares: [] }), 400, /shares: Too small/],
+      ["receiverId 'everyone'", (f: Fixture) => ({ ...f.epochBody(), receiverId: 'everyone' }), 400, /receiverId: /],
+      ['epochId not a uuid', (f: Fixture) => ({ ...f.epochBody(), epochId: 'epoch-1' }), 400, /epochId: must be an epoch id/],
+      ['membershipVersion -1', (f: Fixture) => ({ ...f.epochBody(), membershipVersion: -1 }), 400, /membershipVersion: Too small/],
+      ['membershipVersion 1.5', (f: Fixture) => ({ ...f.epochBody(), membershipVersion: 1.5 }), 400, /membershipVersion: .*expected int/],
+      ['wrappedKey not base64', (f: Fixture) => { const b = f.epochBody(); b.shares[0] = { ...b.shares[0], wrappedKey: '*'.repeat(344) }; return b; }, 400, /shares\.0\.wrappedKey: must be base64/],
+      ['signature too short', (f: Fixture) => { const b = f.epochBody(); b.shares[0] = { ...b.shares[0], signature: 'AAAA' }; return b; }, 400, /shares\.0\.signature: must be a signature/],
+      ['recipientId not a uuid', (f: Fixture) => { const b = f.epochBody(); b.shares[0] = { ...b.shares[0], recipientId: 'bob' }; return b; }, 400, /shares\.0\.recipientId: must be a user id/],
+      ['receiverId is the caller', (f: Fixture) => ({ ...f.epochBody(), receiverId: f.alice.id }), 400, /You cannot message yourself/],
+      ['receiverId is the caller, in upper case', (f: Fixture) => ({ ...f.epochBody(), receiverId: upper(f.alice.id) }), 400, /You cannot message yourself/],
+      ['receiverId an unknown member', (f: Fixture) => ({ ...f.epochBody(), receiverId: randomUUID() }), 404, /No such member/],
+      ['a stale membershipVersion', (f: Fixture) => ({ ...f.epochBody(), membershipVersion: f.epochBody().membershipVersion - 1 }), 409, /members of this conversation changed/],
+      ['shares missing a member', (f: Fixture) => ({ ...f.epochBody(), shares: f.epochBody().shares.slice(1) }), 409, /members of this conversation changed/],
+      ['an epoch id already taken', (f: Fixture) => ({ ...f.epochBody(), epochId: f.epochId }), 409, /This epoch already exists/],
+    ] as const
+  ).map(([name, body, expectStatus, expectMessage]): Row => ({
+    name: `POST /api/epochs — ${name}`,
+    method: 'POST',
+    path: '/api/epochs',
+    body,
+    expectStatus,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ POST /api/messages/send (member)
+  ...bodyBasics('POST /api/messages/send', 'member'),
+  ...(
+    [
+      ['index of the wrong type', async (f: Fixture) => ({ ...(await f.sendBody()), index: '0' }), 400, /index: .*expected number, received string/],
+      ['receiverId of the wrong type', async (f: Fixture) => ({ ...(await f.sendBody()), receiverId: 5 }), 400, /receiverId: /],
+      ['encryptedContent of the wrong type', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: { v: 1 } }), 400, /encryptedContent: .*expected string, received object/],
+      ['encryptedContent missing', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: undefined }), 400, /encryptedContent: .*expected string, received undefined/],
+      ['every field missing', {}, 400, /receiverId: .*epochId: .*index: .*encryptedContent: .*messageType: /],
+      ['an extra field (the plaintext)', async (f: Fixture) => ({ ...(await f.sendBody()), plaintext: 'hello' }), 400, /Unrecognized key.*"plaintext"/],
+      ["messageType 'image'", async (f: Fixture) => ({ ...(await f.sendBody()), messageType: 'image' }), 400, /messageType: /],
+      ['encryptedContent empty', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: '' }), 400, /Message is empty/],
+      ['encryptedContent not JSON', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: 'hello in clear' }), 400, /encryptedContent is not a message envelope/],
+      ['encryptedContent a JSON array', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: '[]' }), 400, /expected object, received array/],
+      ['envelope with an extra field', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ extra: 'x' }) }), 400, /Unrecognized key.*"extra"/],
+      ['envelope of version 2', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ v: 2 }) }), 400, /\bv: /],
+      ['envelope without a signature', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ sig: undefined }) }), 400, /sig: /],
+      ['envelope iv of 8 bytes', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ iv: toBase64(new Uint8Array(8)) }) }), 400, /iv: /],
+      ['envelope ct not base64', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ ct: '!!!!' }) }), 400, /ct: must be canonical base64/],
+      // The crypto package parses envelopes "as strictly as the server does": canonical base64, a
+      // 12-byte IV and a ciphertext at least one GCM tag long. Anything else can never be opened.
+      ['envelope iv that decodes to 11 bytes', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ iv: 'AAAAAAAAAAAAAAA=' }) }), 400, /iv/],
+      ['envelope ct shorter than a GCM tag', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ ct: '' }) }), 400, /ct/],
+      ['envelope ct in non-canonical base64', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ ct: toBase64(new Uint8Array(40)).replace(/=+$/, '') }) }), 400, /ct/],
+      [
+        'a real envelope whose ciphertext is that of a 501-character message',
+        async (f: Fixture) => {
+          // 500 × '€' is the largest legal message: 1,500 UTF-8 bytes + a 16-byte tag. One more
+          // character is 3 more bytes; encryptMessage itself refuses to make it, so graft them on.
+          const body = await f.sendBody('€'.repeat(limits.messageMaxChars));
+          const env = JSON.parse(body.encryptedContent as string) as { ct: string };
+          const ct = Buffer.concat([Buffer.from(env.ct, 'base64'), Buffer.from('€')]);
+          expect(ct.length).toBe(limits.messageMaxChars * 3 + 16 + 3);
+          return { ...body, encryptedContent: JSON.stringify({ ...env, ct: ct.toString('base64') }) };
+        },
+        400,
+        new RegExp(`^${errorTexts.messageTooLong}$`),
+      ],
+      ['encryptedContent over the envelope ceiling', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: 'x'.repeat(limits.envelopeMaxBytes + 1) }), 400, new RegExp(errorTexts.messageTooLong)],
+      ['index 100', async (f: Fixture) => ({ ...(await f.sendBody()), index: 100 }), 400, /index: Too big/],
+      ['index -1', async (f: Fixture) => ({ ...(await f.sendBody()), index: -1 }), 400, /index: Too small/],
+      ['index 1.5', async (f: Fixture) => ({ ...(await f.sendBody()), index: 1.5 }), 400, /index: .*expected int/],
+      ["receiverId 'everyone'", async (f: Fixture) => ({ ...(await f.sendBody()), receiverId: 'everyone' }), 400, /receiverId: /],
+      ['receiverId is the caller', async (f: Fixture) => ({ ...(await f.sendBody()), receiverId: f.alice.id }), 400, /You cannot message yourself/],
+      ['receiverId an unknown member', async (f: Fixture) => ({ ...(await f.sendBody()), receiverId: randomUUID() }), 404, /No such member/],
+      ['epochId not a uuid', async (f: Fixture) => ({ ...(await f.sendBody()), epochId: 'epoch-1' }), 400, /epochId: must be an epoch id/],
+      ['epochId unknown', async (f: Fixture) => ({ ...(await f.sendBody()), epochId: randomUUID() }), 400, /Unknown epoch for this conversation/],
+      ['the general epoch used for a direct message', async (f: Fixture) => ({ ...(await f.sendBody()), receiverId: f.bob.id }), 400, /Unknown epoch for this conversation/],
+      ['a replayed (epochId, index)', async (f: Fixture) => ({ ...(await f.sendBody()), index: f.stored.index }), 409, /already used/],
+    ] as const
+  ).map(([name, body, expectStatus, expectMessage]): Row => ({
+    name: `POST /api/messages/send — ${name}`,
+    method: 'POST',
+    path: '/api/messages/send',
+    body,
+    expectStatus,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ GET /api/messages/recent (member)
+  ...(
+    [
+      ['receiverId=xyz', '?receiverId=xyz', 400, /receiverId: /],
+      ['receiverId missing', '', 400, /receiverId: /],
+      ['receiverId twice', '?receiverId=all&receiverId=all', 400, /receiverId: /],
+      ['limit=0', '?receiverId=all&limit=0', 400, /limit: Too small/],
+      ['limit=abc', '?receiverId=all&limit=abc', 400, /limit: /],
+      ['limit=201', '?receiverId=all&limit=201', 400, /limit: Too big/],
+      ['before=-1', '?receiverId=all&before=-1', 400, /before: Too small/],
+      ['before=1.5', '?receiverId=all&before=1.5', 400, /before: .*expected int/],
+      ['after=abc', '?receiverId=all&after=abc', 400, /after: /],
+      ['an unknown parameter', '?receiverId=all&sort=desc', 400, /Unrecognized key.*"sort"/],
+      ['receiverId is the caller', (f: Fixture) => `?receiverId=${f.alice.id}`, 400, /You cannot message yourself/],
+      ['receiverId is the caller, in upper case', (f: Fixture) => `?receiverId=${upper(f.alice.id)}`, 400, /You cannot message yourself/],
+      ['receiverId an unknown member', () => `?receiverId=${randomUUID()}`, 404, /No such member/],
+    ] as const
+  ).map(([name, query, expectStatus, expectMessage]): Row => ({
+    name: `GET /api/messages/recent — ${name}`,
+    method: 'GET',
+    path: typeof query === 'string' ? `/api/messages/recent${query}` : (f) => `/api/messages/recent${query(f)}`,
+    expectStatus,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ GET /api/conversations/members (member)
+  ...(
+    [
+      ['receiverId missing', '', 400, /receiverId: /],
+      ['receiverId not a user id', '?receiverId=bob', 400, /receiverId: /],
+      ['receiverId empty', '?receiverId=', 400, /receiverId: /],
+      ['an unknown parameter', '?receiverId=all&x=1', 400, /Unrecognized key.*"x"/],
+      ['receiverId is the caller', (f: Fixture) => `?receiverId=${f.alice.id}`, 400, /You cannot message yourself/],
+      ['receiverId is the caller, in upper case', (f: Fixture) => `?receiverId=${upper(f.alice.id)}`, 400, /You cannot message yourself/],
+      ['receiverId an unknown member', () => `?receiverId=${randomUUID()}`, 404, /No such member/],
+    ] as const
+  ).map(([name, query, expectStatus, expectMessage]): Row => ({
+    name: `GET /api/conversations/members — ${name}`,
+    method: 'GET',
+    path: typeof query === 'string' ? `/api/conversations/members${query}` : (f) => `/api/conversations/members${query(f)}`,
+    expectStatus,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ GET /api/epochs/shares (member)
+  ...(
+    [
+      ['ids missing', '', /ids: .*expected string, received undefined/],
+      ['ids empty', '?ids=', /ids\.0: must be an epoch id/],
+      ['ids not uuids', '?ids=abc,def', /ids\.0: must be an epoch id; ids\.1: must be an epoch id/],
+      ['ids twice', `?ids=${randomUUID()}&ids=${randomUUID()}`, /ids: .*expected string, received array/],
+      [`${limits.sharesMaxEpochs + 1} ids`, `?ids=${uuids(limits.sharesMaxEpochs + 1)}`, /ids: Too big/],
+      ['an unknown parameter', `?ids=${randomUUID()}&all=1`, /Unrecognized key.*"all"/],
+    ] as const
+  ).map(([name, query, expectMessage]): Row => ({
+    name: `GET /api/epochs/shares — ${name}`,
+    method: 'GET',
+    path: `/api/epochs/shares${query}`,
+    expectStatus: 400,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ every member route, signed out
+  ...(
+    [
+      ['POST', '/api/auth/logout', undefined],
+      ['GET', '/api/auth/me', undefined],
+      ['GET', '/api/users/all', undefined],
+      ['GET', '/api/conversations/members?receiverId=all', undefined],
+      ['POST', '/api/epochs', (f: Fixture) => f.epochBody()],
+      ['GET', `/api/epochs/shares?ids=${randomUUID()}`, undefined],
+      ['GET', '/api/messages/recent?receiverId=all', undefined],
+      ['POST', '/api/messages/send', (f: Fixture) => f.sendBody()],
+    ] as const
+  ).flatMap(([method, path, body]): Row[] => [
+    { name: `${method} ${path.split('?')[0]} — anonymous`, as: 'anonymous', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },
+    { name: `${method} ${path.split('?')[0]} — forged session cookie`, as: 'forged-cookie', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },
+  ]),
+  // Refused before the body is even read.
+  { name: 'POST /api/messages/send — anonymous, non-JSON body', as: 'anonymous', method: 'POST', path: '/api/messages/send', body: 'not json', expectStatus: 401, expectMessage: /^Not signed in$/ },
+  { name: 'POST /api/epochs — anonymous, oversize body', as: 'anonymous', method: 'POST', path: '/api/epochs', body: oversize(EPOCH_BODY_LIMIT), expectStatus: 401, expectMessage: /^Not signed in$/ },
+];
+
+type Reply = { status: number; body: unknown };
+
+/** A caller without a TestMember: no cookie, or a cookie that names no session. */
+async function callWithout(baseUrl: string, who: Who, method: string, path: string, body: unknown, contentType?: string): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (who === 'forged-cookie') headers.cookie = `enclave_session=${'A'.repeat(43)}`;
+  let payload: string | undefined;
+  if (body !== undefined) {
+    headers['content-type'] = contentType ?? 'application/json';
+    payload = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  const res = await fetch(baseUrl + path, { method, headers, body: payload });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // keep the text: the assertion on the error schema will show it
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** Routes that take no input, or are not API routes (the socket has its own table below). */
+const NOT_IN_TABLE = new Set(['HEAD /api/health', 'GET /ws', 'GET /*', 'HEAD /*']);
+
+describe('the malformed-input table', () => {
+  it('covers every public and member API route of the authorization table', () => {
+    // Every row's name starts with its "METHOD /path".
+    const covered = new Set(rows.map((r) => r.name.split(' — ')[0]));
+    // Administrator and creator routes have their own suites; this table is the member surface.
+    const routes = Object.entries(routeAccess)
+      .filter(([route, access]) => (access === 'public' || access === 'member') && !NOT_IN_TABLE.has(route))
+      .map(([route]) => route);
+    expect(routes.filter((r) => !covered.has(r))).toEqual([]);
+    for (const r of rows) expect(r.expectStatus, r.name).toBeGreaterThanOrEqual(400);
+    for (const r of rows) expect(r.expectStatus, r.name).toBeLessThan(500);
+  });
+});
+
+describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  let f: Fixture;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase(backend));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
+    const [k1, k2, k3] = await mintKeys(database.db, { count: 3 });
+    const alice = await TestMember.join(server.url, k1!, 'alice');
+    const bob = await TestMember.join(server.url, k2!, 'bob');
+
+    const token = generateAccessToken();
+    const account = await createAccount(token);
+    const registerBase = {
+      inviteKey: k3!,
+      username: 'newcomer',
+      loginKey: await deriveLoginKey(token),
+      ...account.publicIdentity,
+      encryptedPrivateKey: account.encryptedPrivateKey,
+    };
+
+    // Alice's general-channel epoch, made and uploaded exactly as the client does.
+    const m = conversationMembersResponseSchema.parse((await alice.request('GET', '/api/conversations/members?receiverId=all')).body);
+    const made: { epoch: Epoch; shares: EpochShareUpload[] } = await createEpoch({
+      conversationId: m.conversationId,
+      senderId: alice.id,
+      membershipVersion: m.membershipVersion,
+      recipients: m.members,
+      signKey: alice.identity.signKey,
+    });
+    const epochBody = () => ({
+      epochId: randomUUID(),
+      receiverId: 'all',
+      membershipVersion: m.membershipVersion,
+      shares: made.shares.map((s) => ({ ...s })) as Record<string, unknown>[],
+    });
+    const up = await alice.request('POST', '/api/epochs', { ...epochBody(), epochId: made.epoch.epochId });
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+
+    let nextIndex = 0;
+    const envelope = (index: number, text: string) =>
+      encryptMessage({ epoch: made.epoch, index, plaintext: text, signKey: alice.identity.signKey });
+    const sendBody = async (text = 'hello') => {
+      const index = nextIndex++;
+      if (index >= limits.epochMaxMessages) throw new Error('the table outgrew one epoch');
+      return { receiverId: 'all', epochId: made.epoch.epochId, index, encryptedContent: await envelope(index, text), messageType: 'text' };
+    };
+    const envelopeWith = async (over: Record<string, unknown>) => {
+      const env = JSON.parse(await envelope(nextIndex++, 'hello')) as Record<string, unknown>;
+      return JSON.stringify({ ...env, ...over });
+    };
+
+    // One message stored for real, for the replay row.
+    const first = await sendBody();
+    const sent = await alice.request('POST', '/api/messages/send', first);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+
+    f = {
+      alice,
+      bob,
+      freshKey: k3!,
+      registerBody: () => ({ ...registerBase }),
+      epochBody,
+      sendBody,
+      envelopeWith,
+      stored: { epochId: made.epoch.epochId, index: first.index },
+      epochId: made.epoch.epochId,
+    };
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  it('accepts the well-formed bodies the rows start from', async () => {
+    expect((await f.alice.request('POST', '/api/epochs', f.epochBody())).status).toBe(201);
+    const longest = await f.alice.request('POST', '/api/messages/send', await f.sendBody('€'.repeat(limits.messageMaxChars)));
+    expect(longest.status, JSON.stringify(longest.body)).toBe(201);
+    const valid = await callWithout(server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });
+    expect(valid.body).toMatchObject({ valid: true });
+  });
+
+  for (const row of rows) it(`${row.name} → ${row.expectStatus}`, async () => {
+    const path = typeof row.path === 'function' ? row.path(f) : row.path;
+    const body = typeof row.body === 'function' ? await (row.body as (f: Fixture) => unknown)(f) : row.body;
+    const who = row.as ?? 'member';
+    const res =
+      who === 'member'
+        ? await f.alice.request(row.method, path, body, row.contentType ? { 'content-type': row.contentType } : {})
+        : await callWithout(server.url, who, row.method, path, body, row.contentType);
+    expect(res.status, JSON.stringify(res.body)?.slice(0, 500)).toBe(row.expectStatus);
+    const parsed = errorResponseSchema.safeParse(res.body);
+    expect(parsed.success, `not an error body: ${JSON.stringify(res.body)?.slice(0, 500)}`).toBe(true);
+    expect(parsed.data?.error).toMatch(row.expectMessage);
+  });
+
+  it('the invite key the register rows used is still unused', async () => {
+    const res = await callWithout(server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });
+    expect(res.body).toMatchObject({ valid: true });
+  });
+
+  it('names a direct message by one conversation id, whatever the case of the peer id', async () => {
+    // An upper-case spelling of Bob's id is the same member: it must reach the same conversation
+    // (or be refused), never open a second "dm:" conversation the protocol schema cannot parse.
+    const res = await f.alice.request('GET', `/api/conversations/members?receiverId=${upper(f.bob.id)}`);
+    if (res.status === 200) {
+      expect((res.body as { conversationId: string }).conversationId).toBe(conversationIdFor(f.alice.id, f.bob.id));
+    } else {
+      expect(res.status).toBe(400);
+      expect(errorResponseSchema.parse(res.body).error).toMatch(/receiverId/);
+    }
+  });
+
+  it('logged no error and answered no 5xx during the whole table', () => {
+    expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(server.logs.filter((l) => /"statusCode":5\d\d/.test(l))).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------- WebSocket frames
+
+type FrameCase = { name: string; send: (s: TestSocket) => void; expectMessage: RegExp };
+
+const frameCases: FrameCase[] = [
+  { name: 'non-JSON text', send: (s) => s.send('hello'), expectMessage: /Frame is not valid JSON/ },
+  { name: 'an empty text frame', send: (s) => s.send(''), expectMessage: /Frame is not valid JSON/ },
+  { name: 'JSON of the wrong type: []', send: (s) => s.send('[]'), expectMessage: /Unknown or malformed frame/ },
+  { name: 'JSON of the wrong type: 42', send: (s) => s.send('42'), expectMessage: /Unknown or malformed frame/ },
+  { name: 'JSON null', send: (s) => s.send('null'), expectMessage: /Unknown or malformed frame/ },
+  { name: 'an object without a type', send: (s) => s.send({}), expectMessage: /Unknown or malformed frame/ },
+  { name: 'an unknown type', send: (s) => s.send({ type: 'subscribe', channel: 'general' }), expectMessage: /Unknown or malformed frame/ },
+  { name: 'a type of the wrong type', send: (s) => s.send({ type: 42 }), expectMessage: /Unknown or malformed frame/ },
+  {
+    name: 'authenticate with an extra field (an access token)',
+    send: (s) => s.send({ type: 'authenticate', accessToken: 'a'.repeat(64) }),
+    expectMessage: /Unknown or malformed frame: Unrecognized key.*"accessToken"/,
+  },
+  { name: 'ping with an extra field', send: (s) => s.send({ type: 'ping', at: 1 }), expectMessage: /Unrecognized key.*"at"/ },
+  {
+    name: 'a binary frame',
+    send: (s) => s.ws.send(Buffer.from(JSON.stringify({ type: 'ping' })), { binary: true }),
+    expectMessage: /Frames must be JSON text of at most 4096 bytes/,
+  },
+  {
+    name: 'a 5 KB frame',
+    send: (s) => s.send({ type: 'ping', pad: 'x'.repeat(5 * 1024) }),
+    expectMessage: /Frames must be JSON text of at most 4096 bytes/,
+  },
+];
+
+describe('malformed WebSocket frames get an error frame and the socket stays open (pglite)', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  let alice: TestMember;
+  let socket: TestSocket;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('pglite'));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
+    const [key] = await mintKeys(database.db, { count: 1 });
+    alice = await TestMember.join(server.url, key!, 'alice');
+    socket = await alice.connect();
+    expect(socket.frames).toContainEqual({ type: 'authenticated', userId: alice.id });
+  });
+
+  afterAll(async () => {
+    socket?.close();
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  /** The first frame received after the `start`-th that matches. */
+  const next = (s: TestSocket, start: number, match: (f: ServerFrame) => boolean) =>
+    s.waitFor((fr) => s.frames.indexOf(fr) >= start && match(fr), 3000);
+
+  for (const { name, send, expectMessage } of frameCases) it(name, async () => {
+    const start = socket.frames.length;
+    send(socket);
+    const error = await next(socket, start, (fr) => fr.type === 'error');
+    expect(error.type === 'error' && error.message).toMatch(expectMessage);
+    // Still open and still served.
+    expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+    const afterError = socket.frames.length;
+    socket.send({ type: 'ping' });
+    await next(socket, afterError, (fr) => fr.type === 'pong');
+    expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+  });
+
+  it('still authenticates the same socket after all of that', async () => {
+    const start = socket.frames.length;
+    socket.send({ type: 'authenticate' });
+    expect(await next(socket, start, (fr) => fr.type === 'authenticated')).toEqual({ type: 'authenticated', userId: alice.id });
+  });
+
+  it('answers authenticate on a socket without a cookie with auth_failed, then closes it with 4001', async () => {
+    const anon = new TestSocket(server.url.replace(/^http/, 'ws') + '/ws', '', []);
+    await anon.opened;
+    anon.send({ type: 'authenticate' });
+    const failed = await anon.waitFor((fr) => fr.type === 'auth_failed');
+    expect(failed).toEqual({ type: 'auth_failed', message: 'Not signed in' });
+    expect((await anon.closed).code).toBe(4001);
+  });
+
+  it('answers malformed frames on a socket without a cookie too, without closing it', async () => {
+    const anon = new TestSocket(server.url.replace(/^http/, 'ws') + '/ws', '', []);
+    await anon.opened;
+    anon.send('not json');
+    expect(await anon.waitFor((fr) => fr.type === 'error')).toEqual({ type: 'error', message: 'Frame is not valid JSON' });
+    anon.send({ type: 'ping' });
+    await anon.waitFor((fr) => fr.type === 'pong');
+    expect(anon.ws.readyState).toBe(anon.ws.OPEN);
+    anon.close();
+  });
+
+  it('logged no error', () => {
+    expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+  });
+
+  it('closes a socket that sends a frame over the 1 MiB transport cap cleanly (1009), without logging an error', async () => {
+    // Beyond maxPayload the ws library ends the connection itself; that close must at least be a
+    // clean "message too big", and a client's oversize frame is not a server error.
+    const logged = server.logs.length;
+    const big = await alice.connect();
+    big.ws.send('x'.repeat(2 * 1024 * 1024));
+    expect((await big.closed).code).toBe(1009);
+    expect(server.logs.slice(logged).filter((l) => l.includes('"level":50'))).toEqual([]);
+  });
+});
