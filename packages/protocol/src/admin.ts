@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { limits } from './limits';
 
 const isoDate = z.iso.datetime({ offset: true });
-const userId = z.uuid({ message: 'must be a user id' });
+const userId = z.uuid({ message: 'must be a user id' }).toLowerCase();
 
 export const keyStatusSchema = z.enum(['active', 'used', 'revoked', 'expired']);
 export type KeyStatus = z.infer<typeof keyStatusSchema>;
@@ -58,7 +58,7 @@ export type KeyStats = z.infer<typeof keyStatsSchema>;
 export const keyListResponseSchema = z.object({ keys: z.array(accessKeySchema) });
 
 export const revokeKeysRequestSchema = z.strictObject({
-  ids: z.array(z.uuid({ message: 'must be key ids' })).min(1, 'Choose at least one key').max(limits.keyQuantityMax),
+  ids: z.array(z.uuid({ message: 'must be key ids' }).toLowerCase()).min(1, 'Choose at least one key').max(limits.keyQuantityMax),
 });
 export const revokeKeysResponseSchema = z.object({ revoked: z.number().int() });
 

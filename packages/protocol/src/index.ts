@@ -8,6 +8,7 @@ import { GENERAL_CONVERSATION, limits } from './limits';
 export { GENERAL_CONVERSATION, limits } from './limits';
 export * from './errors';
 export * from './admin';
+export * from './creator';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hexadecimal characters');
 const base64 = (max: number) =>

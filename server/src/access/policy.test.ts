@@ -48,11 +48,11 @@ describe('authorization table', () => {
     await drop?.();
   });
 
-  // Logging out ends the callers' sessions: walk it last.
-  const LOGOUT = 'POST /api/auth/logout';
+  // Logging out and the emergency shutdown end the callers' sessions: walk them last.
+  const last = ['POST /api/auth/logout', 'POST /api/super-admin/emergency-shutdown'];
   const apiRoutes = Object.entries(routeAccess)
     .filter(([route]) => route.includes(' /api/'))
-    .sort(([a], [b]) => Number(a === LOGOUT) - Number(b === LOGOUT));
+    .sort(([a], [b]) => last.indexOf(a) - last.indexOf(b));
   for (const [route, access] of apiRoutes) {
     it(`${route} is ${access}`, async () => {
       const [method, path] = route.split(' ') as [string, string];

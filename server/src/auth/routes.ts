@@ -17,6 +17,7 @@ import { HttpError, parse } from '../http/errors';
 import { findKey, redeemable, refusal } from '../keys/service';
 import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../messages/membership';
+import { emergencyState } from '../creator/emergency';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 
 const RESERVED_USERNAMES = new Set(['admin']);
@@ -44,6 +45,9 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   app.post('/api/auth/register', limit(config.rateLimits.register), async (req, reply) => {
     const body = parse(registerRequestSchema, req.body);
+    if ((await emergencyState(db)).active) {
+      throw new HttpError(403, errorCodes.forbidden, 'The network is in emergency mode: registration is closed');
+    }
     if (RESERVED_USERNAMES.has(body.username.toLowerCase())) {
       throw new HttpError(409, errorCodes.usernameTaken, errorTexts.usernameReserved);
     }

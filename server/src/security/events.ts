@@ -23,6 +23,9 @@ export const eventTypes = {
   userBanned: 'admin_user_banned',
   userUnbanned: 'admin_user_unbanned',
   roleChanged: 'creator_role_changed',
+  superAdminChanged: 'creator_account_marked',
+  emergencyShutdown: 'emergency_shutdown',
+  emergencyLifted: 'emergency_lifted',
 } as const;
 
 const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);

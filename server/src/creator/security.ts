@@ -1,0 +1,153 @@
+/** The console's security panels, computed from the security_events table and this deployment. */
+import type { Compliance, Heatmap, Risk } from '@enclave/protocol';
+import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import { accessKeys, securityEvents, users } from '../db/schema';
+import { defaultRateLimits } from '../config';
+import { getSetting } from './master-key';
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+/** Specification section 9: threat scores by severity. */
+export const SEVERITY_SCORE = { low: 1, medium: 3, high: 7, critical: 15 } as const;
+type Severity = keyof typeof SEVERITY_SCORE;
+
+export async function heatmap(db: Db, now = new Date()): Promise<Heatmap> {
+  const from = new Date(now.getTime() - WEEK_MS);
+  const hour = sql<Date>`date_trunc('hour', ${securityEvents.createdAt})`;
+  const rows = await db
+    .select({ hour, type: securityEvents.type, count: count() })
+    .from(securityEvents)
+    .where(gt(securityEvents.createdAt, from))
+    .groupBy(hour, securityEvents.type)
+    .orderBy(hour);
+  return {
+    from: from.toISOString(),
+    to: now.toISOString(),
+    cells: rows.map((r) => ({ hour: new Date(r.hour).toISOString(), type: r.type, count: r.count })),
+  };
+}
+
+export async function risk(db: Db, now = new Date()): Promise<Risk> {
+  const since = new Date(now.getTime() - WEEK_MS);
+  const rows = await db
+    .select({
+      userId: securityEvents.userId,
+      username: users.username,
+      ip: securityEvents.ip,
+      severity: securityEvents.severity,
+      createdAt: securityEvents.createdAt,
+    })
+    .from(securityEvents)
+    .leftJoin(users, eq(users.id, securityEvents.userId))
+    .where(gt(securityEvents.createdAt, since));
+  type Acc = { score: number; events: number; worst: Severity; lastSeen: Date };
+  const add = (map: Map<string, Acc>, key: string, severity: Severity, at: Date) => {
+    const acc = map.get(key) ?? { score: 0, events: 0, worst: 'low', lastSeen: at };
+    acc.score += SEVERITY_SCORE[severity];
+    acc.events += 1;
+    if (SEVERITY_SCORE[severity] > SEVERITY_SCORE[acc.worst]) acc.worst = severity;
+    if (at > acc.lastSeen) acc.lastSeen = at;
+    map.set(key, acc);
+  };
+  const members = new Map<string, Acc>();
+  const names = new Map<string, string>();
+  const ips = new Map<string, Acc>();
+  for (const r of rows) {
+    if (r.userId && r.username) {
+      add(members, r.userId, r.severity, r.createdAt);
+      names.set(r.userId, r.username);
+    }
+    if (r.ip) add(ips, r.ip, r.severity, r.createdAt);
+  }
+  const rank = (map: Map<string, Acc>) =>
+    [...map.entries()]
+      .sort((a, b) => b[1].score - a[1].score)
+      .map(([key, a]) => ({ key, score: a.score, events: a.events, worst: a.worst, lastSeen: a.lastSeen.toISOString() }));
+  return {
+    members: rank(members).map(({ key, ...a }) => ({ userId: key, username: names.get(key) ?? '', ...a })),
+    ips: rank(ips).map(({ key, ...a }) => ({ ip: key, ...a })),
+  };
+}
+
+const STATUS_SCORE = { compliant: 100, warning: 50, non_compliant: 0 } as const;
+type Check = { name: string; status: keyof typeof STATUS_SCORE; description: string };
+
+/** Real checks of this deployment, each with the reason for its verdict. */
+export async function compliance(app: FastifyInstance, db: Db, config: Config, req: FastifyRequest): Promise<Compliance> {
+  const checks: Check[] = [];
+
+  const https = req.protocol === 'https';
+  checks.push({
+    name: 'HTTPS in front',
+    status: https ? 'compliant' : 'non_compliant',
+    description: https
+      ? 'This request reached the server over HTTPS through the trusted proxy.'
+      : 'This request reached the server over plain HTTP: put a TLS-terminating proxy in front and set TRUST_PROXY=true.',
+  });
+
+  const source = await getSetting(db, 'master_key_source');
+  checks.push({
+    name: 'Master key configured',
+    status: source === 'configured' ? 'compliant' : 'warning',
+    description:
+      source === 'configured'
+        ? 'The master key comes from the MASTER_KEY setting of this deployment.'
+        : 'The master key was generated at first start and sits in a file in the data directory: move it to MASTER_KEY and delete the file.',
+  });
+
+  // Ask ourselves, as a browser would, which headers a response really carries.
+  const probe = await app.inject({ method: 'HEAD', url: '/api/health' });
+  const csp = String(probe.headers['content-security-policy'] ?? '');
+  const missing = [
+    csp.includes("frame-ancestors 'none'") && !csp.includes("script-src 'self' 'unsafe-inline'") ? null : 'Content-Security-Policy',
+    probe.headers['x-content-type-options'] === 'nosniff' ? null : 'X-Content-Type-Options',
+    probe.headers['referrer-policy'] === 'no-referrer' ? null : 'Referrer-Policy',
+    !https || probe.headers['strict-transport-security'] ? null : 'Strict-Transport-Security',
+  ].filter((h): h is string => h !== null);
+  checks.push({
+    name: 'Security headers served',
+    status: missing.length === 0 ? 'compliant' : 'non_compliant',
+    description: missing.length === 0 ? 'CSP with frame-ancestors none, nosniff and no-referrer are on every response.' : `Missing: ${missing.join(', ')}.`,
+  });
+
+  const login = config.rateLimits.login;
+  const strict = login.max <= defaultRateLimits.login.max && login.windowMs >= defaultRateLimits.login.windowMs;
+  checks.push({
+    name: 'Rate limits on',
+    status: strict ? 'compliant' : 'warning',
+    description: `Login ${login.max} per ${login.windowMs / 1000} s per address; key validation ${config.rateLimits.validateKey.max}, registration ${config.rateLimits.register.max} per minute; sending ${config.rateLimits.send.max} per ${config.rateLimits.send.windowMs / 1000} s per member.`,
+  });
+
+  const open = and(eq(accessKeys.status, 'active'), isNull(accessKeys.usedAt), eq(accessKeys.isCanary, false));
+  const [keys] = await db
+    .select({ total: count(), withExpiry: sql<number>`count(${accessKeys.expiresAt})::int` })
+    .from(accessKeys)
+    .where(open);
+  const total = keys?.total ?? 0;
+  const withExpiry = keys?.withExpiry ?? 0;
+  checks.push({
+    name: 'Keys with expiry',
+    status: withExpiry === total ? 'compliant' : withExpiry === 0 ? 'non_compliant' : 'warning',
+    description: total === 0 ? 'No unused keys are outstanding.' : `${withExpiry} of ${total} unused keys expire.`,
+  });
+
+  checks.push({
+    name: 'Database backups configured',
+    status: config.databaseUrl ? 'warning' : 'non_compliant',
+    description: config.databaseUrl
+      ? 'PostgreSQL is external: its backups are not visible from here; verify them with your database provider.'
+      : `The embedded database in ${config.dataDir} has no backup: copy the data directory regularly or move to PostgreSQL.`,
+  });
+
+  const [canaries] = await db.select({ n: count() }).from(accessKeys).where(eq(accessKeys.isCanary, true));
+  checks.push({
+    name: 'Canary keys planted',
+    status: (canaries?.n ?? 0) > 0 ? 'compliant' : 'warning',
+    description: (canaries?.n ?? 0) > 0 ? `${canaries?.n} canary keys would raise an alert if leaked keys were tried.` : 'No canary keys: generate a few to detect leaked key lists.',
+  });
+
+  const scored = checks.map((c) => ({ ...c, score: STATUS_SCORE[c.status] }));
+  return { score: Math.round(scored.reduce((s, c) => s + c.score, 0) / scored.length), checks: scored };
+}
