@@ -1,0 +1,41 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import * as Tooltip from '@radix-ui/react-tooltip';
+import { useEffect, useState } from 'react';
+import { Route, Switch } from 'wouter';
+import { AuthProvider } from './auth/AuthProvider';
+import { ChatPage } from './chat/ChatPage';
+import { Toaster } from './components/ui/Toaster';
+import { LoginPage } from './login/LoginPage';
+import { NotFound } from './NotFound';
+import { createQueryClient } from './query-client';
+import { RealtimeProvider } from './realtime/RealtimeProvider';
+import { showPendingNotice } from './realtime/session-notice';
+
+function Routes() {
+  return (
+    <Switch>
+      <Route path="/" component={LoginPage} />
+      <Route path="/login" component={LoginPage} />
+      <Route path="/chat" component={ChatPage} />
+      <Route component={NotFound} />
+    </Switch>
+  );
+}
+
+export function App() {
+  const [queryClient] = useState(createQueryClient);
+  // Why the previous page signed out (ban, logout in another tab), shown once after the reload.
+  useEffect(showPendingNotice, []);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Tooltip.Provider delayDuration={700} skipDelayDuration={300}>
+        <AuthProvider>
+          <RealtimeProvider>
+            <Routes />
+            <Toaster />
+          </RealtimeProvider>
+        </AuthProvider>
+      </Tooltip.Provider>
+    </QueryClientProvider>
+  );
+}

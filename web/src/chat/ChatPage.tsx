@@ -1,0 +1,116 @@
+import { conversationIdFor, type PublicUser } from '@enclave/protocol';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { Redirect } from 'wouter';
+import { useAuth, type Session } from '../auth/auth-context';
+import { toast } from '../components/ui/toast-store';
+import { useSocketState } from '../realtime/realtime-context';
+import { ChatTopBar } from './ChatTopBar';
+import { createChatServices } from './chat-services';
+import { ConversationHeader } from './ConversationHeader';
+import { MessageInput } from './MessageInput';
+import { MessageList } from './MessageList';
+import { UserList } from './UserList';
+import { useChatRealtime } from './use-chat-realtime';
+import { useKeyPins } from './use-key-pins';
+import { useUsers } from './use-users';
+
+export function ChatPage() {
+  const { state } = useAuth();
+  if (state.status === 'restoring') {
+    return (
+      <main className="grid min-h-screen place-items-center text-sm text-muted" aria-busy="true">
+        Restoring secure session…
+      </main>
+    );
+  }
+  if (state.status === 'loggedOut') return <Redirect to="/" replace />;
+  return <ChatScreen key={state.session.user.id} session={state.session} />;
+}
+
+function ChatScreen({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const [services] = useState(() => createChatServices(session, queryClient));
+  const users = useUsers();
+  const socketState = useSocketState();
+  const { pins, accept } = useKeyPins(session.user.id, users.data);
+  const [peerId, setPeerId] = useState<string | null>(null);
+  const selfId = session.user.id;
+  const receiverId = peerId ?? 'all';
+  const conversationId = conversationIdFor(selfId, receiverId);
+  const peer: PublicUser | null = (peerId && users.data?.find((u) => u.id === peerId)) || null;
+
+  useChatRealtime(services, conversationId);
+
+  useEffect(() => {
+    void services.store.open(conversationId, receiverId);
+  }, [services, conversationId, receiverId]);
+
+  // A member list with new members or keys may hold what a message was waiting for (presence
+  // changes alone do not count).
+  const memberKeys = users.data?.map((u) => `${u.id}/${u.signingPublicKey}`).join(',');
+  useEffect(() => {
+    if (memberKeys !== undefined) void services.store.retryUnreadable();
+  }, [services, memberKeys]);
+
+  useEffect(() => {
+    if (users.error) console.error('could not load the member list', users.error);
+  }, [users.error]);
+
+  const view = useSyncExternalStore(services.store.subscribe, () => services.store.view(conversationId));
+
+  async function send(text: string) {
+    try {
+      const message = await services.senderKeys.send(receiverId, text);
+      services.store.sent(message, text);
+      toast({
+        title: 'Message Sent',
+        description: peerId ? 'Encrypted message sent' : 'Message sent to channel',
+        tone: 'success',
+      });
+    } catch (error) {
+      console.error('send failed', error);
+      toast({ title: 'Send Failed', description: 'Failed to send message', tone: 'destructive' });
+      throw error;
+    }
+  }
+
+  const peerName = peer?.username ?? 'member';
+  return (
+    <div className="flex min-h-screen flex-col">
+      <ChatTopBar user={session.user} />
+      <main className="mx-auto grid w-full max-w-6xl flex-1 gap-4 p-4 md:grid-cols-[18rem_1fr]">
+        <UserList
+          selfId={selfId}
+          users={users.data}
+          loading={users.isPending}
+          selectedId={peerId}
+          pins={pins}
+          onSelect={setPeerId}
+        />
+        <section
+          className="flex h-[calc(100vh-7rem)] min-h-[28rem] flex-col rounded-xl border border-border bg-surface"
+        >
+          <ConversationHeader
+            peer={peer}
+            pin={peer ? pins.get(peer.id) : undefined}
+            socketState={socketState}
+            onAcceptKey={(userId, fp) => void accept(userId, fp)}
+          />
+          <MessageList
+            view={view}
+            selfId={selfId}
+            dm={peer ? { selfName: session.user.username, peerName } : null}
+            onLoadOlder={() => void services.store.loadOlder(conversationId)}
+          />
+          <MessageInput
+            key={conversationId}
+            connected={socketState === 'authenticated'}
+            placeholder={peer ? `Encrypted message to ${peer.username}…` : 'Message the general channel…'}
+            onSend={send}
+          />
+        </section>
+      </main>
+    </div>
+  );
+}

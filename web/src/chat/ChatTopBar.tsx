@@ -1,0 +1,45 @@
+import type { SelfUser } from '@enclave/protocol';
+import { LogOut, Shield, ShieldCheck } from 'lucide-react';
+import { useState } from 'react';
+import { useAuth } from '../auth/auth-context';
+import { Badge } from '../components/ui/Badge';
+import { Button } from '../components/ui/Button';
+
+export function ChatTopBar({ user }: { user: SelfUser }) {
+  const { logout } = useAuth();
+  const [leaving, setLeaving] = useState(false);
+  // Roles come from the server (DESIGN.md section 5), never from the token or the username.
+  const admin = user.role === 'admin' || user.isSuperAdmin;
+
+  return (
+    <header className="border-b border-border bg-surface/80">
+      <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3">
+        <div className="flex items-center gap-2">
+          <Shield className="size-5 text-accent" aria-hidden="true" />
+          <span className="text-lg font-bold tracking-tight">Enclave</span>
+          {admin ? (
+            <Badge tone="warning">
+              <ShieldCheck aria-hidden="true" /> Admin View
+            </Badge>
+          ) : null}
+        </div>
+        <div className="flex items-center gap-3">
+          <span className="hidden text-sm text-muted sm:inline">
+            Signed in as <strong className="text-foreground">{user.username}</strong>
+          </span>
+          <Button
+            variant="outline"
+            size="sm"
+            disabled={leaving}
+            onClick={() => {
+              setLeaving(true);
+              void logout();
+            }}
+          >
+            <LogOut aria-hidden="true" /> Logout
+          </Button>
+        </div>
+      </div>
+    </header>
+  );
+}

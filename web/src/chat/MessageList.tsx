@@ -1,0 +1,127 @@
+import type { Message } from '@enclave/protocol';
+import { AlertOctagon, Info, Lock } from 'lucide-react';
+import { useLayoutEffect, useRef } from 'react';
+import { Badge } from '../components/ui/Badge';
+import { Button } from '../components/ui/Button';
+import { cn } from '../lib/cn';
+import type { ConversationView } from './chat-store';
+import type { DecryptResult } from './message-decryptor';
+
+export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';
+export const BAD_SIGNATURE_TEXT =
+  '⚠ Signature check failed: this message may have been forged or altered, so its content is not shown.';
+
+type MessageListProps = {
+  view: ConversationView;
+  selfId: string;
+  /** Display names: in a DM, whom each message was encrypted for. */
+  dm: { selfName: string; peerName: string } | null;
+  onLoadOlder: () => void;
+};
+
+function formatTime(iso: string): string {
+  const date = new Date(iso);
+  const sameDay = date.toDateString() === new Date().toDateString();
+  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return sameDay ? time : `${date.toLocaleDateString()} ${time}`;
+}
+
+export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const lastId = useRef<number | null>(null);
+  const newest = view.messages.at(-1)?.id ?? null;
+
+  // Follow new messages at the bottom, but leave the reader alone when they scrolled up or when
+  // older messages were prepended.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || newest === lastId.current) return;
+    const wasFirstFill = lastId.current === null;
+    lastId.current = newest;
+    const nearBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 160;
+    if (wasFirstFill || nearBottom) el.scrollTop = el.scrollHeight;
+  });
+
+  return (
+    <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto px-4 py-3" aria-label="Conversation history" role="log">
+      {dm ? null : (
+        <p className="mb-3 flex items-start gap-2 rounded-md border border-border bg-surface-raised/60 p-2 text-xs text-muted">
+          <Info className="mt-0.5 size-3.5 shrink-0" aria-hidden="true" />
+          Messages sent before you joined this channel were not encrypted for you and cannot be read.
+        </p>
+      )}
+      {view.hasOlder ? (
+        <div className="mb-3 flex justify-center">
+          <Button variant="outline" size="sm" onClick={onLoadOlder} disabled={view.loadingOlder}>
+            {view.loadingOlder ? 'Loading…' : 'Load older messages'}
+          </Button>
+        </div>
+      ) : null}
+      {view.status === 'loading' && view.messages.length === 0 ? (
+        <p className="py-6 text-center text-sm text-muted">Loading messages…</p>
+      ) : null}
+      {view.status === 'ready' && view.messages.length === 0 ? (
+        <p className="py-6 text-center text-sm text-muted">No messages yet. Say hello — it is end-to-end encrypted.</p>
+      ) : null}
+      <ol className="grid gap-2">
+        {view.messages.map((message) => (
+          <MessageItem
+            key={message.id}
+            message={message}
+            result={view.results.get(message.id)}
+            own={message.senderId === selfId}
+            encryptedFor={dm ? (message.senderId === selfId ? dm.peerName : dm.selfName) : null}
+          />
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+type MessageItemProps = {
+  message: Message;
+  result: DecryptResult | undefined;
+  own: boolean;
+  encryptedFor: string | null;
+};
+
+function MessageItem({ message, result, own, encryptedFor }: MessageItemProps) {
+  const sender = message.senderUsername || 'Unknown User';
+  return (
+    <li
+      className={cn(
+        'rounded-lg border px-3 py-2',
+        own ? 'border-accent/30 bg-accent/5' : 'border-border bg-surface-raised/50',
+        result?.status === 'bad_signature' && 'border-red-500/60 bg-red-950/40',
+      )}
+      data-message-id={message.id}
+    >
+      <div className="mb-1 flex flex-wrap items-center gap-2 text-xs">
+        <span className={cn('font-semibold', own ? 'text-accent' : 'text-foreground')}>{sender}</span>
+        <time dateTime={message.timestamp} className="text-muted">
+          {formatTime(message.timestamp)}
+        </time>
+        {encryptedFor ? (
+          <Badge tone="accent">
+            <Lock aria-hidden="true" /> Encrypted for {encryptedFor}
+          </Badge>
+        ) : null}
+      </div>
+      <MessageBody result={result} />
+    </li>
+  );
+}
+
+function MessageBody({ result }: { result: DecryptResult | undefined }) {
+  if (!result) return <p className="text-sm italic text-muted">Decrypting…</p>;
+  if (result.status === 'ok') return <p className="whitespace-pre-wrap break-words text-sm">{result.text}</p>;
+  if (result.status === 'bad_signature') {
+    return (
+      <p role="alert" className="flex items-start gap-2 text-sm font-medium text-red-300">
+        <AlertOctagon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+        {BAD_SIGNATURE_TEXT}
+      </p>
+    );
+  }
+  return <p className="text-sm text-muted">{UNREADABLE_TEXT}</p>;
+}

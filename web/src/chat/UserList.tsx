@@ -1,0 +1,141 @@
+import type { PublicUser } from '@enclave/protocol';
+import * as ScrollArea from '@radix-ui/react-scroll-area';
+import { Crown, Hash, ShieldAlert } from 'lucide-react';
+import { cn } from '../lib/cn';
+import type { PinStatus } from './key-pins';
+
+type UserListProps = {
+  selfId: string;
+  users: readonly PublicUser[] | undefined;
+  loading: boolean;
+  selectedId: string | null;
+  pins: ReadonlyMap<string, PinStatus>;
+  /** Clicking the selected member again returns to the channel (null). */
+  onSelect: (userId: string | null) => void;
+};
+
+type Presence = 'online' | 'offline' | 'banned';
+
+function presenceOf(user: PublicUser): Presence {
+  if (user.isBanned) return 'banned';
+  return user.online ? 'online' : 'offline';
+}
+
+const presenceLabel: Record<Presence, string> = { online: 'Online', offline: 'Offline', banned: 'Banned' };
+const presenceDot: Record<Presence, string> = {
+  online: 'bg-emerald-400',
+  offline: 'bg-slate-500',
+  banned: 'bg-red-500',
+};
+const presenceOrder: Record<Presence, number> = { online: 0, offline: 1, banned: 2 };
+
+function byPresenceThenName(a: PublicUser, b: PublicUser): number {
+  return presenceOrder[presenceOf(a)] - presenceOrder[presenceOf(b)] || a.username.localeCompare(b.username);
+}
+
+function isAdmin(user: PublicUser): boolean {
+  return user.role === 'admin' || user.isSuperAdmin;
+}
+
+export function UserList({ selfId, users, loading, selectedId, pins, onSelect }: UserListProps) {
+  const others = (users ?? []).filter((u) => u.id !== selfId).sort(byPresenceThenName);
+  const self = users?.find((u) => u.id === selfId);
+  const onlineCount = (users ?? []).filter((u) => u.online && !u.isBanned).length;
+
+  return (
+    <aside aria-label="Members" className="flex flex-col self-start rounded-xl border border-border bg-surface">
+      <div className="border-b border-border p-3">
+        <button
+          type="button"
+          aria-pressed={selectedId === null}
+          onClick={() => onSelect(null)}
+          className={cn(
+            'flex w-full items-center gap-2 rounded-md px-2 py-2 text-left text-sm font-medium',
+            selectedId === null ? 'bg-accent/15 text-accent' : 'text-foreground hover:bg-surface-raised',
+          )}
+        >
+          <Hash className="size-4" aria-hidden="true" /> General Channel
+        </button>
+      </div>
+      <div className="flex items-baseline justify-between px-4 pb-1 pt-3">
+        <h2 className="text-xs font-semibold uppercase tracking-wider text-muted">Members</h2>
+        <span className="text-xs text-muted">{onlineCount} online</span>
+      </div>
+      <ScrollArea.Root type="hover" scrollHideDelay={600} className="h-[400px] overflow-hidden">
+        <ScrollArea.Viewport className="size-full px-2 pb-2">
+          {loading ? <p className="px-2 py-3 text-sm text-muted">Loading members…</p> : null}
+          {self ? <SelfEntry user={self} /> : null}
+          <ul className="grid gap-0.5">
+            {others.map((user) => (
+              <li key={user.id}>
+                <MemberButton
+                  user={user}
+                  selected={selectedId === user.id}
+                  keyChanged={pins.get(user.id)?.changed ?? false}
+                  onClick={() => onSelect(selectedId === user.id ? null : user.id)}
+                />
+              </li>
+            ))}
+          </ul>
+          {!loading && others.length === 0 ? <p className="px-2 py-3 text-sm text-muted">No other members yet.</p> : null}
+        </ScrollArea.Viewport>
+        <ScrollArea.Scrollbar orientation="vertical" className="flex w-2 touch-none select-none p-0.5">
+          <ScrollArea.Thumb className="relative flex-1 rounded-full bg-border" />
+        </ScrollArea.Scrollbar>
+      </ScrollArea.Root>
+    </aside>
+  );
+}
+
+function StatusLine({ user }: { user: PublicUser }) {
+  const presence = presenceOf(user);
+  return (
+    <span className="flex items-center gap-1.5 text-xs text-muted">
+      <span className={cn('size-2 rounded-full', presenceDot[presence])} aria-hidden="true" />
+      {presenceLabel[presence]}
+    </span>
+  );
+}
+
+function AdminCrown({ user }: { user: PublicUser }) {
+  if (!isAdmin(user)) return null;
+  return <Crown className="size-3.5 text-amber-400" role="img" aria-label="Admin" />;
+}
+
+function SelfEntry({ user }: { user: PublicUser }) {
+  return (
+    <div className="mb-1 flex items-center justify-between rounded-md px-2 py-2">
+      <span className="flex items-center gap-1.5 text-sm">
+        <span className="font-medium">{user.username}</span>
+        <span className="text-muted">(you)</span>
+        <AdminCrown user={user} />
+      </span>
+      <StatusLine user={user} />
+    </div>
+  );
+}
+
+type MemberButtonProps = { user: PublicUser; selected: boolean; keyChanged: boolean; onClick: () => void };
+
+function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps) {
+  return (
+    <button
+      type="button"
+      aria-pressed={selected}
+      onClick={onClick}
+      title={selected ? 'Back to the general channel' : `Direct message ${user.username}`}
+      className={cn(
+        'flex w-full items-center justify-between gap-2 rounded-md px-2 py-2 text-left',
+        selected ? 'bg-accent/15 ring-1 ring-accent/40' : 'hover:bg-surface-raised',
+        user.isBanned && 'opacity-70',
+      )}
+    >
+      <span className="flex min-w-0 items-center gap-1.5 text-sm">
+        <span className={cn('truncate font-medium', user.isBanned && 'line-through')}>{user.username}</span>
+        <AdminCrown user={user} />
+        {keyChanged ? <ShieldAlert className="size-3.5 text-red-400" role="img" aria-label="Key changed" /> : null}
+      </span>
+      <StatusLine user={user} />
+    </button>
+  );
+}

@@ -1,0 +1,41 @@
+import * as e2e from '@enclave/crypto';
+import type { QueryClient } from '@tanstack/react-query';
+import type { Session } from '../auth/auth-context';
+import * as api from '../net/http';
+import { ChatStore } from './chat-store';
+import { MessageDecryptor } from './message-decryptor';
+import { PublicKeyCache } from './public-keys';
+import { SenderKeys } from './sender-keys';
+import { ensureUsers } from './use-users';
+
+export type ChatServices = {
+  senderKeys: SenderKeys;
+  decryptor: MessageDecryptor;
+  store: ChatStore;
+};
+
+/** Wires the chat's plain-TS parts to the network, the crypto package and the member list. */
+export function createChatServices(session: Session, queryClient: QueryClient): ChatServices {
+  const publicKeys = new PublicKeyCache();
+  const verifyKeyFor = async (userId: string) => {
+    const users = await ensureUsers(queryClient).catch(() => []);
+    const user = users.find((u) => u.id === userId);
+    return user ? publicKeys.verifyKey(user) : null;
+  };
+  const decryptor = new MessageDecryptor({
+    selfId: session.user.id,
+    decryptKey: session.privateIdentity.decryptKey,
+    fetchShares: api.fetchShares,
+    verifyKeyFor,
+    crypto: { openEpochShare: e2e.openEpochShare, decryptMessage: e2e.decryptMessage },
+  });
+  const senderKeys = new SenderKeys({
+    self: { id: session.user.id, encryptionPublicKey: session.publicIdentity.encryptionPublicKey },
+    signKey: session.privateIdentity.signKey,
+    api: { conversationMembers: api.conversationMembers, createEpoch: api.createEpoch, sendMessage: api.sendMessage },
+    crypto: { createEpoch: e2e.createEpoch, encryptMessage: e2e.encryptMessage },
+    onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
+  });
+  const store = new ChatStore({ history: api.history, decrypt: (messages) => decryptor.decrypt(messages) });
+  return { senderKeys, decryptor, store };
+}

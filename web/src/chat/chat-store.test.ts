@@ -1,0 +1,131 @@
+import type { HistoryResponse, Message } from '@enclave/protocol';
+import { describe, expect, it } from 'vitest';
+import type { HistoryParams } from '../net/http';
+import { ChatStore } from './chat-store';
+import type { DecryptResult } from './message-decryptor';
+
+const BOB = '00000000-0000-4000-8000-000000000002';
+
+function msg(id: number, conversationId = 'general'): Message {
+  return {
+    id,
+    conversationId,
+    senderId: BOB,
+    senderUsername: 'bob',
+    epochId: '00000000-0000-4000-9000-000000000001',
+    index: id,
+    encryptedContent: `c${id}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+/** A fake server holding message ids 1..n of the general channel. */
+function setup(initialCount: number, pageSize = 5) {
+  let stored = Array.from({ length: initialCount }, (_, i) => msg(i + 1));
+  const requests: HistoryParams[] = [];
+  const decrypted: number[] = [];
+  const store = new ChatStore({
+    pageSize,
+    history: async (params): Promise<HistoryResponse> => {
+      requests.push(params);
+      const limit = params.limit ?? 50;
+      if (params.after !== undefined) {
+        const newer = stored.filter((m) => m.id > (params.after ?? 0));
+        return { messages: newer.slice(0, limit), hasMore: newer.length > limit };
+      }
+      const older = stored.filter((m) => params.before === undefined || m.id < params.before);
+      return { messages: older.slice(-limit), hasMore: older.length > limit };
+    },
+    decrypt: async (messages) => {
+      decrypted.push(...messages.map((m) => m.id));
+      return new Map(messages.map((m): [number, DecryptResult] => [m.id, { status: 'ok', text: m.encryptedContent }]));
+    },
+  });
+  const ids = () => store.view('general').messages.map((m) => m.id);
+  const post = (id: number) => {
+    stored = [...stored, msg(id)];
+    return msg(id);
+  };
+  return { store, requests, decrypted, ids, post };
+}
+
+describe('ChatStore', () => {
+  it('loads the newest page first and pages back with before', async () => {
+    const t = setup(12);
+    await t.store.open('general', 'all');
+    expect(t.ids()).toEqual([8, 9, 10, 11, 12]);
+    expect(t.store.view('general').hasOlder).toBe(true);
+    await t.store.loadOlder('general');
+    expect(t.requests.at(-1)).toMatchObject({ before: 8 });
+    expect(t.ids()).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  it('holds a message once when it comes both as a frame and in a page', async () => {
+    const t = setup(3);
+    await t.store.open('general', 'all');
+    t.store.authenticated('general');
+    const m4 = t.post(4);
+    await t.store.live(m4);
+    await t.store.open('general', 'all');
+    await t.store.live(m4);
+    expect(t.ids()).toEqual([1, 2, 3, 4]);
+    expect(t.decrypted.filter((id) => id === 4)).toHaveLength(1);
+  });
+
+  it('catches up with after=<last id> on reauthentication, with no gap', async () => {
+    const t = setup(3);
+    await t.store.authenticated('general');
+    await t.store.open('general', 'all');
+    // Disconnected: 4..13 are posted and never reach this client as frames.
+    for (let id = 4; id <= 13; id++) t.post(id);
+    // On reconnect a frame for 14 arrives before the catch-up request has answered.
+    const m14 = t.post(14);
+    const catchUp = t.store.authenticated('general');
+    await t.store.live(m14);
+    await catchUp;
+    expect(t.requests.filter((r) => r.after !== undefined).map((r) => r.after)).toEqual([3, 8, 13]);
+    expect(t.ids()).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+  });
+
+  it('does not let a frame received while out of sync move the cursor past missed messages', async () => {
+    const t = setup(2);
+    await t.store.open('general', 'all');
+    t.post(3);
+    const m4 = t.post(4);
+    // The open conversation was loaded in an older session: a frame must not skip 3.
+    await t.store.authenticated(null);
+    await t.store.live(m4);
+    await t.store.open('general', 'all');
+    expect(t.requests.at(-1)).toMatchObject({ after: 2 });
+    expect(t.ids()).toEqual([1, 2, 3, 4]);
+  });
+
+  it('moves the cursor with frames while in sync, so the next catch-up asks only for newer ones', async () => {
+    const t = setup(2);
+    await t.store.authenticated(null);
+    await t.store.open('general', 'all');
+    await t.store.live(t.post(3));
+    await t.store.authenticated('general');
+    expect(t.requests.at(-1)).toMatchObject({ after: 3 });
+  });
+
+  it('ignores frames of conversations never opened', async () => {
+    const t = setup(0);
+    await t.store.live(msg(1, 'dm:a:b'));
+    expect(t.store.view('dm:a:b').messages).toHaveLength(0);
+  });
+
+  it('keeps the typed text of the member own messages', async () => {
+    const t = setup(0);
+    await t.store.open('general', 'all');
+    t.store.sent(msg(1), 'hello');
+    expect(t.store.view('general').results.get(1)).toEqual({ status: 'ok', text: 'hello' });
+    expect(t.decrypted).not.toContain(1);
+  });
+
+  it('returns the same snapshot while nothing changes', async () => {
+    const t = setup(2);
+    await t.store.open('general', 'all');
+    expect(t.store.view('general')).toBe(t.store.view('general'));
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * Messages per conversation, kept without gaps or duplicates across reconnects.
+ *
+ * Each conversation has a `cursor`: the highest message id up to which it is known to hold
+ * everything. HTTP loads move it; live frames move it only while the conversation is in sync
+ * with the current socket session (`syncedSession`). Every (re)authentication starts a new
+ * session, so after a reconnect the open conversation catches up with `after=<cursor>` and the
+ * others do when they are opened. Messages are keyed by their server id, so a message that comes
+ * both as a frame and in a page is held once.
+ */
+import { limits, type HistoryResponse, type Message } from '@enclave/protocol';
+import type { HistoryParams } from '../net/http';
+import type { DecryptResult } from './message-decryptor';
+
+export type ConversationView = {
+  /** Oldest first. */
+  messages: readonly Message[];
+  results: ReadonlyMap<number, DecryptResult>;
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  hasOlder: boolean;
+  loadingOlder: boolean;
+};
+
+export type ChatStoreOptions = {
+  history(params: HistoryParams): Promise<HistoryResponse>;
+  decrypt(messages: readonly Message[]): Promise<Map<number, DecryptResult>>;
+  pageSize?: number;
+};
+
+/** Bound on catch-up pages per reconnect; a longer absence pages in on the next open. */
+const MAX_CATCH_UP_PAGES = 50;
+
+const emptyView: ConversationView = { messages: [], results: new Map(), status: 'idle', hasOlder: false, loadingOlder: false };
+
+type Conversation = {
+  receiverId: string;
+  messages: Map<number, Message>;
+  results: Map<number, DecryptResult>;
+  status: ConversationView['status'];
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  cursor: number;
+  syncedSession: number;
+  queue: Promise<void>;
+  view: ConversationView;
+};
+
+export class ChatStore {
+  private readonly conversations = new Map<string, Conversation>();
+  private readonly listeners = new Set<() => void>();
+  private readonly options: ChatStoreOptions;
+  private session = 0;
+
+  constructor(options: ChatStoreOptions) {
+    this.options = options;
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** A stable snapshot per conversation (for useSyncExternalStore). */
+  view(conversationId: string): ConversationView {
+    return this.conversations.get(conversationId)?.view ?? emptyView;
+  }
+
+  /** Opening a conversation loads it the first time and catches it up every later time. */
+  open(conversationId: string, receiverId: string): Promise<void> {
+    const existing = this.conversations.get(conversationId);
+    const conversation = existing ?? this.create(conversationId, receiverId);
+    return this.enqueue(conversation, () => (existing ? this.catchUp(conversation) : this.loadRecent(conversation)));
+  }
+
+  /** The socket (re)authenticated: a new session; the open conversation catches up now. */
+  authenticated(openConversationId: string | null): Promise<void> {
+    this.session += 1;
+    const conversation = openConversationId ? this.conversations.get(openConversationId) : undefined;
+    if (!conversation) return Promise.resolve();
+    return this.enqueue(conversation, () => this.catchUp(conversation));
+  }
+
+  /** A `chat_message` frame. Frames for conversations never opened are left for their first load. */
+  live(message: Message): Promise<void> {
+    const conversation = this.conversations.get(message.conversationId);
+    if (!conversation) return Promise.resolve();
+    const inSync = conversation.status === 'ready' && conversation.syncedSession === this.session;
+    if (inSync && message.id > conversation.cursor) conversation.cursor = message.id;
+    return this.add(conversation, [message]);
+  }
+
+  /** The member's own message as the server stored it, with the text they typed. */
+  sent(message: Message, text: string): void {
+    const conversation = this.conversations.get(message.conversationId);
+    if (!conversation) return;
+    conversation.results.set(message.id, { status: 'ok', text });
+    void this.add(conversation, [message]);
+  }
+
+  /** Pages back from the oldest message held. */
+  async loadOlder(conversationId: string): Promise<void> {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation || conversation.loadingOlder || !conversation.hasOlder) return;
+    const oldest = Math.min(...conversation.messages.keys());
+    this.update(conversation, { loadingOlder: true });
+    try {
+      const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.pageSize });
+      conversation.hasOlder = page.hasMore;
+      await this.add(conversation, page.messages);
+    } catch (error) {
+      console.error('could not load older messages', error);
+    } finally {
+      this.update(conversation, { loadingOlder: false });
+    }
+  }
+
+  /** Decrypts again what failed for a reason that may have passed (a member list refresh). */
+  async retryUnreadable(): Promise<void> {
+    await Promise.all(
+      [...this.conversations.values()].map((conversation) => {
+        const retry = [...conversation.messages.values()].filter((m) => {
+          const result = conversation.results.get(m.id);
+          return result?.status === 'unreadable' && result.retryable;
+        });
+        return retry.length ? this.decryptInto(conversation, retry) : undefined;
+      }),
+    );
+  }
+
+  private get pageSize(): number {
+    return this.options.pageSize ?? limits.historyPageSize;
+  }
+
+  private create(conversationId: string, receiverId: string): Conversation {
+    const conversation: Conversation = {
+      receiverId,
+      messages: new Map(),
+      results: new Map(),
+      status: 'loading',
+      hasOlder: false,
+      loadingOlder: false,
+      cursor: 0,
+      syncedSession: -1,
+      queue: Promise.resolve(),
+      view: emptyView,
+    };
+    this.conversations.set(conversationId, conversation);
+    this.refreshView(conversation);
+    return conversation;
+  }
+
+  /** Loads run one after another per conversation, so each starts from the previous one's cursor. */
+  private enqueue(conversation: Conversation, task: () => Promise<void>): Promise<void> {
+    const run = conversation.queue.then(task).catch((error: unknown) => {
+      // Specification: chat load failures are only logged.
+      console.error('could not load messages', error);
+      if (conversation.status === 'loading') this.update(conversation, { status: 'error' });
+    });
+    conversation.queue = run;
+    return run;
+  }
+
+  private async loadRecent(conversation: Conversation): Promise<void> {
+    const session = this.session;
+    const page = await this.options.history({ receiverId: conversation.receiverId, limit: this.pageSize });
+    conversation.hasOlder = page.hasMore;
+    this.markSynced(conversation, page.messages, session);
+    await this.add(conversation, page.messages);
+  }
+
+  private async catchUp(conversation: Conversation): Promise<void> {
+    if (conversation.cursor === 0) return this.loadRecent(conversation);
+    const session = this.session;
+    const fetched: Message[] = [];
+    let after = conversation.cursor;
+    let complete = false;
+    for (let page = 0; page < MAX_CATCH_UP_PAGES && !complete; page++) {
+      const result = await this.options.history({ receiverId: conversation.receiverId, after, limit: this.pageSize });
+      fetched.push(...result.messages);
+      const last = result.messages.at(-1);
+      complete = !result.hasMore || !last;
+      if (last) after = last.id;
+    }
+    // Short of the end, the cursor still moves (pages are contiguous) but live frames must not
+    // push it past what is missing.
+    this.markSynced(conversation, fetched, complete ? session : -1);
+    await this.add(conversation, fetched);
+  }
+
+  private markSynced(conversation: Conversation, fetched: readonly Message[], session: number): void {
+    for (const m of fetched) if (m.id > conversation.cursor) conversation.cursor = m.id;
+    conversation.syncedSession = session;
+    conversation.status = 'ready';
+  }
+
+  private async add(conversation: Conversation, messages: readonly Message[]): Promise<void> {
+    const fresh = messages.filter((m) => !conversation.messages.has(m.id));
+    for (const m of fresh) conversation.messages.set(m.id, m);
+    this.refreshView(conversation);
+    const undecrypted = fresh.filter((m) => !conversation.results.has(m.id));
+    if (undecrypted.length) await this.decryptInto(conversation, undecrypted);
+  }
+
+  private async decryptInto(conversation: Conversation, messages: readonly Message[]): Promise<void> {
+    const results = await this.options.decrypt(messages);
+    for (const [id, result] of results) conversation.results.set(id, result);
+    this.refreshView(conversation);
+  }
+
+  private update(conversation: Conversation, patch: Partial<Pick<Conversation, 'status' | 'loadingOlder'>>): void {
+    Object.assign(conversation, patch);
+    this.refreshView(conversation);
+  }
+
+  private refreshView(conversation: Conversation): void {
+    conversation.view = {
+      messages: [...conversation.messages.values()].sort((a, b) => a.id - b.id),
+      results: new Map(conversation.results),
+      status: conversation.status,
+      hasOlder: conversation.hasOlder,
+      loadingOlder: conversation.loadingOlder,
+    };
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,0 +1,172 @@
+import type { Epoch } from '@enclave/crypto';
+import type { EpochShare, Message } from '@enclave/protocol';
+import { describe, expect, it, vi } from 'vitest';
+import { MessageDecryptor } from './message-decryptor';
+
+const ME = '00000000-0000-4000-8000-000000000001';
+const BOB = '00000000-0000-4000-8000-000000000002';
+const MALLORY = '00000000-0000-4000-8000-000000000003';
+
+class FakeCryptoError extends Error {
+  kind: string;
+  constructor(kind: string) {
+    super(kind);
+    this.kind = kind;
+  }
+}
+
+const epochId = (n: number) => `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`;
+
+function message(id: number, epoch: number, overrides: Partial<Message> = {}): Message {
+  return {
+    id,
+    conversationId: 'general',
+    senderId: BOB,
+    senderUsername: 'bob',
+    epochId: epochId(epoch),
+    index: id,
+    encryptedContent: `plain:${id}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function share(epoch: number, overrides: Partial<EpochShare> = {}): EpochShare {
+  return {
+    epochId: epochId(epoch),
+    conversationId: 'general',
+    senderId: BOB,
+    membershipVersion: 1,
+    wrappedKey: 'wrapped',
+    signature: 'signed',
+    ...overrides,
+  };
+}
+
+function setup(shares: EpochShare[]) {
+  const calls = { fetches: [] as string[][], opens: 0 };
+  let failNextFetch = false;
+  const knownUsers = new Set([ME, BOB]);
+  const decryptor = new MessageDecryptor({
+    selfId: ME,
+    decryptKey: {} as CryptoKey,
+    fetchShares: async (ids) => {
+      calls.fetches.push([...ids]);
+      if (failNextFetch) {
+        failNextFetch = false;
+        throw new Error('offline');
+      }
+      return shares.filter((s) => ids.includes(s.epochId));
+    },
+    verifyKeyFor: async (userId) => (knownUsers.has(userId) ? ({ userId } as unknown as CryptoKey) : null),
+    crypto: {
+      openEpochShare: async ({ share: s, recipientId }) => {
+        calls.opens += 1;
+        if (recipientId !== ME) throw new FakeCryptoError('wrong_recipient');
+        if (s.signature === 'forged') throw new FakeCryptoError('bad_signature');
+        return { epochId: s.epochId, conversationId: s.conversationId, senderId: s.senderId, membershipVersion: 1, chainKey: {} as CryptoKey };
+      },
+      decryptMessage: async ({ encryptedContent }) => {
+        if (encryptedContent === 'tampered') throw new FakeCryptoError('bad_signature');
+        if (encryptedContent === 'garbage') throw new FakeCryptoError('decrypt_failed');
+        return encryptedContent.replace(/^plain:/, '');
+      },
+    },
+  });
+  return { decryptor, calls, knownUsers, failNextFetch: () => void (failNextFetch = true) };
+}
+
+describe('MessageDecryptor', () => {
+  it('fetches the shares of a batch in one call and opens each epoch once', async () => {
+    const t = setup([share(1), share(2)]);
+    const results = await t.decryptor.decrypt([message(1, 1), message(2, 1), message(3, 2), message(4, 2)]);
+    expect(t.calls.fetches).toEqual([[epochId(1), epochId(2)]]);
+    expect(t.calls.opens).toBe(2);
+    expect([...results.values()]).toEqual([1, 2, 3, 4].map((id) => ({ status: 'ok', text: String(id) })));
+  });
+
+  it('does not fetch again for epochs it already opened', async () => {
+    const t = setup([share(1)]);
+    await t.decryptor.decrypt([message(1, 1)]);
+    await t.decryptor.decrypt([message(2, 1)]);
+    expect(t.calls.fetches).toHaveLength(1);
+    expect(t.calls.opens).toBe(1);
+  });
+
+  it('shares one fetch between batches that overlap in time', async () => {
+    const t = setup([share(1)]);
+    await Promise.all([t.decryptor.decrypt([message(1, 1)]), t.decryptor.decrypt([message(2, 1)])]);
+    expect(t.calls.fetches).toHaveLength(1);
+  });
+
+  it('asks for at most 100 epochs per call', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => i + 1);
+    const t = setup(many.map((n) => share(n)));
+    await t.decryptor.decrypt(many.map((n) => message(n, n)));
+    expect(t.calls.fetches.map((ids) => ids.length)).toEqual([100, 50]);
+  });
+
+  it('marks messages of epochs without a share as unreadable', async () => {
+    const t = setup([]);
+    const results = await t.decryptor.decrypt([message(1, 1)]);
+    expect(results.get(1)).toEqual({ status: 'unreadable', retryable: false });
+  });
+
+  it('never opens own epochs through the server', async () => {
+    const t = setup([]);
+    const own: Epoch = { epochId: epochId(9), conversationId: 'general', senderId: ME, membershipVersion: 1, chainKey: {} as CryptoKey };
+    t.decryptor.addOwnEpoch(own);
+    const results = await t.decryptor.decrypt([message(1, 9, { senderId: ME })]);
+    expect(t.calls.fetches).toHaveLength(0);
+    expect(results.get(1)).toEqual({ status: 'ok', text: '1' });
+  });
+
+  it('reports a forged share or message as a bad signature, not as text', async () => {
+    const t = setup([share(1, { signature: 'forged' }), share(2)]);
+    const results = await t.decryptor.decrypt([message(1, 1), message(2, 2, { encryptedContent: 'tampered' })]);
+    expect(results.get(1)).toEqual({ status: 'bad_signature' });
+    expect(results.get(2)).toEqual({ status: 'bad_signature' });
+  });
+
+  it('refuses a message presented under another sender than the epoch signed for', async () => {
+    const t = setup([share(1)]);
+    t.knownUsers.add(MALLORY);
+    const results = await t.decryptor.decrypt([message(1, 1, { senderId: MALLORY })]);
+    expect(results.get(1)).toEqual({ status: 'bad_signature' });
+  });
+
+  it('refuses a message moved to another conversation', async () => {
+    const t = setup([share(1)]);
+    const moved = message(1, 1, { conversationId: `dm:${ME}:${BOB}` });
+    expect((await t.decryptor.decrypt([moved])).get(1)).toEqual({ status: 'bad_signature' });
+  });
+
+  it('shows content that fails to decrypt as unreadable', async () => {
+    const t = setup([share(1)]);
+    const results = await t.decryptor.decrypt([message(1, 1, { encryptedContent: 'garbage' })]);
+    expect(results.get(1)).toEqual({ status: 'unreadable', retryable: false });
+  });
+
+  it('does not trust plaintext longer than a message can be', async () => {
+    const t = setup([share(1)]);
+    const results = await t.decryptor.decrypt([message(1, 1, { encryptedContent: `plain:${'x'.repeat(501)}` })]);
+    expect(results.get(1)?.status).toBe('unreadable');
+  });
+
+  it('tries again after a failed share fetch', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const t = setup([share(1)]);
+    t.failNextFetch();
+    expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'unreadable', retryable: true });
+    expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'ok', text: '1' });
+    expect(t.calls.fetches).toHaveLength(2);
+  });
+
+  it('tries again once an unknown sender appears in the member list', async () => {
+    const t = setup([share(1, { senderId: MALLORY })]);
+    const later = message(1, 1, { senderId: MALLORY });
+    expect((await t.decryptor.decrypt([later])).get(1)).toEqual({ status: 'unreadable', retryable: true });
+    t.knownUsers.add(MALLORY);
+    expect((await t.decryptor.decrypt([later])).get(1)).toEqual({ status: 'ok', text: '1' });
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * The receiving half of sender keys. For a batch of messages it collects the epochs it has not met,
+ * fetches the member's shares of them in one call (per 100), unwraps each epoch once and caches
+ * it; after that every message costs one AES decryption and one signature check.
+ */
+import type { Epoch, decryptMessage, openEpochShare } from '@enclave/crypto';
+import { limits, type EpochShare, type Message } from '@enclave/protocol';
+
+export type DecryptResult =
+  | { status: 'ok'; text: string }
+  /** `retryable`: the failure may pass (network, sender's keys not loaded yet). */
+  | { status: 'unreadable'; retryable: boolean }
+  /** The signature does not hold: possibly forged, never shown as the sender's text. */
+  | { status: 'bad_signature' };
+
+export type MessageDecryptorOptions = {
+  selfId: string;
+  decryptKey: CryptoKey;
+  fetchShares(epochIds: readonly string[]): Promise<EpochShare[]>;
+  /** The sender's verify key from the member list, or null when that member is not known (yet). */
+  verifyKeyFor(userId: string): Promise<CryptoKey | null>;
+  crypto: { openEpochShare: typeof openEpochShare; decryptMessage: typeof decryptMessage };
+};
+
+type EpochOutcome = { epoch: Epoch } | { failure: DecryptResult & { status: 'unreadable' | 'bad_signature' } };
+
+const unreadable = { status: 'unreadable', retryable: false } as const;
+const unreadableForNow = { status: 'unreadable', retryable: true } as const;
+const badSignature = { status: 'bad_signature' } as const;
+
+/** The `kind` of a CryptoError, read structurally so this module needs no runtime import. */
+function cryptoErrorKind(error: unknown): string | null {
+  if (error instanceof Error && 'kind' in error && typeof error.kind === 'string') return error.kind;
+  return null;
+}
+
+export class MessageDecryptor {
+  private readonly epochs = new Map<string, Promise<EpochOutcome>>();
+  private readonly options: MessageDecryptorOptions;
+
+  constructor(options: MessageDecryptorOptions) {
+    this.options = options;
+  }
+
+  /** An epoch this member created: no share needs fetching to read their own messages. */
+  addOwnEpoch(epoch: Epoch): void {
+    this.epochs.set(epoch.epochId, Promise.resolve({ epoch }));
+  }
+
+  /** Decrypts a batch; the result holds one entry per message id. */
+  async decrypt(messages: readonly Message[]): Promise<Map<number, DecryptResult>> {
+    const unknown = [...new Set(messages.map((m) => m.epochId))].filter((id) => !this.epochs.has(id));
+    for (let i = 0; i < unknown.length; i += limits.sharesMaxEpochs) {
+      this.loadEpochs(unknown.slice(i, i + limits.sharesMaxEpochs));
+    }
+    const results = await Promise.all(messages.map(async (m) => [m.id, await this.decryptOne(m)] as const));
+    return new Map(results);
+  }
+
+  private loadEpochs(epochIds: string[]): void {
+    const resolvers = new Map<string, (outcome: EpochOutcome) => void>();
+    for (const id of epochIds) {
+      this.epochs.set(id, new Promise((resolve) => resolvers.set(id, resolve)));
+    }
+    const settle = (id: string, outcome: EpochOutcome) => {
+      // A failure that may pass is not cached: the next batch that meets the epoch tries again.
+      if ('failure' in outcome && outcome.failure.status === 'unreadable' && outcome.failure.retryable) {
+        this.epochs.delete(id);
+      }
+      resolvers.get(id)?.(outcome);
+    };
+    void this.options.fetchShares(epochIds).then(
+      async (shares) => {
+        const byEpoch = new Map(shares.map((s) => [s.epochId, s]));
+        await Promise.all(
+          epochIds.map(async (id) => {
+            const share = byEpoch.get(id);
+            // No share: the epoch was not wrapped for this member (sent before they joined).
+            settle(id, share ? await this.openShare(share) : { failure: unreadable });
+          }),
+        );
+      },
+      (error: unknown) => {
+        console.error('could not fetch epoch shares', error);
+        for (const id of epochIds) settle(id, { failure: unreadableForNow });
+      },
+    );
+  }
+
+  private async openShare(share: EpochShare): Promise<EpochOutcome> {
+    const senderVerifyKey = await this.options.verifyKeyFor(share.senderId);
+    if (!senderVerifyKey) return { failure: unreadableForNow };
+    try {
+      const epoch = await this.options.crypto.openEpochShare({
+        share,
+        recipientId: this.options.selfId,
+        decryptKey: this.options.decryptKey,
+        senderVerifyKey,
+      });
+      return { epoch };
+    } catch (error) {
+      return { failure: cryptoErrorKind(error) === 'bad_signature' ? badSignature : unreadable };
+    }
+  }
+
+  private async decryptOne(message: Message): Promise<DecryptResult> {
+    const outcome = await this.epochs.get(message.epochId);
+    if (!outcome) return unreadableForNow;
+    if ('failure' in outcome) return outcome.failure;
+    const { epoch } = outcome;
+    // The epoch's signed sender and conversation must be the message's: otherwise the server is
+    // presenting one member's message as another's, or moving it between conversations.
+    if (epoch.senderId !== message.senderId || epoch.conversationId !== message.conversationId) return badSignature;
+    const senderVerifyKey = await this.options.verifyKeyFor(message.senderId);
+    if (!senderVerifyKey) return unreadableForNow;
+    let text: string;
+    try {
+      text = await this.options.crypto.decryptMessage({
+        epoch,
+        index: message.index,
+        encryptedContent: message.encryptedContent,
+        senderVerifyKey,
+      });
+    } catch (error) {
+      return cryptoErrorKind(error) === 'bad_signature' ? badSignature : unreadable;
+    }
+    // Decrypted plaintext is outside input too: no real client sends more than the limit.
+    if (text.length > limits.messageMaxChars) return unreadable;
+    return { status: 'ok', text };
+  }
+}

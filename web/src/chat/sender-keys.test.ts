@@ -1,0 +1,227 @@
+import type { Epoch } from '@enclave/crypto';
+import type { ConversationMembersResponse, CreateEpochRequest, Message, SendMessageRequest } from '@enclave/protocol';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../net/api-error';
+import { SenderKeys, type SenderKeysCrypto } from './sender-keys';
+
+const ALICE = '00000000-0000-4000-8000-00000000000a';
+const BOB = '00000000-0000-4000-8000-00000000000b';
+const CAROL = '00000000-0000-4000-8000-00000000000c';
+const DAY = 24 * 60 * 60 * 1000;
+
+const membershipChanged = () => new ApiError(409, '409: changed', 'membership_changed', 'Membership changed');
+
+function setup(options: { members?: string[]; version?: number } = {}) {
+  let version = options.version ?? 1;
+  let memberIds = options.members ?? [ALICE, BOB];
+  let now = 1_000_000;
+  let epochCounter = 0;
+  let messageId = 0;
+  const calls = {
+    members: 0,
+    epochs: [] as CreateEpochRequest[],
+    sends: [] as SendMessageRequest[],
+  };
+  /** Failures to inject, consumed in order. */
+  const failSend: ApiError[] = [];
+  const failEpoch: ApiError[] = [];
+
+  const crypto: SenderKeysCrypto = {
+    createEpoch: async ({ conversationId, senderId, membershipVersion, recipients }) => {
+      epochCounter += 1;
+      const epochId = `00000000-0000-4000-9000-${String(epochCounter).padStart(12, '0')}`;
+      const epoch: Epoch = { epochId, conversationId, senderId, membershipVersion, chainKey: {} as CryptoKey };
+      return { epoch, shares: recipients.map((r) => ({ recipientId: r.id, wrappedKey: `w-${r.id}`, signature: 's' })) };
+    },
+    encryptMessage: async ({ epoch, index, plaintext }) => `${epoch.epochId}/${index}/${plaintext}`,
+  };
+
+  const created: Epoch[] = [];
+  const keys = new SenderKeys({
+    self: { id: ALICE, encryptionPublicKey: 'alice-public-key' },
+    signKey: {} as CryptoKey,
+    now: () => now,
+    crypto,
+    onEpochCreated: (epoch) => created.push(epoch),
+    api: {
+      conversationMembers: async (receiverId): Promise<ConversationMembersResponse> => {
+        calls.members += 1;
+        const conversationId = receiverId === 'all' ? 'general' : `dm:${[ALICE, receiverId].sort().join(':')}`;
+        return {
+          conversationId,
+          membershipVersion: version,
+          members: memberIds.map((id) => ({ id, encryptionPublicKey: `key-${id}` })),
+        };
+      },
+      createEpoch: async (request) => {
+        const failure = failEpoch.shift();
+        if (failure) throw failure;
+        calls.epochs.push(request);
+      },
+      sendMessage: async (request): Promise<Message> => {
+        const failure = failSend.shift();
+        if (failure) throw failure;
+        calls.sends.push(request);
+        messageId += 1;
+        return {
+          id: messageId,
+          conversationId: 'general',
+          senderId: ALICE,
+          senderUsername: 'alice',
+          epochId: request.epochId,
+          index: request.index,
+          encryptedContent: request.encryptedContent,
+          timestamp: new Date(now).toISOString(),
+        };
+      },
+    },
+  });
+
+  return {
+    keys,
+    calls,
+    created,
+    failSend,
+    failEpoch,
+    advance: (ms: number) => void (now += ms),
+    setVersion: (v: number) => void (version = v),
+    setMembers: (ids: string[]) => void (memberIds = ids),
+  };
+}
+
+describe('SenderKeys', () => {
+  it('creates an epoch for the first message and reuses it with increasing indexes', async () => {
+    const t = setup();
+    await t.keys.send('all', 'one');
+    await t.keys.send('all', 'two');
+    expect(t.calls.members).toBe(1);
+    expect(t.calls.epochs).toHaveLength(1);
+    expect(t.calls.sends.map((s) => s.index)).toEqual([0, 1]);
+    expect(t.calls.sends[0]?.epochId).toBe(t.calls.epochs[0]?.epochId);
+    expect(t.created).toHaveLength(1);
+  });
+
+  it('uploads one share per member at the version the server gave', async () => {
+    const t = setup({ members: [ALICE, BOB, CAROL], version: 7 });
+    await t.keys.send('all', 'hello');
+    const upload = t.calls.epochs[0];
+    expect(upload?.membershipVersion).toBe(7);
+    expect(upload?.receiverId).toBe('all');
+    expect(upload?.shares.map((s) => s.recipientId).sort()).toEqual([ALICE, BOB, CAROL].sort());
+  });
+
+  it('wraps for the sender too when the server left them out', async () => {
+    const t = setup({ members: [BOB] });
+    await t.keys.send('all', 'hello');
+    expect(t.calls.epochs[0]?.shares.map((s) => s.recipientId)).toContain(ALICE);
+  });
+
+  it('starts a new epoch after 100 messages', async () => {
+    const t = setup();
+    for (let i = 0; i < 100; i++) await t.keys.send('all', `m${i}`);
+    expect(t.calls.epochs).toHaveLength(1);
+    expect(t.calls.sends.at(-1)?.index).toBe(99);
+    await t.keys.send('all', 'm100');
+    expect(t.calls.epochs).toHaveLength(2);
+    expect(t.calls.sends.at(-1)?.index).toBe(0);
+    expect(t.calls.sends.at(-1)?.epochId).toBe(t.calls.epochs[1]?.epochId);
+  });
+
+  it('starts a new epoch once the current one is 7 days old', async () => {
+    const t = setup();
+    await t.keys.send('all', 'monday');
+    t.advance(7 * DAY - 1);
+    await t.keys.send('all', 'still fresh');
+    expect(t.calls.epochs).toHaveLength(1);
+    t.advance(1);
+    await t.keys.send('all', 'a week later');
+    expect(t.calls.epochs).toHaveLength(2);
+  });
+
+  it('starts a new epoch after a membership_changed frame with a newer version', async () => {
+    const t = setup({ version: 3 });
+    await t.keys.send('all', 'before');
+    t.keys.membershipChanged('general', 3);
+    await t.keys.send('all', 'same version');
+    expect(t.calls.epochs).toHaveLength(1);
+    t.setVersion(4);
+    t.keys.membershipChanged('general', 4);
+    await t.keys.send('all', 'after join');
+    expect(t.calls.epochs).toHaveLength(2);
+    expect(t.calls.epochs[1]?.membershipVersion).toBe(4);
+  });
+
+  it('ignores frames about other conversations', async () => {
+    const t = setup();
+    await t.keys.send('all', 'one');
+    t.keys.membershipChanged(`dm:${[ALICE, BOB].sort().join(':')}`, 99);
+    await t.keys.send('all', 'two');
+    expect(t.calls.epochs).toHaveLength(1);
+  });
+
+  it('rotates and resends once when the server answers 409 membership_changed', async () => {
+    const t = setup();
+    await t.keys.send('all', 'first');
+    t.setVersion(2);
+    t.failSend.push(membershipChanged());
+    const message = await t.keys.send('all', 'second');
+    expect(t.calls.epochs).toHaveLength(2);
+    expect(t.calls.epochs[1]?.membershipVersion).toBe(2);
+    expect(message.epochId).toBe(t.calls.epochs[1]?.epochId);
+    expect(message.index).toBe(0);
+  });
+
+  it('gives up after the one resend', async () => {
+    const t = setup();
+    t.failSend.push(membershipChanged(), membershipChanged());
+    await expect(t.keys.send('all', 'x')).rejects.toMatchObject({ status: 409 });
+    expect(t.calls.epochs).toHaveLength(2);
+  });
+
+  it('does not resend on other errors', async () => {
+    const t = setup();
+    t.failSend.push(new ApiError(429, '429: slow down', 'rate_limited'));
+    await expect(t.keys.send('all', 'x')).rejects.toMatchObject({ status: 429 });
+    expect(t.calls.sends).toHaveLength(0);
+  });
+
+  it('asks for the members again when they changed during the upload', async () => {
+    const t = setup();
+    t.failEpoch.push(membershipChanged());
+    await t.keys.send('all', 'x');
+    expect(t.calls.members).toBe(2);
+    expect(t.calls.epochs).toHaveLength(1);
+  });
+
+  it('lets concurrent first sends share one rotation and distinct indexes', async () => {
+    const t = setup();
+    await Promise.all([t.keys.send('all', 'a'), t.keys.send('all', 'b'), t.keys.send('all', 'c')]);
+    expect(t.calls.epochs).toHaveLength(1);
+    expect(t.calls.sends.map((s) => s.index).sort()).toEqual([0, 1, 2]);
+  });
+
+  it('never reuses or overflows an index when sends race at the end of an epoch', async () => {
+    const t = setup();
+    for (let i = 0; i < 98; i++) await t.keys.send('all', `m${i}`);
+    await Promise.all([t.keys.send('all', 'x'), t.keys.send('all', 'y'), t.keys.send('all', 'z')]);
+    const pairs = t.calls.sends.map((s) => `${s.epochId}/${s.index}`);
+    expect(new Set(pairs).size).toBe(pairs.length);
+    expect(Math.max(...t.calls.sends.map((s) => s.index))).toBeLessThan(100);
+    expect(t.calls.epochs).toHaveLength(2);
+  });
+
+  it('keeps separate epochs per conversation', async () => {
+    const t = setup();
+    await t.keys.send('all', 'channel');
+    await t.keys.send(BOB, 'dm');
+    expect(t.calls.epochs.map((e) => e.receiverId)).toEqual(['all', BOB]);
+    expect(t.calls.sends.map((s) => s.index)).toEqual([0, 0]);
+  });
+
+  it('refuses to wrap a direct message for anyone outside the pair', async () => {
+    const t = setup({ members: [ALICE, BOB, CAROL] });
+    await expect(t.keys.send(BOB, 'secret')).rejects.toThrow(/two members/);
+    expect(t.calls.epochs).toHaveLength(0);
+    expect(t.calls.sends).toHaveLength(0);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * The sending half of sender keys (DESIGN.md section 4). Per conversation this keeps the member's
+ * current epoch and its next message index, and starts a new epoch — fetch the members, wrap a
+ * fresh chain key for each, upload the signed shares — when there is none, after 100 messages,
+ * after 7 days, when the membership moved (a `membership_changed` frame) or when the server
+ * refuses a message with 409 membership_changed (then the message is sent again once).
+ */
+import type { Epoch, createEpoch, encryptMessage } from '@enclave/crypto';
+import {
+  conversationIdFor,
+  errorCodes,
+  limits,
+  type ConversationMembersResponse,
+  type CreateEpochRequest,
+  type Message,
+  type SendMessageRequest,
+} from '@enclave/protocol';
+import { isApiError } from '../net/api-error';
+
+export type SenderKeysApi = {
+  conversationMembers(receiverId: string): Promise<ConversationMembersResponse>;
+  createEpoch(request: CreateEpochRequest): Promise<void>;
+  sendMessage(request: SendMessageRequest): Promise<Message>;
+};
+
+export type SenderKeysCrypto = {
+  createEpoch: typeof createEpoch;
+  encryptMessage: typeof encryptMessage;
+};
+
+export type SenderKeysOptions = {
+  self: { id: string; encryptionPublicKey: string };
+  signKey: CryptoKey;
+  api: SenderKeysApi;
+  crypto: SenderKeysCrypto;
+  now?: () => number;
+  /** Each new epoch, so the receiving side can read the member's own messages without a share fetch. */
+  onEpochCreated?: (epoch: Epoch) => void;
+};
+
+type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
+
+function isMembershipChanged(error: unknown): boolean {
+  return isApiError(error, 409, errorCodes.membershipChanged);
+}
+
+export class SenderKeys {
+  private readonly epochs = new Map<string, SendingEpoch>();
+  private readonly rotations = new Map<string, Promise<SendingEpoch>>();
+  /** Highest membership version heard of per conversation (frames, members answers). */
+  private readonly knownVersions = new Map<string, number>();
+  private readonly options: SenderKeysOptions;
+  private readonly now: () => number;
+
+  constructor(options: SenderKeysOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A `membership_changed` frame: the next message of that conversation starts a new epoch. */
+  membershipChanged(conversationId: string, membershipVersion: number): void {
+    const known = this.knownVersions.get(conversationId) ?? -1;
+    if (membershipVersion > known) this.knownVersions.set(conversationId, membershipVersion);
+  }
+
+  /** Forces a new epoch for this conversation at its next message. */
+  invalidate(conversationId: string): void {
+    this.epochs.delete(conversationId);
+  }
+
+  /** Encrypts and sends one text message; returns the message as the server stored it. */
+  async send(receiverId: string, plaintext: string): Promise<Message> {
+    const conversationId = conversationIdFor(this.options.self.id, receiverId);
+    try {
+      return await this.sendOnce(receiverId, conversationId, plaintext);
+    } catch (error) {
+      if (!isMembershipChanged(error)) throw error;
+      // The epoch was made for an older member set: rotate and resend exactly once.
+      this.invalidate(conversationId);
+      return this.sendOnce(receiverId, conversationId, plaintext);
+    }
+  }
+
+  private async sendOnce(receiverId: string, conversationId: string, plaintext: string): Promise<Message> {
+    let state = await this.currentEpoch(receiverId, conversationId);
+    // Another send may have taken the last index while this one waited; indexes are taken
+    // synchronously here so that two sends never share one.
+    for (let tries = 0; this.needsRotation(state, conversationId); tries++) {
+      if (tries === 3) throw new Error('could not settle on a sending epoch');
+      state = await this.currentEpoch(receiverId, conversationId);
+    }
+    const index = state.nextIndex;
+    state.nextIndex += 1;
+    const encryptedContent = await this.options.crypto.encryptMessage({
+      epoch: state.epoch,
+      index,
+      plaintext,
+      signKey: this.options.signKey,
+    });
+    return this.options.api.sendMessage({
+      receiverId,
+      epochId: state.epoch.epochId,
+      index,
+      encryptedContent,
+      messageType: 'text',
+    });
+  }
+
+  private needsRotation(state: SendingEpoch, conversationId: string): boolean {
+    if (this.epochs.get(conversationId) !== state) return true;
+    if (state.nextIndex >= limits.epochMaxMessages) return true;
+    if (this.now() - state.createdAt >= limits.epochMaxAgeMs) return true;
+    return state.epoch.membershipVersion < (this.knownVersions.get(conversationId) ?? -1);
+  }
+
+  private currentEpoch(receiverId: string, conversationId: string): Promise<SendingEpoch> {
+    const state = this.epochs.get(conversationId);
+    if (state && !this.needsRotation(state, conversationId)) return Promise.resolve(state);
+    const pending = this.rotations.get(conversationId);
+    if (pending) return pending;
+    const rotation = this.rotate(receiverId, conversationId).finally(() => this.rotations.delete(conversationId));
+    this.rotations.set(conversationId, rotation);
+    return rotation;
+  }
+
+  private async rotate(receiverId: string, conversationId: string): Promise<SendingEpoch> {
+    for (let attempt = 0; ; attempt++) {
+      const members = await this.options.api.conversationMembers(receiverId);
+      const recipients = this.recipientsOf(members, receiverId, conversationId);
+      const { epoch, shares } = await this.options.crypto.createEpoch({
+        conversationId,
+        senderId: this.options.self.id,
+        membershipVersion: members.membershipVersion,
+        recipients,
+        signKey: this.options.signKey,
+      });
+      try {
+        await this.options.api.createEpoch({
+          epochId: epoch.epochId,
+          receiverId,
+          membershipVersion: members.membershipVersion,
+          shares,
+        });
+      } catch (error) {
+        // Members changed between the two calls: ask again, once.
+        if (isMembershipChanged(error) && attempt === 0) continue;
+        throw error;
+      }
+      // The members answer is the freshest word on the version; trusting it (not a higher frame
+      // seen meanwhile) cannot loop, and a stale epoch is still caught by the server's 409.
+      this.knownVersions.set(conversationId, members.membershipVersion);
+      const state: SendingEpoch = { epoch, nextIndex: 0, createdAt: this.now() };
+      this.epochs.set(conversationId, state);
+      this.options.onEpochCreated?.(epoch);
+      return state;
+    }
+  }
+
+  /** The members to wrap for, checked: the right conversation, the sender included, DMs closed. */
+  private recipientsOf(members: ConversationMembersResponse, receiverId: string, conversationId: string) {
+    const self = this.options.self;
+    if (members.conversationId !== conversationId) {
+      throw new Error(`members answer is for ${members.conversationId}, not ${conversationId}`);
+    }
+    if (receiverId !== 'all') {
+      // A direct message is readable by its two members only; a server that slips in a third
+      // recipient is refused rather than trusted.
+      const stranger = members.members.find((m) => m.id !== self.id && m.id !== receiverId);
+      if (stranger) throw new Error('a direct message may only be wrapped for its two members');
+    }
+    const recipients = members.members.map((m) => ({ id: m.id, encryptionPublicKey: m.encryptionPublicKey }));
+    // The sender must be able to read their own messages after a reload.
+    if (!recipients.some((r) => r.id === self.id)) recipients.push({ id: self.id, encryptionPublicKey: self.encryptionPublicKey });
+    return recipients;
+  }
+}

@@ -1,0 +1,63 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { useAuth } from '../auth/auth-context';
+import { isApiError } from '../net/api-error';
+import { me } from '../net/http';
+import { useRealtimeSocket } from '../realtime/realtime-context';
+import type { ChatServices } from './chat-services';
+import { setPresence, usersQueryKey } from './use-users';
+
+/** Feeds socket frames into the chat and catches up after every (re)authentication. */
+export function useChatRealtime(services: ChatServices, openConversationId: string): void {
+  const socket = useRealtimeSocket();
+  const queryClient = useQueryClient();
+  const { endLocally } = useAuth();
+  const openRef = useRef(openConversationId);
+
+  useEffect(() => {
+    openRef.current = openConversationId;
+  }, [openConversationId]);
+
+  useEffect(() => {
+    if (!socket) return;
+    const { store, senderKeys } = services;
+    const offFrame = socket.onFrame((frame) => {
+      switch (frame.type) {
+        case 'chat_message':
+          void store.live(frame.message);
+          break;
+        case 'membership_changed':
+          senderKeys.membershipChanged(frame.conversationId, frame.membershipVersion);
+          break;
+        case 'users_changed':
+          void queryClient.invalidateQueries({ queryKey: usersQueryKey });
+          break;
+        case 'presence':
+          setPresence(queryClient, frame.userId, frame.online);
+          break;
+        case 'error':
+          console.warn('realtime error:', frame.message);
+          break;
+        default:
+          break;
+      }
+    });
+    const offAuth = socket.onAuthenticated(() => {
+      // Presence and joins may have changed while offline, and messages may have been missed.
+      void queryClient.invalidateQueries({ queryKey: usersQueryKey });
+      void store.authenticated(openRef.current);
+    });
+    const offState = socket.subscribeState((state) => {
+      if (state !== 'auth_failed') return;
+      // The socket refused the cookie: if the session is gone, leave; otherwise back-off retries.
+      me().catch((error: unknown) => {
+        if (isApiError(error, 401)) void endLocally();
+      });
+    });
+    return () => {
+      offFrame();
+      offAuth();
+      offState();
+    };
+  }, [socket, services, queryClient, endLocally]);
+}

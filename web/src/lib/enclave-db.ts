@@ -1,0 +1,84 @@
+/**
+ * The browser's IndexedDB database `enclave`: `identity` holds each member's private keys as
+ * non-extractable CryptoKeys (so a script that reads storage still cannot export them), and
+ * `contacts` the pinned fingerprints of other members.
+ */
+export const DB_NAME = 'enclave';
+const DB_VERSION = 1;
+export const IDENTITY_STORE = 'identity';
+export const CONTACTS_STORE = 'contacts';
+
+type StoreName = typeof IDENTITY_STORE | typeof CONTACTS_STORE;
+
+function promisify<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB request failed'));
+  });
+}
+
+function open(): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB_NAME, DB_VERSION);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(IDENTITY_STORE)) db.createObjectStore(IDENTITY_STORE);
+      if (!db.objectStoreNames.contains(CONTACTS_STORE)) db.createObjectStore(CONTACTS_STORE);
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB open failed'));
+    request.onblocked = () => reject(new Error('IndexedDB open blocked'));
+  });
+}
+
+/**
+ * Runs one request against a store and closes the database afterwards, so that a later
+ * `deleteDatabase` (logout, breach) is never blocked by a connection left open.
+ */
+export async function withStore<T>(
+  name: StoreName,
+  mode: IDBTransactionMode,
+  run: (store: IDBObjectStore) => IDBRequest<T>,
+): Promise<T> {
+  const db = await open();
+  try {
+    const tx = db.transaction(name, mode);
+    const done = new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
+      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
+    });
+    const [result] = await Promise.all([promisify(run(tx.objectStore(name))), done]);
+    return result;
+  } finally {
+    db.close();
+  }
+}
+
+/** Deletes the whole database: every stored key and pin. */
+export function deleteEnclaveDatabase(): Promise<void> {
+  return new Promise((resolve) => {
+    const request = indexedDB.deleteDatabase(DB_NAME);
+    request.onsuccess = () => resolve();
+    // Nothing more can be done from here; the caller is leaving the page either way.
+    request.onerror = () => resolve();
+    request.onblocked = () => resolve();
+  });
+}
+
+/** Runs several writes in one transaction (one database open instead of one per record). */
+export async function writeBatch(name: StoreName, write: (store: IDBObjectStore) => void): Promise<void> {
+  const db = await open();
+  try {
+    const tx = db.transaction(name, 'readwrite');
+    const done = new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
+      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
+    });
+    write(tx.objectStore(name));
+    await done;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,67 @@
+import { checkAccessToken } from '@enclave/crypto';
+import { AlertTriangle, Lock, Unlock } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { useLocation } from 'wouter';
+import { useAuth } from '../auth/auth-context';
+import { UI_LOGIN_ACTION, allowLoginAttempt } from '../auth/client-rate-limit';
+import { Button } from '../components/ui/Button';
+import { toast } from '../components/ui/toast-store';
+import { loginFailureToast } from './login-errors';
+import { loginToasts } from './login-texts';
+import { SecretField } from './SecretField';
+
+type SignInFormProps = {
+  initialToken: string;
+  onSwitchToCreate: () => void;
+};
+
+export function SignInForm({ initialToken, onSwitchToCreate }: SignInFormProps) {
+  const { login, loading } = useAuth();
+  const [, navigate] = useLocation();
+  const [token, setToken] = useState(initialToken);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (loading) return;
+    // Courtesy checks in the specification's order; the server decides for real.
+    if (!allowLoginAttempt(UI_LOGIN_ACTION)) return void toast(loginToasts.rateLimited);
+    const candidate = token.trim();
+    const check = checkAccessToken(candidate);
+    if (!check.ok) return void toast(check.reason === 'too_short' ? loginToasts.tokenTooShort : loginToasts.tokenIntegrity);
+    try {
+      await login(candidate);
+      navigate('/chat');
+    } catch (error) {
+      toast(loginFailureToast(error));
+    }
+  }
+
+  return (
+    <form className="grid gap-4" onSubmit={submit} noValidate>
+      <SecretField
+        label="Access Token"
+        secretName="token"
+        name="accessToken"
+        placeholder="Enter your 64-character access token"
+        value={token}
+        onChange={(e) => setToken(e.target.value)}
+        disabled={loading}
+      />
+      <p className="-mt-2 flex items-center gap-1.5 text-xs text-amber-300">
+        <AlertTriangle className="size-3.5 shrink-0" aria-hidden="true" />
+        Failed attempts trigger an immediate data wipe.
+      </p>
+      <Button type="submit" size="lg" className="w-full" disabled={loading}>
+        {loading ? <Unlock className="animate-pulse" aria-hidden="true" /> : <Lock aria-hidden="true" />}
+        Decrypt &amp; Access
+      </Button>
+      <button
+        type="button"
+        className="text-center text-sm text-accent underline-offset-4 hover:underline"
+        onClick={onSwitchToCreate}
+      >
+        Have an access key? Validate it to create your vault
+      </button>
+    </form>
+  );
+}

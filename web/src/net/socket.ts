@@ -1,0 +1,219 @@
+/**
+ * The real-time connection. It authenticates with the session cookie sent at upgrade (no secret
+ * crosses the socket), keeps itself alive with pings, and reconnects with back-off. Every
+ * (re)authentication is announced so the chat can fetch what it missed while offline.
+ */
+import { serverFrameSchema, type ClientFrame, type ServerFrame } from '@enclave/protocol';
+import { randomUnit, reconnectDelay } from './backoff';
+
+export type SocketState =
+  | 'idle'
+  | 'connecting'
+  | 'connected'
+  | 'authenticating'
+  | 'authenticated'
+  | 'auth_failed'
+  | 'disconnected';
+
+export const PING_INTERVAL_MS = 25_000;
+/** No frame at all this long after a ping means the connection is dead even if not closed yet. */
+const PONG_TIMEOUT_MS = 10_000;
+
+type Listener<T> = (value: T) => void;
+
+function socketUrl(): string {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.host}/ws`;
+}
+
+export class RealtimeSocket {
+  private current: SocketState = 'idle';
+  private ws: WebSocket | null = null;
+  private attempt = 0;
+  private stopped = true;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private pingTimer: ReturnType<typeof setInterval> | null = null;
+  private pongTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly stateListeners = new Set<Listener<SocketState>>();
+  private readonly frameListeners = new Set<Listener<ServerFrame>>();
+  private readonly authListeners = new Set<Listener<void>>();
+
+  get state(): SocketState {
+    return this.current;
+  }
+
+  /** Opens the connection (idempotent) and keeps it open until {@link stop}. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.attempt = 0;
+    window.addEventListener('online', this.reconnectNow);
+    window.addEventListener('offline', this.dropConnection);
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    window.removeEventListener('online', this.reconnectNow);
+    window.removeEventListener('offline', this.dropConnection);
+    this.clearTimers();
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close(1000, 'client stopped');
+    this.setState('idle');
+  }
+
+  /** Sends a frame when the socket is open; returns false otherwise. */
+  send(frame: ClientFrame): boolean {
+    if (this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  subscribeState = (listener: Listener<SocketState>): (() => void) => {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  };
+
+  onFrame(listener: Listener<ServerFrame>): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  /** Called after every successful (re)authentication. */
+  onAuthenticated(listener: Listener<void>): () => void {
+    this.authListeners.add(listener);
+    return () => this.authListeners.delete(listener);
+  }
+
+  private connect(): void {
+    this.clearTimers();
+    this.setState('connecting');
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(socketUrl());
+    } catch {
+      this.setState('disconnected');
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      if (this.ws !== ws) return;
+      this.setState('connected');
+      this.setState('authenticating');
+      this.send({ type: 'authenticate' });
+    };
+    ws.onmessage = (event: MessageEvent) => {
+      if (this.ws !== ws) return;
+      this.handleMessage(event.data);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.clearTimers();
+      if (this.stopped) {
+        this.setState('disconnected');
+        return;
+      }
+      if (this.current !== 'auth_failed') this.setState('disconnected');
+      this.scheduleReconnect();
+    };
+    // 'error' is always followed by 'close', which does the work.
+    ws.onerror = () => undefined;
+  }
+
+  private handleMessage(data: unknown): void {
+    if (this.pongTimer) {
+      clearTimeout(this.pongTimer);
+      this.pongTimer = null;
+    }
+    if (typeof data !== 'string') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      console.warn('realtime: ignoring a frame that is not JSON');
+      return;
+    }
+    const parsed = serverFrameSchema.safeParse(json);
+    if (!parsed.success) {
+      console.warn('realtime: ignoring an unknown frame');
+      return;
+    }
+    const frame = parsed.data;
+    switch (frame.type) {
+      case 'authenticated':
+        this.attempt = 0;
+        this.setState('authenticated');
+        this.startPings();
+        for (const listener of this.authListeners) listener();
+        break;
+      case 'auth_failed':
+        this.setState('auth_failed');
+        this.ws?.close(1000, 'authentication failed');
+        break;
+      case 'session_ended':
+      case 'security_breach':
+        // The server closes the socket next; coming back would only fail again.
+        this.stopped = true;
+        break;
+      case 'network_security_alert':
+        console.warn('network security alert:', frame.message);
+        break;
+      default:
+        break;
+    }
+    for (const listener of this.frameListeners) listener(frame);
+  }
+
+  private startPings(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = setInterval(() => {
+      if (!this.send({ type: 'ping' })) return;
+      if (this.pongTimer) clearTimeout(this.pongTimer);
+      this.pongTimer = setTimeout(() => this.ws?.close(4000, 'no pong'), PONG_TIMEOUT_MS);
+    }, PING_INTERVAL_MS);
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    const delay = reconnectDelay(this.attempt, randomUnit());
+    this.attempt += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.stopped) this.connect();
+    }, delay);
+  }
+
+  /** The browser says the network is back: skip the rest of the back-off. */
+  private reconnectNow = (): void => {
+    if (this.stopped || this.ws) return;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    this.connect();
+  };
+
+  /**
+   * The browser went offline: a socket may take a long time to notice by itself, so close it now;
+   * the member sees "Reconnecting…" and sending is disabled until the catch-up after return.
+   */
+  private dropConnection = (): void => {
+    this.ws?.close(4001, 'browser offline');
+  };
+
+  private clearTimers(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    if (this.pongTimer) clearTimeout(this.pongTimer);
+    this.reconnectTimer = null;
+    this.pingTimer = null;
+    this.pongTimer = null;
+  }
+
+  private setState(next: SocketState): void {
+    if (this.current === next) return;
+    this.current = next;
+    for (const listener of this.stateListeners) listener(next);
+  }
+}
