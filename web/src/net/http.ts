@@ -32,17 +32,18 @@ import {
 } from '@enclave/protocol';
 import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
 
-type Method = 'GET' | 'POST' | 'HEAD' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'HEAD' | 'DELETE';
 
 /** What this module needs of a protocol schema (zod's safeParse), without importing zod itself. */
-type Schema<T> = { safeParse(input: unknown): { success: true; data: T } | { success: false } };
+export type Schema<T> = { safeParse(input: unknown): { success: true; data: T } | { success: false } };
 
-async function send(method: Method, path: string, body?: unknown): Promise<Response> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+/** `headers` carries the creator's `Authorization: SuperAdmin …` for the console's calls (creator-session.ts). */
+export async function send(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
   if (body !== undefined) {
     // The JSON content type only when a body exists (specification section 7); the server also
     // uses it as its CSRF check on state-changing requests.
-    init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+    init.headers = { Accept: 'application/json', 'Content-Type': 'application/json', ...headers };
     init.body = JSON.stringify(body);
   }
   let response: Response;
@@ -72,8 +73,14 @@ async function toApiError(response: Response): Promise<ApiError> {
   return new ApiError(response.status, `${response.status}: ${text || response.statusText}`, code, serverMessage);
 }
 
-async function call<T>(method: Method, path: string, schema: Schema<T>, body?: unknown): Promise<T> {
-  const response = await send(method, path, body);
+export async function call<T>(
+  method: Method,
+  path: string,
+  schema: Schema<T>,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<T> {
+  const response = await send(method, path, body, headers);
   let json: unknown;
   try {
     json = await response.json();
@@ -87,7 +94,7 @@ async function call<T>(method: Method, path: string, schema: Schema<T>, body?: u
   return parsed.data;
 }
 
-function query(params: Record<string, string | number | undefined>): string {
+export function query(params: Record<string, string | number | undefined>): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (value !== undefined) search.set(name, String(value));

@@ -1,0 +1,27 @@
+/**
+ * The creator's master key for this tab, in memory only: never in localStorage, sessionStorage or
+ * IndexedDB (issue: the console keeps the key out of persistent browser storage). A reload or a new
+ * tab asks for it again.
+ */
+let masterKey: string | null = null;
+const listeners = new Set<() => void>();
+
+export function setMasterKey(key: string | null): void {
+  masterKey = key;
+  for (const l of listeners) l();
+}
+
+export function getMasterKey(): string | null {
+  return masterKey;
+}
+
+/** For useSyncExternalStore. */
+export function subscribeMasterKey(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The header creator calls carry; empty when no key is held. */
+export function creatorHeaders(): Record<string, string> {
+  return masterKey ? { Authorization: `SuperAdmin ${masterKey}` } : {};
+}
