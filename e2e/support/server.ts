@@ -10,6 +10,9 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+/** The creator's master key in e2e runs (the server is started with MASTER_KEY). */
+export const E2E_MASTER_KEY = '5e'.repeat(64);
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -33,7 +36,15 @@ export class EnclaveServer {
   }
 
   private env(): NodeJS.ProcessEnv {
-    return { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'info' };
+    return {
+      ...process.env,
+      PORT: String(this.port),
+      HOST: '127.0.0.1',
+      DATA_DIR: this.dataDir,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      MASTER_KEY: E2E_MASTER_KEY,
+    };
   }
 
   async start(): Promise<void> {
