@@ -1,0 +1,32 @@
+/** A new member, as a person would become one: through the login screen, in their own browser context. */
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+
+export type Member = { context: BrowserContext; page: Page; username: string; token: string };
+
+/** Create vault with an invite key, note the token shown once, sign in, land on /chat. */
+export async function joinThroughUi(browser: Browser, baseUrl: string, inviteKey: string, username: string): Promise<Member> {
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const page = await context.newPage();
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Create Vault' }).click();
+  await page.getByLabel('Access Key', { exact: true }).fill(inviteKey);
+  await page.getByRole('button', { name: 'Validate Access Key' }).click();
+  await page.getByLabel('Username', { exact: true }).fill(username);
+  await page.getByRole('button', { name: 'Generate Secure Keys' }).click();
+  const tokenField = page.getByLabel('Your Access Token', { exact: true });
+  await expect(tokenField).toHaveValue(/^[0-9a-f]{64}$/);
+  const token = await tokenField.inputValue();
+  await page.getByRole('button', { name: 'Continue to Login' }).click();
+  await expect(page.getByLabel('Access Token', { exact: true })).toHaveValue(token);
+  await page.getByRole('button', { name: 'Decrypt & Access' }).click();
+  await expect(page).toHaveURL(/\/chat$/);
+  await expect(page.locator('[data-connection-state="authenticated"]')).toBeVisible();
+  return { context, page, username, token };
+}
+
+/** Sign in on the login screen with a token. */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('Access Token', { exact: true }).fill(token);
+  await page.getByRole('button', { name: 'Decrypt & Access' }).click();
+}
