@@ -1,11 +1,13 @@
 /** A new member, as a person would become one: through the login screen, in their own browser context. */
-import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, type BrowserContext, type Page } from '@playwright/test';
 
 export type Member = { context: BrowserContext; page: Page; username: string; token: string };
 
-/** Create vault with an invite key, note the token shown once, sign in, land on /chat. */
-export async function joinThroughUi(browser: Browser, baseUrl: string, inviteKey: string, username: string): Promise<Member> {
-  const context = await browser.newContext({ baseURL: baseUrl });
+/**
+ * Create vault with an invite key, note the token shown once, sign in, land on /chat. The context
+ * (made with the server's `baseURL`) is the member's browser; attach any recording before.
+ */
+export async function joinThroughUi(context: BrowserContext, inviteKey: string, username: string): Promise<Member> {
   const page = await context.newPage();
   await page.goto('/');
   await page.getByRole('tab', { name: 'Create Vault' }).click();
