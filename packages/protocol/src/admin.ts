@@ -1,9 +1,7 @@
 /** Key administration and moderation: bodies and answers of /api/admin/*. */
 import { z } from 'zod';
 import { limits } from './limits';
-
-const isoDate = z.iso.datetime({ offset: true });
-const userId = z.uuid({ message: 'must be a user id' }).toLowerCase();
+import { isoDate, userIdSchema as userId } from './primitives';
 
 export const keyStatusSchema = z.enum(['active', 'used', 'revoked', 'expired']);
 export type KeyStatus = z.infer<typeof keyStatusSchema>;

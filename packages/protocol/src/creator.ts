@@ -1,9 +1,8 @@
 /** The network creator's console: bodies and answers of /api/super-admin/*. */
 import { z } from 'zod';
 import { keyStatusSchema } from './admin';
-
-const isoDate = z.iso.datetime({ offset: true });
-const userId = z.uuid({ message: 'must be a user id' }).toLowerCase();
+import { isoDate, userIdSchema as userId } from './primitives';
+import { publicUserSchema } from './users';
 
 export const emergencyStateSchema = z.object({ active: z.boolean(), since: isoDate.nullable() });
 export type EmergencyState = z.infer<typeof emergencyStateSchema>;
@@ -20,17 +19,8 @@ export const overviewSchema = z.object({
 });
 export type Overview = z.infer<typeof overviewSchema>;
 
-export const monitoredUserSchema = z.object({
-  id: userId,
-  username: z.string(),
-  role: z.enum(['member', 'admin']),
-  isSuperAdmin: z.boolean(),
-  isBanned: z.boolean(),
-  bannedReason: z.string().nullable(),
-  online: z.boolean(),
-  lastActivity: isoDate.nullable(),
-  joinedAt: isoDate,
-  /** The invite key the member redeemed, and its sale batch. */
+/** A member as the creator monitors them: the public view, plus the invite key redeemed and its sale batch. */
+export const monitoredUserSchema = publicUserSchema.omit({ encryptionPublicKey: true, signingPublicKey: true }).extend({
   inviteKey: z.string().nullable(),
   purchaseId: z.string().nullable(),
 });

@@ -2,7 +2,8 @@ import { accessKeySchema, errorResponseSchema, errorTexts, keyStatsSchema, type 
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
-import { accessKeys, epochs, epochShares, securityEvents } from '../db/schema';
+import { accessKeys, securityEvents } from '../db/schema';
+import { sharesFor } from '../messages/routes';
 import { keyTexts, mintKeys } from '../keys/service';
 import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
@@ -159,18 +160,7 @@ describe('key administration and moderation', () => {
     const before = history.filter((m) => m.senderId === alice.id).slice(-2, -1);
     expect(after[0]!.epochId).not.toBe(before[0]!.epochId);
     // Crypto level: Mallory's own private key, given the ciphertext and every share the server holds for her.
-    const ownShares = await database.db
-      .select({
-        epochId: epochs.id,
-        conversationId: epochs.conversationId,
-        senderId: epochs.senderId,
-        membershipVersion: epochs.membershipVersion,
-        wrappedKey: epochShares.wrappedKey,
-        signature: epochShares.signature,
-      })
-      .from(epochShares)
-      .innerJoin(epochs, eq(epochs.id, epochShares.epochId))
-      .where(eq(epochShares.recipientId, mallory.id));
+    const ownShares = await sharesFor(database.db, mallory.id);
     expect(ownShares.map((s) => s.epochId)).not.toContain(after[0]!.epochId);
     expect(ownShares.map((s) => s.epochId)).toContain(before[0]!.epochId);
     const publicKeys = (await alice.request('GET', '/api/users/all')).body as { users: PublicUser[] };

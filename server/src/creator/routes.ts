@@ -11,7 +11,7 @@ import {
   type Overview,
 } from '@enclave/protocol';
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { accessKeys, messages, users } from '../db/schema';
 import { HttpError, parse } from '../http/errors';
@@ -26,7 +26,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function creatorRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db } = ctx;
-  const audit = (req: Parameters<typeof recordEvent>[1], type: string, severity: 'low' | 'medium' | 'high' | 'critical', userId: string | null, details: Record<string, unknown> = {}) =>
+  const audit = (req: FastifyRequest, type: string, severity: 'low' | 'medium' | 'high' | 'critical', userId: string | null, details: Record<string, unknown> = {}) =>
     recordEvent(db, req, { type, severity, userId, actor: 'creator', details });
 
   app.get('/api/super-admin/overview', async (): Promise<Overview> => {
@@ -101,22 +101,29 @@ export async function creatorRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     return { unbanned: banned.length };
   });
 
-  app.post('/api/super-admin/set-role', async (req) => {
-    const { userId, role } = parse(setRoleRequestSchema, req.body);
-    const changed = await db.update(users).set({ role }).where(eq(users.id, userId)).returning({ id: users.id });
+  /** Changes one member's standing, audits it, and tells every client to refetch the member list. */
+  const updateMember = async (
+    req: FastifyRequest,
+    userId: string,
+    patch: Partial<Pick<typeof users.$inferInsert, 'role' | 'isSuperAdmin'>>,
+    type: string,
+    severity: 'medium' | 'high',
+  ) => {
+    const changed = await db.update(users).set(patch).where(eq(users.id, userId)).returning({ id: users.id });
     if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
-    await audit(req, eventTypes.roleChanged, 'medium', userId, { role });
+    await audit(req, type, severity, userId, patch);
     await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
     return { ok: true };
+  };
+
+  app.post('/api/super-admin/set-role', async (req) => {
+    const { userId, role } = parse(setRoleRequestSchema, req.body);
+    return updateMember(req, userId, { role }, eventTypes.roleChanged, 'medium');
   });
 
   app.post('/api/super-admin/set-super-admin', async (req) => {
     const { userId, isSuperAdmin } = parse(setSuperAdminRequestSchema, req.body);
-    const changed = await db.update(users).set({ isSuperAdmin }).where(eq(users.id, userId)).returning({ id: users.id });
-    if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
-    await audit(req, eventTypes.superAdminChanged, 'high', userId, { isSuperAdmin });
-    await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
-    return { ok: true };
+    return updateMember(req, userId, { isSuperAdmin }, eventTypes.superAdminChanged, 'high');
   });
 
   app.post('/api/super-admin/emergency-shutdown', async (req) => {

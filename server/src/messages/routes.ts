@@ -10,6 +10,7 @@ import {
   messageEnvelopeSchema,
   sendMessageRequestSchema,
   sharesQuerySchema,
+  type EpochShare,
   type Message,
 } from '@enclave/protocol';
 import { and, asc, desc, eq, gt, gte, inArray, lt } from 'drizzle-orm';
@@ -36,6 +37,23 @@ async function resolveConversation(db: Db, me: string, receiverId: string): Prom
   if (!peer) throw new HttpError(404, errorCodes.notFound, 'No such member');
   if (peer.isBanned || peer.isCompromised) throw new HttpError(403, errorCodes.forbidden, 'This member is banned');
   return conversationIdFor(me, receiverId);
+}
+
+/** A member's own shares of the given epochs (all of them without `epochIds`). */
+export function sharesFor(db: Db, recipientId: string, epochIds?: string[]): Promise<EpochShare[]> {
+  const mine = eq(epochShares.recipientId, recipientId);
+  return db
+    .select({
+      epochId: epochs.id,
+      conversationId: epochs.conversationId,
+      senderId: epochs.senderId,
+      membershipVersion: epochs.membershipVersion,
+      wrappedKey: epochShares.wrappedKey,
+      signature: epochShares.signature,
+    })
+    .from(epochShares)
+    .innerJoin(epochs, eq(epochs.id, epochShares.epochId))
+    .where(epochIds ? and(mine, inArray(epochShares.epochId, epochIds)) : mine);
 }
 
 const messageColumns = {
@@ -96,19 +114,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.get('/api/epochs/shares', async (req) => {
     const me = requireAuth(req).user.id;
     const { ids } = parse(sharesQuerySchema, req.query);
-    const shares = await db
-      .select({
-        epochId: epochs.id,
-        conversationId: epochs.conversationId,
-        senderId: epochs.senderId,
-        membershipVersion: epochs.membershipVersion,
-        wrappedKey: epochShares.wrappedKey,
-        signature: epochShares.signature,
-      })
-      .from(epochShares)
-      .innerJoin(epochs, eq(epochs.id, epochShares.epochId))
-      .where(and(eq(epochShares.recipientId, me), inArray(epochShares.epochId, ids)));
-    return { shares };
+    return { shares: await sharesFor(db, me, ids) };
   });
 
   app.get('/api/messages/recent', async (req) => {

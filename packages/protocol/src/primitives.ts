@@ -1,0 +1,43 @@
+/** Building blocks of the wire schemas. */
+import { z } from 'zod';
+import { limits } from './limits';
+
+export const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hexadecimal characters');
+export const base64 = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+/** Canonical padded base64 of `min`..`max` bytes, as @enclave/crypto writes and reads it. */
+export const base64Bytes = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'must be canonical base64')
+    .refine((s) => {
+      const bytes = (s.length / 4) * 3 - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+      return bytes >= min && bytes <= max;
+    }, min === max ? `must encode ${min} bytes` : `must encode ${min} to ${max} bytes`);
+
+/** Invite keys are case-sensitive: 64 lowercase hex characters. */
+export const inviteKeySchema = z.string().regex(/^[0-9a-f]{64}$/, 'Please enter a valid 64-character access key');
+/** HKDF output of the access token; what login sends instead of the token (DESIGN.md section 3). */
+export const loginKeySchema = hex64;
+/** Ids are compared as text (conversation ids are built from them): always lower case. */
+export const userIdSchema = z.uuid({ message: 'must be a user id' }).toLowerCase();
+/** Client-chosen id of a sender-key epoch. */
+export const epochIdSchema = z.uuid({ message: 'must be an epoch id' }).toLowerCase();
+/** 'all' is the general channel; a user id is a direct message with that member. */
+export const receiverIdSchema = z.union([z.literal('all'), userIdSchema]);
+export const usernameSchema = z
+  .string()
+  .trim()
+  .min(1, 'Please enter a username')
+  .max(limits.usernameMaxChars, `Username must be at most ${limits.usernameMaxChars} characters`)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'Username may contain letters, digits, dot, dash and underscore only');
+/** SPKI public key, base64. RSA-2048 SPKI is 392 characters; P-256 SPKI is 124. */
+export const publicKeySchema = base64(1024).min(64, 'must be a public key');
+/** PBKDF2/AES-GCM private-key bundle, base64(salt ‖ iv ‖ ciphertext). */
+export const encryptedPrivateKeySchema = base64(8192).min(64, 'must be an encrypted key bundle');
+export const roleSchema = z.enum(['member', 'admin']);
+export const isoDate = z.iso.datetime({ offset: true });
+

@@ -1,0 +1,31 @@
+/** Members as the server shows them. */
+import { z } from 'zod';
+import { isoDate, publicKeySchema, roleSchema, userIdSchema } from './primitives';
+
+export const selfUserSchema = z.object({
+  id: userIdSchema,
+  username: z.string(),
+  role: roleSchema,
+  isSuperAdmin: z.boolean(),
+  joinedAt: isoDate,
+});
+export type SelfUser = z.infer<typeof selfUserSchema>;
+
+export const publicUserSchema = z.object({
+  id: userIdSchema,
+  username: z.string(),
+  role: roleSchema,
+  isSuperAdmin: z.boolean(),
+  isBanned: z.boolean(),
+  bannedReason: z.string().nullable(),
+  online: z.boolean(),
+  lastActivity: isoDate.nullable(),
+  joinedAt: isoDate,
+  encryptionPublicKey: publicKeySchema,
+  signingPublicKey: publicKeySchema,
+});
+export type PublicUser = z.infer<typeof publicUserSchema>;
+
+export const userListResponseSchema = z.object({ users: z.array(publicUserSchema) });
+export type UserListResponse = z.infer<typeof userListResponseSchema>;
+
