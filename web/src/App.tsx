@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import * as Tooltip from '@radix-ui/react-tooltip';
 import { useEffect, useState } from 'react';
 import { Route, Switch } from 'wouter';
+import { AdminPage } from './admin/AdminPage';
 import { AuthProvider } from './auth/AuthProvider';
 import { ChatPage } from './chat/ChatPage';
 import { Toaster } from './components/ui/Toaster';
@@ -10,6 +11,8 @@ import { NotFound } from './NotFound';
 import { createQueryClient } from './query-client';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { showPendingNotice } from './realtime/session-notice';
+import { SuperAdminPage } from './super-admin/SuperAdminPage';
+import { ValidatePage } from './validate/ValidatePage';
 
 function Routes() {
   return (
@@ -17,6 +20,9 @@ function Routes() {
       <Route path="/" component={LoginPage} />
       <Route path="/login" component={LoginPage} />
       <Route path="/chat" component={ChatPage} />
+      <Route path="/admin" component={AdminPage} />
+      <Route path="/validate" component={ValidatePage} />
+      <Route path="/super-admin" component={SuperAdminPage} />
       <Route component={NotFound} />
     </Switch>
   );

@@ -5,14 +5,17 @@ import { Redirect } from 'wouter';
 import { useAuth, type Session } from '../auth/auth-context';
 import { toast } from '../components/ui/toast-store';
 import { useSocketState } from '../realtime/realtime-context';
+import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
 import { MessageInput } from './MessageInput';
 import { MessageList } from './MessageList';
+import { RecipientKeyError } from './sender-keys';
 import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
 import { useKeyPins } from './use-key-pins';
+import { useModeration } from './use-moderation';
 import { useUsers } from './use-users';
 
 export function ChatPage() {
@@ -39,6 +42,12 @@ function ChatScreen({ session }: { session: Session }) {
   const receiverId = peerId ?? 'all';
   const conversationId = conversationIdFor(selfId, receiverId);
   const peer: PublicUser | null = (peerId && users.data?.find((u) => u.id === peerId)) || null;
+  // Roles come from the server (DESIGN.md section 5): the member list follows promotions live
+  // (users_changed), the session's copy is only the fallback until it arrives.
+  const selfRole = users.data?.find((u) => u.id === selfId)?.role ?? session.user.role;
+  const isAdmin = selfRole === 'admin';
+  const { ban, unban } = useModeration();
+  const [banTarget, setBanTarget] = useState<PublicUser | null>(null);
 
   useChatRealtime(services, conversationId);
 
@@ -70,7 +79,8 @@ function ChatScreen({ session }: { session: Session }) {
       });
     } catch (error) {
       console.error('send failed', error);
-      toast({ title: 'Send Failed', description: 'Failed to send message', tone: 'destructive' });
+      const description = error instanceof RecipientKeyError ? error.message : 'Failed to send message';
+      toast({ title: 'Send Failed', description, tone: 'destructive' });
       throw error;
     }
   }
@@ -78,7 +88,7 @@ function ChatScreen({ session }: { session: Session }) {
   const peerName = peer?.username ?? 'member';
   return (
     <div className="flex min-h-screen flex-col">
-      <ChatTopBar user={session.user} />
+      <ChatTopBar user={session.user} admin={isAdmin} />
       <main className="mx-auto grid w-full max-w-6xl flex-1 gap-4 p-4 md:grid-cols-[18rem_1fr]">
         <UserList
           selfId={selfId}
@@ -87,6 +97,11 @@ function ChatScreen({ session }: { session: Session }) {
           selectedId={peerId}
           pins={pins}
           onSelect={setPeerId}
+          moderation={
+            isAdmin
+              ? { onBan: setBanTarget, onUnban: (user) => unban.mutate(user), busy: ban.isPending || unban.isPending }
+              : null
+          }
         />
         <section
           className="flex h-[calc(100vh-7rem)] min-h-[28rem] flex-col rounded-xl border border-border bg-surface"
@@ -111,6 +126,15 @@ function ChatScreen({ session }: { session: Session }) {
           />
         </section>
       </main>
+      {isAdmin ? (
+        <BanDialog
+          key={banTarget?.id ?? 'closed'}
+          target={banTarget}
+          busy={ban.isPending}
+          onConfirm={(user, reason) => ban.mutate({ user, reason }, { onSettled: () => setBanTarget(null) })}
+          onCancel={() => setBanTarget(null)}
+        />
+      ) : null}
     </div>
   );
 }

@@ -1,15 +1,15 @@
 import type { SelfUser } from '@enclave/protocol';
-import { LogOut, Shield, ShieldCheck } from 'lucide-react';
+import { KeyRound, LogOut, Shield, ShieldCheck } from 'lucide-react';
 import { useState } from 'react';
+import { Link } from 'wouter';
 import { useAuth } from '../auth/auth-context';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 
-export function ChatTopBar({ user }: { user: SelfUser }) {
+/** `admin`: the member's server-side role is admin (never inferred from the token or the username). */
+export function ChatTopBar({ user, admin }: { user: SelfUser; admin: boolean }) {
   const { logout } = useAuth();
   const [leaving, setLeaving] = useState(false);
-  // Roles come from the server (DESIGN.md section 5), never from the token or the username.
-  const admin = user.role === 'admin' || user.isSuperAdmin;
 
   return (
     <header className="border-b border-border bg-surface/80">
@@ -24,6 +24,11 @@ export function ChatTopBar({ user }: { user: SelfUser }) {
           ) : null}
         </div>
         <div className="flex items-center gap-3">
+          {admin ? (
+            <Link href="/admin" className="inline-flex items-center gap-1 text-sm text-accent hover:underline">
+              <KeyRound className="size-4" aria-hidden="true" /> Key management
+            </Link>
+          ) : null}
           <span className="hidden text-sm text-muted sm:inline">
             Signed in as <strong className="text-foreground">{user.username}</strong>
           </span>

@@ -1,8 +1,18 @@
 import type { PublicUser } from '@enclave/protocol';
 import * as ScrollArea from '@radix-ui/react-scroll-area';
-import { Crown, Hash, ShieldAlert } from 'lucide-react';
+import { Ban, Crown, Hash, ShieldAlert, Undo2 } from 'lucide-react';
+import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import type { PinStatus } from './key-pins';
+import { isBannable } from './use-moderation';
+
+/** Moderation controls, given only to admins (the server checks every call again). */
+export type Moderation = {
+  onBan: (user: PublicUser) => void;
+  onUnban: (user: PublicUser) => void;
+  /** A ban or unban is on its way: the buttons wait. */
+  busy: boolean;
+};
 
 type UserListProps = {
   selfId: string;
@@ -12,6 +22,7 @@ type UserListProps = {
   pins: ReadonlyMap<string, PinStatus>;
   /** Clicking the selected member again returns to the channel (null). */
   onSelect: (userId: string | null) => void;
+  moderation: Moderation | null;
 };
 
 type Presence = 'online' | 'offline' | 'banned';
@@ -37,7 +48,7 @@ function isAdmin(user: PublicUser): boolean {
   return user.role === 'admin' || user.isSuperAdmin;
 }
 
-export function UserList({ selfId, users, loading, selectedId, pins, onSelect }: UserListProps) {
+export function UserList({ selfId, users, loading, selectedId, pins, onSelect, moderation }: UserListProps) {
   const others = (users ?? []).filter((u) => u.id !== selfId).sort(byPresenceThenName);
   const self = users?.find((u) => u.id === selfId);
   const onlineCount = (users ?? []).filter((u) => u.online && !u.isBanned).length;
@@ -67,13 +78,14 @@ export function UserList({ selfId, users, loading, selectedId, pins, onSelect }:
           {self ? <SelfEntry user={self} /> : null}
           <ul className="grid gap-0.5">
             {others.map((user) => (
-              <li key={user.id}>
+              <li key={user.id} className="flex items-center gap-1">
                 <MemberButton
                   user={user}
                   selected={selectedId === user.id}
                   keyChanged={pins.get(user.id)?.changed ?? false}
                   onClick={() => onSelect(selectedId === user.id ? null : user.id)}
                 />
+                {moderation ? <ModerationButton user={user} selfId={selfId} moderation={moderation} /> : null}
               </li>
             ))}
           </ul>
@@ -125,7 +137,7 @@ function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps
       onClick={onClick}
       title={selected ? 'Back to the general channel' : `Direct message ${user.username}`}
       className={cn(
-        'flex w-full items-center justify-between gap-2 rounded-md px-2 py-2 text-left',
+        'flex min-w-0 flex-1 items-center justify-between gap-2 rounded-md px-2 py-2 text-left',
         selected ? 'bg-accent/15 ring-1 ring-accent/40' : 'hover:bg-surface-raised',
         user.isBanned && 'opacity-70',
       )}
@@ -137,5 +149,38 @@ function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps
       </span>
       <StatusLine user={user} />
     </button>
+  );
+}
+
+/** Ban for members an admin may ban, Unban for banned ones, nothing for staff. */
+function ModerationButton({ user, selfId, moderation }: { user: PublicUser; selfId: string; moderation: Moderation }) {
+  if (user.isBanned) {
+    return (
+      <Button
+        variant="ghost"
+        size="icon"
+        className="size-8 shrink-0 text-emerald-300 hover:text-emerald-200"
+        aria-label={`Unban ${user.username}`}
+        title={`Unban ${user.username}`}
+        disabled={moderation.busy}
+        onClick={() => moderation.onUnban(user)}
+      >
+        <Undo2 aria-hidden="true" />
+      </Button>
+    );
+  }
+  if (!isBannable(user, selfId)) return null;
+  return (
+    <Button
+      variant="ghost"
+      size="icon"
+      className="size-8 shrink-0 text-red-400 hover:text-red-300"
+      aria-label={`Ban ${user.username}`}
+      title={`Ban ${user.username}`}
+      disabled={moderation.busy}
+      onClick={() => moderation.onBan(user)}
+    >
+      <Ban aria-hidden="true" />
+    </Button>
   );
 }

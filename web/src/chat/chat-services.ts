@@ -5,8 +5,9 @@ import * as api from '../net/http';
 import { ChatStore } from './chat-store';
 import { MessageDecryptor } from './message-decryptor';
 import { PublicKeyCache } from './public-keys';
-import { SenderKeys } from './sender-keys';
-import { ensureUsers } from './use-users';
+import { RecipientKeyError, SenderKeys } from './sender-keys';
+import { checkPins } from './key-pins';
+import { ensureUsers, refetchUsers } from './use-users';
 
 export type ChatServices = {
   senderKeys: SenderKeys;
@@ -35,6 +36,22 @@ export function createChatServices(session: Session, queryClient: QueryClient): 
     api: { conversationMembers: api.conversationMembers, createEpoch: api.createEpoch, sendMessage: api.sendMessage },
     crypto: { createEpoch: e2e.createEpoch, encryptMessage: e2e.encryptMessage },
     onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
+    checkRecipients: async (recipients) => {
+      let users = await ensureUsers(queryClient);
+      // A member who joined a moment ago may not be in the cached list yet.
+      if (recipients.some((r) => !users.some((u) => u.id === r.id))) users = await refetchUsers(queryClient);
+      const pins = await checkPins(session.user.id, users);
+      for (const r of recipients) {
+        if (r.id === session.user.id) continue;
+        const user = users.find((u) => u.id === r.id);
+        if (!user || user.encryptionPublicKey !== r.encryptionPublicKey) {
+          throw new RecipientKeyError('The server offered an unknown key for a member of this conversation: not sending.');
+        }
+        if (pins.get(r.id)?.changed) {
+          throw new RecipientKeyError(`The key of ${user.username} changed: compare the safety number before sending.`);
+        }
+      }
+    },
   });
   const store = new ChatStore({ history: api.history, decrypt: (messages) => decryptor.decrypt(messages) });
   return { senderKeys, decryptor, store };

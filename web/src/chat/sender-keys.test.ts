@@ -2,7 +2,7 @@ import type { Epoch } from '@enclave/crypto';
 import type { ConversationMembersResponse, CreateEpochRequest, Message, SendMessageRequest } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../net/api-error';
-import { SenderKeys, type SenderKeysCrypto } from './sender-keys';
+import { SenderKeys, type SenderKeysCrypto, type SenderKeysOptions } from './sender-keys';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -11,7 +11,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 const membershipChanged = () => new ApiError(409, '409: changed', 'membership_changed', 'Membership changed');
 
-function setup(options: { members?: string[]; version?: number } = {}) {
+function setup(options: { members?: string[]; version?: number; checkRecipients?: SenderKeysOptions['checkRecipients'] } = {}) {
   let version = options.version ?? 1;
   let memberIds = options.members ?? [ALICE, BOB];
   let now = 1_000_000;
@@ -43,6 +43,7 @@ function setup(options: { members?: string[]; version?: number } = {}) {
     now: () => now,
     crypto,
     onEpochCreated: (epoch) => created.push(epoch),
+    checkRecipients: options.checkRecipients,
     api: {
       conversationMembers: async (receiverId): Promise<ConversationMembersResponse> => {
         calls.members += 1;
@@ -221,6 +222,17 @@ describe('SenderKeys', () => {
   it('refuses to wrap a direct message for anyone outside the pair', async () => {
     const t = setup({ members: [ALICE, BOB, CAROL] });
     await expect(t.keys.send(BOB, 'secret')).rejects.toThrow(/two members/);
+    expect(t.calls.epochs).toHaveLength(0);
+    expect(t.calls.sends).toHaveLength(0);
+  });
+
+  it('wraps nothing when a recipient key is not the one the member knows', async () => {
+    const t = setup({
+      checkRecipients: async (recipients) => {
+        if (recipients.some((r) => r.id === BOB)) throw new Error("bob's key changed");
+      },
+    });
+    await expect(t.keys.send('all', 'hello')).rejects.toThrow(/key changed/);
     expect(t.calls.epochs).toHaveLength(0);
     expect(t.calls.sends).toHaveLength(0);
   });

@@ -36,7 +36,17 @@ export type SenderKeysOptions = {
   now?: () => number;
   /** Each new epoch, so the receiving side can read the member's own messages without a share fetch. */
   onEpochCreated?: (epoch: Epoch) => void;
+  /**
+   * Throws unless every recipient's key is the one this member knows for them (the member list's
+   * key, matching its pin): a server that offers its own key for someone gets no chain key.
+   */
+  checkRecipients?: (recipients: readonly Recipient[]) => Promise<void>;
 };
+
+export type Recipient = { id: string; encryptionPublicKey: string };
+
+/** A recipient's key is not the one this member knows: the message is not sent, and the member is told why. */
+export class RecipientKeyError extends Error {}
 
 type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
 
@@ -127,6 +137,7 @@ export class SenderKeys {
     for (let attempt = 0; ; attempt++) {
       const members = await this.options.api.conversationMembers(receiverId);
       const recipients = this.recipientsOf(members, receiverId, conversationId);
+      await this.options.checkRecipients?.(recipients);
       const { epoch, shares } = await this.options.crypto.createEpoch({
         conversationId,
         senderId: this.options.self.id,
@@ -157,7 +168,7 @@ export class SenderKeys {
   }
 
   /** The members to wrap for, checked: the right conversation, the sender included, DMs closed. */
-  private recipientsOf(members: ConversationMembersResponse, receiverId: string, conversationId: string) {
+  private recipientsOf(members: ConversationMembersResponse, receiverId: string, conversationId: string): Recipient[] {
     const self = this.options.self;
     if (members.conversationId !== conversationId) {
       throw new Error(`members answer is for ${members.conversationId}, not ${conversationId}`);

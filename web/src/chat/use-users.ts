@@ -14,6 +14,11 @@ export function ensureUsers(queryClient: QueryClient): Promise<PublicUser[]> {
   return queryClient.ensureQueryData({ queryKey: usersQueryKey, queryFn: listUsers });
 }
 
+/** The member list fresh from the server, updating the cache. */
+export function refetchUsers(queryClient: QueryClient): Promise<PublicUser[]> {
+  return queryClient.fetchQuery({ queryKey: usersQueryKey, queryFn: listUsers, staleTime: 0 });
+}
+
 /** Applies a presence frame to the cached list. */
 export function setPresence(queryClient: QueryClient, userId: string, online: boolean): void {
   queryClient.setQueryData<PublicUser[]>(usersQueryKey, (users) =>

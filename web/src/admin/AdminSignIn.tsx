@@ -1,0 +1,103 @@
+import type { SelfUser } from '@enclave/protocol';
+import { useQueryClient } from '@tanstack/react-query';
+import { KeyRound, Lock, LogIn } from 'lucide-react';
+import { useId, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { Button } from '../components/ui/Button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
+import { Input, Label } from '../components/ui/Input';
+import { toast } from '../components/ui/toast-store';
+import { isApiError } from '../net/api-error';
+import { checkMasterKey } from '../net/admin-api';
+import { setMasterKey } from '../net/creator-session';
+import { adminToasts } from './admin-texts';
+import { seedKeyStats } from './use-admin-keys';
+
+/** What /admin shows to anyone who is neither a signed-in admin nor holding the master key: no data. */
+export function AdminSignIn({ member }: { member: SelfUser | null }) {
+  return (
+    <main className="flex min-h-screen items-start justify-center px-4 py-12">
+      <Card className="w-full max-w-md">
+        <CardHeader>
+          <span className="mb-1 grid size-12 place-items-center rounded-xl border border-amber-500/40 bg-amber-500/10">
+            <Lock className="size-6 text-amber-300" aria-hidden="true" />
+          </span>
+          <h1 className="text-2xl font-bold tracking-tight">Sign-in required</h1>
+          <CardDescription>
+            Key management is for network administrators and the network creator.{' '}
+            {member ? (
+              <>
+                You are signed in as <strong className="text-foreground">{member.username}</strong>, who is not an
+                administrator.
+              </>
+            ) : (
+              'You are not signed in.'
+            )}
+          </CardDescription>
+        </CardHeader>
+        <CardContent className="grid gap-5">
+          <Button asChild variant="secondary" className="w-full">
+            <Link href="/">
+              <LogIn aria-hidden="true" /> Sign in as an administrator
+            </Link>
+          </Button>
+          <div className="flex items-center gap-3 text-xs uppercase tracking-wider text-muted" aria-hidden="true">
+            <span className="h-px flex-1 bg-border" /> or <span className="h-px flex-1 bg-border" />
+          </div>
+          <MasterKeyForm />
+        </CardContent>
+      </Card>
+    </main>
+  );
+}
+
+function MasterKeyForm() {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const hintId = useId();
+  const [key, setKey] = useState('');
+  const [checking, setChecking] = useState(false);
+  const candidate = key.trim();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!candidate || checking) return;
+    setChecking(true);
+    try {
+      const stats = await checkMasterKey(candidate);
+      seedKeyStats(queryClient, stats);
+      toast(adminToasts.creatorAccess);
+      // Kept in this tab's memory only (creator-session.ts); the page switches to the panel.
+      setMasterKey(candidate);
+    } catch (error) {
+      if (isApiError(error, 401) || isApiError(error, 403)) toast(adminToasts.accessDenied(error.serverMessage));
+      else toast(adminToasts.authenticationError(isApiError(error) ? error.serverMessage : null));
+      setChecking(false);
+    }
+  }
+
+  return (
+    <form className="grid gap-2" onSubmit={submit} noValidate>
+      <CardTitle className="text-base">Network creator</CardTitle>
+      <Label htmlFor={id}>Master Key</Label>
+      <Input
+        id={id}
+        type="password"
+        name="masterKey"
+        className="font-mono text-xs"
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="Enter the master key"
+        aria-describedby={hintId}
+        value={key}
+        onChange={(e) => setKey(e.target.value)}
+      />
+      <p id={hintId} className="text-xs text-muted">
+        128-character hex. Kept in this tab's memory only; a reload asks again.
+      </p>
+      <Button type="submit" disabled={!candidate || checking}>
+        <KeyRound aria-hidden="true" /> {checking ? 'Checking…' : 'Unlock Key Management'}
+      </Button>
+    </form>
+  );
+}
