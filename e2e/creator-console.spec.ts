@@ -493,7 +493,7 @@ test('the creator console: master key, real figures, emergency shutdown, revocat
       const score = `sum(case severity when 'low' then 1 when 'medium' then 3 when 'high' then 7 else 15 end)::int`;
       const ipRisk = await db.query<{ name: string; score: number; events: number }>(
         `select ip as name, ${score} as score, count(*)::int as events from security_events
-          where ip is not null and created_at > now() - interval '7 days' group by ip order by score desc`,
+          where ip is not null and actor is null and created_at > now() - interval '7 days' group by ip order by score desc`,
       );
       const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
       expect([...final.shown.ips].sort(byName)).toEqual(ipRisk.rows.map((r) => ({ ...r })).sort(byName));
@@ -501,7 +501,7 @@ test('the creator console: master key, real figures, emergency shutdown, revocat
       expect(local?.score).toBeGreaterThanOrEqual(HIGH * wrongKeys);
       const memberRisk = await db.query<{ name: string; score: number; events: number }>(
         `select u.username as name, ${score} as score, count(*)::int as events from security_events e
-          join users u on u.id = e.user_id where e.created_at > now() - interval '7 days' group by u.username`,
+          join users u on u.id = e.user_id where e.actor is null and e.created_at > now() - interval '7 days' group by u.username`,
       );
       expect([...final.shown.members].sort(byName)).toEqual(memberRisk.rows.map((r) => ({ ...r })).sort(byName));
 

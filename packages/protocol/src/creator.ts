@@ -11,7 +11,7 @@ export const overviewSchema = z.object({
   totalUsers: z.number().int(),
   /** Members with a socket open right now. */
   onlineUsers: z.number().int(),
-  /** Members active (signed in or sent a message) in the last 24 hours. */
+  /** Members not banned who were active (signed in or sent a message) in the last 24 hours. */
   activeUsers: z.number().int(),
   bannedUsers: z.number().int(),
   totalMessages: z.number().int(),
@@ -41,6 +41,8 @@ export const accessKeysQuerySchema = z.strictObject({
 });
 
 export const shutdownResponseSchema = z.object({ banned: z.number().int(), emergency: emergencyStateSchema });
+export const liftEmergencyResponseSchema = z.object({ emergency: emergencyStateSchema });
+export const unbanUsersResponseSchema = z.object({ unbanned: z.number().int() });
 
 export const severitySchema = z.enum(['low', 'medium', 'high', 'critical']);
 

@@ -84,10 +84,11 @@ export function registerAccessControl(app: FastifyInstance, db: Db, masterKeyHas
     if (!key) {
       throw new HttpError(401, errorCodes.unauthorized, header ? 'Malformed master key' : 'Master key required');
     }
-    if (await recentFailures(db, req.ip, eventTypes.masterKeyFailed) >= MASTER_KEY_ATTEMPTS) {
-      throw new HttpError(429, errorCodes.rateLimited, errorTexts.tooManyAttempts);
-    }
     if (!matchesMasterKey(key, masterKeyHash)) {
+      // The right key always works: wrong ones from an address cannot lock the creator out.
+      if ((await recentFailures(db, req.ip, eventTypes.masterKeyFailed)) >= MASTER_KEY_ATTEMPTS) {
+        throw new HttpError(429, errorCodes.rateLimited, errorTexts.tooManyAttempts);
+      }
       await recordEvent(db, req, { type: eventTypes.masterKeyFailed, severity: 'high', details: { route: req.routeOptions.url } });
       throw new HttpError(403, errorCodes.forbidden, 'Invalid creator credentials');
     }

@@ -186,7 +186,7 @@ describe('key administration and moderation', () => {
     const audit = await database.db.select().from(securityEvents);
     const byType = (t: string) => audit.filter((e) => e.type === t);
     expect(byType('admin_keys_generated').every((e) => e.actor === admin.id && e.ip === '127.0.0.1')).toBe(true);
-    for (const t of ['admin_keys_generated', 'admin_keys_revoked', 'admin_keys_exported', 'admin_user_banned', 'admin_user_unbanned']) {
+    for (const t of ['admin_keys_generated', 'admin_keys_revoked', 'admin_keys_exported', 'member_banned', 'member_unbanned']) {
       expect(byType(t).length, t).toBeGreaterThan(0);
     }
     expect(JSON.stringify(audit)).not.toMatch(/enclave_session|SuperAdmin/);

@@ -64,6 +64,8 @@ describe('creator console', () => {
     expect(statuses).toEqual([403, 403, 403, 403, 403, 429, 429]);
     const [row] = await database.db.select({ n: count() }).from(securityEvents).where(eq(securityEvents.type, 'master_key_failed'));
     expect(row?.n).toBe(5);
+    // Wrong keys from an address cannot lock the creator out.
+    expect((await asCreator('GET', '/api/super-admin/overview')).status).toBe(200);
     await database.db.delete(securityEvents).where(eq(securityEvents.type, 'master_key_failed'));
   });
 
@@ -179,10 +181,12 @@ describe('creator console', () => {
       { type: 'login_failed', severity: 'medium', ip: '203.0.113.9' },
       { type: 'login_failed', severity: 'medium', ip: '203.0.113.9' },
       { type: 'canary_key_used', severity: 'critical', ip: '198.51.100.7', userId: eve.id },
+      // The creator acting is audit, not threat: on the heatmap, not in the risk scores.
+      { type: 'member_banned', severity: 'high', ip: '127.0.0.1', userId: eve.id, actor: 'creator' },
     ]);
     const map = heatmapSchema.parse((await asCreator('GET', '/api/super-admin/security/heatmap')).body);
     const byType = Object.fromEntries(map.cells.map((c) => [c.type, c.count]));
-    expect(byType).toEqual({ login_failed: 2, canary_key_used: 1 });
+    expect(byType).toEqual({ login_failed: 2, canary_key_used: 1, member_banned: 1 });
     const r = riskSchema.parse((await asCreator('GET', '/api/super-admin/security/risk')).body);
     expect(r.ips.map((x) => [x.ip, x.score])).toEqual([
       ['198.51.100.7', 15],

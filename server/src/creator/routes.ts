@@ -35,7 +35,7 @@ export async function creatorRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         .select({
           total: count(),
           banned: sql<number>`count(*) filter (where ${users.isBanned})::int`,
-          active: sql<number>`count(*) filter (where ${users.lastActivity} > ${new Date(Date.now() - DAY_MS)})::int`,
+          active: sql<number>`count(*) filter (where not ${users.isBanned} and ${users.lastActivity} > ${new Date(Date.now() - DAY_MS)})::int`,
         })
         .from(users),
       db.select({ n: count() }).from(messages),

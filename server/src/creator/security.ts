@@ -15,7 +15,8 @@ type Severity = keyof typeof SEVERITY_SCORE;
 
 export async function heatmap(db: Db, now = new Date()): Promise<Heatmap> {
   const from = new Date(now.getTime() - WEEK_MS);
-  const hour = sql<Date>`date_trunc('hour', ${securityEvents.createdAt})`;
+  // Hours in UTC whatever the database session's time zone; the browser shows them in its own.
+  const hour = sql<Date>`date_trunc('hour', ${securityEvents.createdAt}, 'UTC')`;
   const rows = await db
     .select({ hour, type: securityEvents.type, count: count() })
     .from(securityEvents)
@@ -41,7 +42,8 @@ export async function risk(db: Db, now = new Date()): Promise<Risk> {
     })
     .from(securityEvents)
     .leftJoin(users, eq(users.id, securityEvents.userId))
-    .where(gt(securityEvents.createdAt, since));
+    // Audit entries (an admin or the creator acting) are not threats to score.
+    .where(and(gt(securityEvents.createdAt, since), isNull(securityEvents.actor)));
   type Acc = { score: number; events: number; worst: Severity; lastSeen: Date };
   const add = (map: Map<string, Acc>, key: string, severity: Severity, at: Date) => {
     const acc = map.get(key) ?? { score: 0, events: 0, worst: 'low', lastSeen: at };
