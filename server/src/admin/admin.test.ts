@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { accessKeys, securityEvents } from '../db/schema';
 import { sharesFor } from '../messages/routes';
-import { keyTexts, mintKeys } from '../keys/service';
+import { mintKeys } from '../keys/service';
 import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 
@@ -82,10 +82,10 @@ describe('key administration and moderation', () => {
     const canary = (canaryRes.body as { keys: { key: string }[] }).keys[0]!.key;
 
     const cases: [string, string][] = [
-      [revoked!, keyTexts.revoked],
-      [expired!, keyTexts.expired],
+      [revoked!, errorTexts.keyRevoked],
+      [expired!, errorTexts.keyExpired],
       [used!, errorTexts.keyUsed],
-      [canary, keyTexts.unauthorizedSource],
+      [canary, errorTexts.keyUnauthorizedSource],
     ];
     for (const [key, reason] of cases) {
       expect(await validate(key)).toMatchObject({ valid: false, reason });

@@ -12,7 +12,7 @@ import { setBanned } from '../users/moderation';
 import { getSetting } from './master-key';
 
 const EMERGENCY = 'emergency_since';
-export const SHUTDOWN_REASON = 'Emergency shutdown';
+const SHUTDOWN_REASON = 'Emergency shutdown';
 
 export async function emergencyState(db: Db): Promise<EmergencyState> {
   const since = await getSetting(db, EMERGENCY);

@@ -13,13 +13,7 @@ import type { Db } from '../db/client';
 import { accessKeys, users } from '../db/schema';
 
 /** What a used key earned when it was sold without a recorded price (specification section 9). */
-export const DEFAULT_SALE_PRICE = 50;
-export const keyTexts = {
-  revoked: 'This access key has been revoked',
-  expired: 'This access key has expired',
-  /** Canary keys are refused like a key that did not come from a distributor. */
-  unauthorizedSource: 'This access key is not from an authorized source',
-} as const;
+const DEFAULT_SALE_PRICE = 50;
 
 export type MintOptions = {
   count: number;
@@ -58,14 +52,14 @@ export function keyStatus(row: Pick<KeyRow, 'status' | 'usedAt' | 'expiresAt'>, 
 /** Why a stored key cannot be redeemed now, or null when it can. */
 export function refusal(row: KeyRow | undefined, now = new Date()): string | null {
   if (!row) return errorTexts.keyUnknown;
-  if (row.isCanary) return keyTexts.unauthorizedSource;
+  if (row.isCanary) return errorTexts.keyUnauthorizedSource;
   switch (keyStatus(row, now)) {
     case 'revoked':
-      return keyTexts.revoked;
+      return errorTexts.keyRevoked;
     case 'used':
       return errorTexts.keyUsed;
     case 'expired':
-      return keyTexts.expired;
+      return errorTexts.keyExpired;
     case 'active':
       return null;
   }

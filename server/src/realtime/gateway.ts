@@ -130,11 +130,6 @@ export class Gateway {
     }
   }
 
-  /** Number of members with a socket on this instance (for tests and monitoring). */
-  get localMembers(): number {
-    return this.clients.size;
-  }
-
   async close(): Promise<void> {
     clearInterval(this.refreshTimer);
     for (const set of this.clients.values()) for (const c of set) c.socket.close(1001, 'server shutting down');

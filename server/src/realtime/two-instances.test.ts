@@ -73,7 +73,6 @@ describe('two instances over one PostgreSQL database and the Redis bus', () => {
     aliceSocket = track(await alice.connect());
     expect(aliceSocket.frames).toContainEqual({ type: 'authenticated', userId: alice.id });
     await bobSocket.waitFor(presenceFrame(alice.id, true), 2000);
-    expect(a.app.gateway.localMembers).toBeGreaterThanOrEqual(1);
   });
 
   it('delivers a general-channel message sent through A to Bob on B within 1 s, and Bob reads it', async () => {

@@ -38,7 +38,7 @@ export type IpAnalysis = {
   headers: Record<string, string>;
 };
 
-export function classifyIp(ip: string | null): IpAnalysis['classification'] {
+function classifyIp(ip: string | null): IpAnalysis['classification'] {
   if (!ip) return 'unknown';
   const v4 = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
   if (net.isIPv4(v4)) {
@@ -52,7 +52,7 @@ export function classifyIp(ip: string | null): IpAnalysis['classification'] {
   return net.isIPv6(ip) ? 'public' : 'unknown';
 }
 
-export function analyzeRequest(req: FastifyRequest): IpAnalysis {
+function analyzeRequest(req: FastifyRequest): IpAnalysis {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (SECRET_HEADERS.has(name) || value === undefined || value === '') continue;
