@@ -1,15 +1,15 @@
 import type { SelfUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { KeyRound, Lock, LogIn } from 'lucide-react';
-import { useId, useState, type FormEvent } from 'react';
+import { useId } from 'react';
 import { Link } from 'wouter';
+import { useMasterKeyEntry } from '../components/use-master-key-entry';
 import { Button } from '../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
 import { Input, Label } from '../components/ui/Input';
 import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import { checkMasterKey } from '../net/admin-api';
-import { setMasterKey } from '../net/creator-session';
 import { adminToasts } from './admin-texts';
 import { seedKeyStats } from './use-admin-keys';
 
@@ -55,26 +55,16 @@ function MasterKeyForm() {
   const queryClient = useQueryClient();
   const id = useId();
   const hintId = useId();
-  const [key, setKey] = useState('');
-  const [checking, setChecking] = useState(false);
-  const candidate = key.trim();
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!candidate || checking) return;
-    setChecking(true);
-    try {
-      const stats = await checkMasterKey(candidate);
-      seedKeyStats(queryClient, stats);
+  const { value, setValue, candidate, busy: checking, submit } = useMasterKeyEntry({
+    check: async (key) => {
+      seedKeyStats(queryClient, await checkMasterKey(key));
       toast(adminToasts.creatorAccess);
-      // Kept in this tab's memory only (creator-session.ts); the page switches to the panel.
-      setMasterKey(candidate);
-    } catch (error) {
+    },
+    onRefused: (error) => {
       if (isApiError(error, 401) || isApiError(error, 403)) toast(adminToasts.accessDenied(error.serverMessage));
       else toast(adminToasts.authenticationError(isApiError(error) ? error.serverMessage : null));
-      setChecking(false);
-    }
-  }
+    },
+  });
 
   return (
     <form className="grid gap-2" onSubmit={submit} noValidate>
@@ -89,8 +79,8 @@ function MasterKeyForm() {
         spellCheck={false}
         placeholder="Enter the master key"
         aria-describedby={hintId}
-        value={key}
-        onChange={(e) => setKey(e.target.value)}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
       />
       <p id={hintId} className="text-xs text-muted">
         128-character hex. Kept in this tab's memory only; a reload asks again.

@@ -4,30 +4,24 @@ import { Ban, Copy } from 'lucide-react';
 import { useState } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
+import { copyToClipboard } from '../components/ui/copy-to-clipboard';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
 import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import { revokeKeys } from '../net/admin-api';
 import { adminToasts } from './admin-texts';
 import { ConfirmDialog } from '../components/ui/ConfirmDialog';
-import { formatDate, formatUsd } from '../lib/format';
+import { formatDate, formatUsd, shortKey } from '../lib/format';
 import { refreshKeys, useUnusedKeys } from './use-admin-keys';
 
 /** Keys awaiting a confirmed revocation: one, or every key listed. */
 type PendingRevocation = { ids: string[]; single: AccessKey | null };
 
-/** Short form of a key for buttons' names: the first and last characters. */
-function shortKey(key: string): string {
-  return `${key.slice(0, 8)}…${key.slice(-4)}`;
-}
+/** Short form of a key for buttons' names: the first 8 and the last 4 characters. */
+const keyName = (key: string) => shortKey(key, 4);
 
-async function copyKey(key: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(key);
-    toast(adminToasts.copied);
-  } catch {
-    toast(adminToasts.copyFailed);
-  }
+function copyKey(key: string): Promise<void> {
+  return copyToClipboard(key, { copied: adminToasts.copied, failed: adminToasts.copyFailed });
 }
 
 /** The first 20 keys that can still be sold, with copy and revoke. */
@@ -91,13 +85,13 @@ export function AvailableKeysList() {
                     <span>Expires {formatDate(key.expiresAt)}</span>
                   </div>
                   <div className="flex gap-1.5">
-                    <Button variant="secondary" size="sm" aria-label={`Copy key ${shortKey(key.key)}`} onClick={() => void copyKey(key.key)}>
+                    <Button variant="secondary" size="sm" aria-label={`Copy key ${keyName(key.key)}`} onClick={() => void copyKey(key.key)}>
                       <Copy aria-hidden="true" /> Copy
                     </Button>
                     <Button
                       variant="outline"
                       size="sm"
-                      aria-label={`Revoke key ${shortKey(key.key)}`}
+                      aria-label={`Revoke key ${keyName(key.key)}`}
                       disabled={revoke.isPending}
                       onClick={() => setPending({ ids: [key.id], single: key })}
                     >
@@ -116,7 +110,7 @@ export function AvailableKeysList() {
         description={
           <>
             {pending?.single ? (
-              <code className="mb-2 block break-all font-mono text-xs text-foreground">{pending.single.key}</code>
+              <code className="block break-all font-mono text-xs text-foreground">{pending.single.key}</code>
             ) : null}
             Revocation is permanent: a revoked key can never be validated or redeemed, even if it was already handed to a
             buyer.

@@ -9,7 +9,7 @@ import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import { generateKeys } from '../net/admin-api';
 import { adminToasts } from './admin-texts';
-import { generateRequestFrom, initialGenerateForm, type GenerateForm } from './generate-form';
+import { generateRequestFrom, initialGenerateForm, type GenerateForm } from '../lib/generate-form';
 import { refreshKeys } from './use-admin-keys';
 
 export function GenerateKeysForm() {

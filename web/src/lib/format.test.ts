@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatUsd } from './format';
+import { formatDate, formatDateTime, formatUsd, plural, shortKey } from './format';
 
 describe('formatUsd', () => {
   it('shows whole dollars without cents', () => {
@@ -9,5 +9,50 @@ describe('formatUsd', () => {
 
   it('shows cents when there are any', () => {
     expect(formatUsd(30.5)).toBe('$30.50');
+  });
+
+  it('shows a dash for no amount', () => {
+    expect(formatUsd(null)).toBe('—');
+  });
+});
+
+describe('formatDate', () => {
+  it('says "Never" for no date, or the text it is given', () => {
+    expect(formatDate(null)).toBe('Never');
+    expect(formatDate(null, '—')).toBe('—');
+  });
+
+  it('passes a value that is no date through', () => {
+    expect(formatDate('soon')).toBe('soon');
+  });
+});
+
+describe('formatDateTime', () => {
+  it('shows a dash for no date', () => {
+    expect(formatDateTime(null)).toBe('—');
+  });
+});
+
+describe('shortKey', () => {
+  const key = '0123456789abcdef'.repeat(4);
+
+  it('keeps the first 8 and the last 8 characters by default', () => {
+    expect(shortKey(key)).toBe('01234567…89abcdef');
+  });
+
+  it('keeps a shorter tail when asked', () => {
+    expect(shortKey(key, 4)).toBe('01234567…cdef');
+  });
+
+  it('leaves a short key whole', () => {
+    expect(shortKey('0123456789abcdef')).toBe('0123456789abcdef');
+  });
+});
+
+describe('plural', () => {
+  it('counts one and many', () => {
+    expect(plural(1, 'key')).toBe('1 key');
+    expect(plural(3, 'key')).toBe('3 keys');
+    expect(plural(0, 'access key')).toBe('0 access keys');
   });
 });

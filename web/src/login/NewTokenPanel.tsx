@@ -1,6 +1,6 @@
 import { AlertTriangle, ClipboardCopy, LogIn } from 'lucide-react';
 import { Button } from '../components/ui/Button';
-import { toast } from '../components/ui/toast-store';
+import { copyToClipboard } from '../components/ui/copy-to-clipboard';
 import { loginToasts } from './login-texts';
 import { SecretField } from './SecretField';
 
@@ -8,13 +8,8 @@ type NewTokenPanelProps = { accessToken: string; onContinue: () => void };
 
 /** Shows the freshly generated access token once: the only copy anywhere. */
 export function NewTokenPanel({ accessToken, onContinue }: NewTokenPanelProps) {
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(accessToken);
-      toast(loginToasts.copied);
-    } catch {
-      toast(loginToasts.copyFailed);
-    }
+  function copy() {
+    return copyToClipboard(accessToken, { copied: loginToasts.copied, failed: loginToasts.copyFailed });
   }
 
   return (

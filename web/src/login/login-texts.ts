@@ -1,9 +1,7 @@
 /** The specification's texts for the login screen's toasts (sections 5 and 8), in one place. */
 import { errorTexts } from '@enclave/protocol';
-import type { ToastInput } from '../components/ui/toast-store';
+import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 
-const bad = (title: string, description: string): ToastInput => ({ title, description, tone: 'destructive' });
-const good = (title: string, description: string): ToastInput => ({ title, description, tone: 'success' });
 
 export const loginToasts = {
   rateLimited: bad('Security Violation', 'Too many attempts detected. Access temporarily blocked.'),

@@ -10,6 +10,7 @@ import {
   generateKeysResponseSchema,
   heatmapSchema,
   keyListResponseSchema,
+  liftEmergencyResponseSchema,
   monitoredUsersSchema,
   okResponseSchema,
   overviewSchema,
@@ -21,6 +22,7 @@ import {
   shutdownResponseSchema,
   unbanUserRequestSchema,
   unbanUsersRequestSchema,
+  unbanUsersResponseSchema,
   limits,
   type AccessKey,
   type Compliance,
@@ -33,19 +35,7 @@ import {
   type Risk,
 } from '@enclave/protocol';
 import { creatorHeaders } from './creator-session';
-import { call, query, type Schema } from './http';
-
-/**
- * The protocol has no schema for the answers of unban-users and lift-emergency; these two stand in,
- * built from the protocol's own pieces (the web app does not import zod itself).
- */
-const unbanUsersResponseSchema: Schema<{ unbanned: number }> = {
-  safeParse(input) {
-    const unbanned = (input as { unbanned?: unknown } | null)?.unbanned;
-    return typeof unbanned === 'number' && Number.isInteger(unbanned) ? { success: true, data: { unbanned } } : { success: false };
-  },
-};
-const liftResponseSchema = shutdownResponseSchema.pick({ emergency: true });
+import { call, query } from './http';
 
 /**
  * Signs in: asks for the overview with a candidate key, before it is held anywhere. Resolves with
@@ -95,7 +85,7 @@ export function emergencyShutdown(): Promise<{ banned: number; emergency: Emerge
 }
 
 export async function liftEmergency(): Promise<EmergencyState> {
-  return (await call('POST', '/api/super-admin/lift-emergency', liftResponseSchema, undefined, creatorHeaders())).emergency;
+  return (await call('POST', '/api/super-admin/lift-emergency', liftEmergencyResponseSchema, undefined, creatorHeaders())).emergency;
 }
 
 export type AccessKeysFilter = { status?: KeyStatus; q?: string };

@@ -1,14 +1,14 @@
 import { keyStatusSchema, type KeyStatus } from '@enclave/protocol';
 import { Database, Search } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
-import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { Card } from '../components/ui/Card';
 import { Input, Label } from '../components/ui/Input';
 import { toast } from '../components/ui/toast-store';
+import { formatDate, formatDateTime, formatUsd } from '../lib/format';
 import { isCreatorAuthFailure, useAccessKeys } from './creator-queries';
 import { creatorToasts } from './creator-toasts';
-import { formatDate, formatDateTime, formatPrice, shortKey } from './format';
+import { KeyLabel } from './KeyLabel';
 import { KeyStatusBadge } from './KeyStatusBadge';
 import { EmptyState, PanelError, PanelLoading } from './panels/PanelCard';
 
@@ -124,22 +124,19 @@ export function AccessKeyDatabase() {
                   {visible.map((k) => (
                     <tr key={k.id} data-key-id={k.id} data-key={k.key} className="border-t border-border">
                       <td className="whitespace-nowrap px-3 py-2">
-                        <span className="font-mono text-xs" title={k.key}>
-                          {shortKey(k.key)}
-                        </span>{' '}
-                        {k.isCanary ? <Badge tone="warning">canary</Badge> : null}
+                        <KeyLabel accessKey={k} />
                       </td>
                       <td className="px-3 py-2">
                         <KeyStatusBadge status={k.status} />
                       </td>
                       <td className="px-3 py-2 text-muted">{k.purchaseId ?? '—'}</td>
-                      <td className="px-3 py-2 text-right tabular-nums text-muted">{formatPrice(k.salePrice)}</td>
+                      <td className="px-3 py-2 text-right tabular-nums text-muted">{formatUsd(k.salePrice)}</td>
                       <td className="whitespace-nowrap px-3 py-2 text-muted" title={formatDateTime(k.generatedAt)}>
                         {formatDate(k.generatedAt)}
                       </td>
-                      <td className="whitespace-nowrap px-3 py-2 text-muted">{k.expiresAt ? formatDate(k.expiresAt) : 'never'}</td>
+                      <td className="whitespace-nowrap px-3 py-2 text-muted">{formatDate(k.expiresAt, 'never')}</td>
                       <td className="whitespace-nowrap px-3 py-2 text-muted" title={formatDateTime(k.usedAt)}>
-                        {formatDate(k.usedAt)}
+                        {formatDate(k.usedAt, '—')}
                       </td>
                       <td className="px-3 py-2" data-col="member">
                         {k.username ?? <span className="text-muted">—</span>}

@@ -1,7 +1,7 @@
 import type { EmergencyState } from '@enclave/protocol';
 import { ShieldOff, Unlock, UserCheck } from 'lucide-react';
 import { Button } from '../components/ui/Button';
-import { formatDateTime, formatRelative } from './format';
+import { formatDateTime, formatRelative } from '../lib/format';
 
 type EmergencyBannerProps = {
   emergency: EmergencyState;

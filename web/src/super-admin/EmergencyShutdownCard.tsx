@@ -3,8 +3,9 @@ import { Power } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '../components/ui/Button';
 import { Card } from '../components/ui/Card';
+import { ConfirmDialog } from '../components/ui/ConfirmDialog';
+import { plural } from '../lib/format';
 import { emergencyShutdown } from '../net/creator-api';
-import { ConfirmDialog } from './ConfirmDialog';
 import { useCreatorAction } from './creator-queries';
 import { creatorToasts } from './creator-toasts';
 
@@ -40,21 +41,26 @@ export function EmergencyShutdownCard({ users, active }: { users: MonitoredUser[
       <ConfirmDialog
         open={confirming}
         title="Shut the network down?"
+        description={
+          <>
+            <p>
+              {targets === undefined ? 'Every member' : plural(targets, 'member')} not marked as yours will be banned and
+              disconnected at once. Their bans stay after you lift emergency mode, until you unban them.
+            </p>
+            <p>
+              {spared.length > 0
+                ? `Spared as your accounts: ${spared.map((u) => u.username).join(', ')}.`
+                : 'No account is marked as yours: you will lose access to the chat as well.'}
+            </p>
+          </>
+        }
         confirmLabel="Shut down now"
         busy={shutdown.isPending}
+        busyLabel="Working…"
+        irreversible
         onCancel={() => setConfirming(false)}
         onConfirm={() => shutdown.mutate(undefined, { onSettled: () => setConfirming(false) })}
-      >
-        <p>
-          {targets === undefined ? 'Every member' : `${targets} member${targets === 1 ? '' : 's'}`} not marked as yours will be
-          banned and disconnected at once. Their bans stay after you lift emergency mode, until you unban them.
-        </p>
-        <p>
-          {spared.length > 0
-            ? `Spared as your accounts: ${spared.map((u) => u.username).join(', ')}.`
-            : 'No account is marked as yours: you will lose access to the chat as well.'}
-        </p>
-      </ConfirmDialog>
+      />
     </Card>
   );
 }

@@ -1,14 +1,14 @@
 import { limits } from '@enclave/protocol';
 import { Crown, KeyRound, Loader2, ShieldAlert } from 'lucide-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId } from 'react';
 import { Link } from 'wouter';
+import { useMasterKeyEntry } from '../components/use-master-key-entry';
 import { Button } from '../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
 import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import { authenticateCreator } from '../net/creator-api';
-import { setMasterKey } from '../net/creator-session';
 import { SecretField } from '../login/SecretField';
 import { creatorQueryKeys } from './creator-queries';
 import { creatorToasts, isNetworkFailure } from './creator-toasts';
@@ -22,30 +22,26 @@ const MASTER_KEY_PATTERN = new RegExp(`^[0-9a-f]{${limits.masterKeyLength}}$`);
  */
 export function MasterKeyCard() {
   const queryClient = useQueryClient();
-  const [value, setValue] = useState('');
-  const [busy, setBusy] = useState(false);
   const hintId = useId();
-  const candidate = value.trim().toLowerCase();
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (busy || !candidate) return;
+  const { value, setValue, candidate, busy, submit } = useMasterKeyEntry({
+    normalize: (typed) => typed.trim().toLowerCase(),
     // A malformed key cannot be right: say so without a round trip.
-    if (!MASTER_KEY_PATTERN.test(candidate)) return void toast(creatorToasts.malformedKey);
-    setBusy(true);
-    try {
-      const overview = await authenticateCreator(candidate);
-      queryClient.setQueryData(creatorQueryKeys.overview, overview);
-      setMasterKey(candidate);
+    wellFormed: (key) => {
+      if (MASTER_KEY_PATTERN.test(key)) return true;
+      toast(creatorToasts.malformedKey);
+      return false;
+    },
+    check: async (key) => {
+      queryClient.setQueryData(creatorQueryKeys.overview, await authenticateCreator(key));
       toast(creatorToasts.granted);
-    } catch (error) {
-      setBusy(false);
+    },
+    onRefused: (error) => {
       if (isApiError(error, 429)) toast(creatorToasts.rateLimited(error));
       else if (isApiError(error, 401) || isApiError(error, 403)) toast(creatorToasts.accessDenied);
       else if (isNetworkFailure(error)) toast(creatorToasts.authError);
       else toast({ ...creatorToasts.authError, description: isApiError(error) ? error.message : String(error) });
-    }
-  }
+    },
+  });
 
   return (
     <main className="flex min-h-screen items-start justify-center bg-[radial-gradient(ellipse_at_top,_#2a1f0a_0%,_#07090d_55%)] px-4 py-10">

@@ -8,7 +8,7 @@ import { banUser, setCreatorAccount, setRole, unbanUser, unbanUsers } from '../n
 import { cn } from '../lib/cn';
 import { useCreatorAction, useMonitoredUsers } from './creator-queries';
 import { creatorToasts } from './creator-toasts';
-import { formatDateTime, formatRelative, shortKey } from './format';
+import { formatDateTime, formatRelative, shortKey } from '../lib/format';
 import { EmptyState, PanelError, PanelLoading } from './panels/PanelCard';
 
 /** Specification section 7: the creator's ban reason. */

@@ -1,11 +1,9 @@
 /** The specification's texts for the creator console's toasts (section 8), in one place. */
 import { errorTexts } from '@enclave/protocol';
-import type { ToastInput } from '../components/ui/toast-store';
+import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
+import { plural } from '../lib/format';
 import { isApiError, NETWORK_FAILURE_STATUS } from '../net/api-error';
 
-const bad = (title: string, description: string): ToastInput => ({ title, description, tone: 'destructive' });
-const good = (title: string, description: string): ToastInput => ({ title, description, tone: 'success' });
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** True when no HTTP answer arrived at all. */
 export function isNetworkFailure(error: unknown): boolean {
@@ -55,6 +53,8 @@ export const creatorToasts = {
       ? bad('Generation Error', 'Failed to connect to server')
       : bad('Generation Failed', serverText(error, 'Failed to generate access keys')),
   generationInvalid: (message: string) => bad('Generation Failed', message),
+  keysCopied: (n: number) => good('Copied to clipboard', `${n} keys, one a line.`),
+  keysCopyFailed: bad('Copy Failed', 'Select the keys and copy them by hand.'),
 
   revocationLoadFailed: bad('Error', 'Failed to load access keys'),
   keyRevoked: (revoked: number) =>

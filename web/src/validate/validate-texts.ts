@@ -1,16 +1,12 @@
 /** The key validation screen's texts (specification sections 2, 5 and 8). */
 import { errorTexts } from '@enclave/protocol';
-import type { ToastInput } from '../components/ui/toast-store';
+import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 
 export const validateToasts = {
-  blank: { title: 'Invalid Input', description: 'Please enter an access key', tone: 'destructive' },
-  valid: { title: 'Valid Access Key', description: errorTexts.keyValid, tone: 'success' },
-  failed: (serverText: string | null): ToastInput => ({
-    title: 'Validation Failed',
-    description: serverText ?? 'Failed to validate access key. Please try again.',
-    tone: 'destructive',
-  }),
-} as const satisfies Record<string, ToastInput | ((s: string | null) => ToastInput)>;
+  blank: bad('Invalid Input', 'Please enter an access key'),
+  valid: good('Valid Access Key', errorTexts.keyValid),
+  failed: (serverText: string | null) => bad('Validation Failed', serverText ?? 'Failed to validate access key. Please try again.'),
+} as const;
 
 /** Why a key may be refused, in the words buyers need. */
 export const commonIssues: readonly { title: string; detail: string }[] = [

@@ -9,6 +9,16 @@ export type ToastInput = { title: string; description?: string; tone?: ToastTone
 
 export type ToastItem = ToastInput & { id: string; open: boolean };
 
+/** A toast that reports success, for the screens' tables of texts. */
+export function successToast(title: string, description: string): ToastInput {
+  return { title, description, tone: 'success' };
+}
+
+/** A toast that reports a failure or a refusal, for the screens' tables of texts. */
+export function failureToast(title: string, description: string): ToastInput {
+  return { title, description, tone: 'destructive' };
+}
+
 export const TOAST_LIMIT = 1;
 export const TOAST_REMOVE_DELAY_MS = 1_000_000;
 

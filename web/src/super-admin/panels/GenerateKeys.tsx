@@ -2,41 +2,21 @@ import { generateKeysRequestSchema, limits, type AccessKey, type GenerateKeysReq
 import { ClipboardCopy, KeyRound } from 'lucide-react';
 import { useId, useState, type FormEvent } from 'react';
 import { Button } from '../../components/ui/Button';
+import { copyToClipboard } from '../../components/ui/copy-to-clipboard';
 import { Input, Label } from '../../components/ui/Input';
 import { toast } from '../../components/ui/toast-store';
+import { formatDate, formatUsd } from '../../lib/format';
+import { generateRequestBody, initialGenerateForm, type GenerateForm } from '../../lib/generate-form';
 import { generateKeys } from '../../net/creator-api';
 import { useCreatorAction } from '../creator-queries';
 import { creatorToasts } from '../creator-toasts';
-import { formatDate, formatPrice } from '../format';
 import { PanelCard } from './PanelCard';
-
-type FormState = { quantity: string; expirationDays: string; purchaseId: string; salePrice: string; canary: boolean };
-
-const initial: FormState = {
-  quantity: String(limits.keyQuantityDefault),
-  expirationDays: String(limits.keyExpirationDaysDefault),
-  purchaseId: '',
-  salePrice: '',
-  canary: false,
-};
-
-/** The form as the request the server takes: empty or zero expiration is left out (specification section 5). */
-function toRequest(form: FormState): unknown {
-  const days = form.expirationDays.trim() === '' ? 0 : Number(form.expirationDays);
-  return {
-    quantity: form.quantity.trim() === '' ? Number.NaN : Number(form.quantity),
-    ...(days === 0 ? {} : { expirationDays: days }),
-    ...(form.purchaseId.trim() ? { purchaseId: form.purchaseId.trim() } : {}),
-    ...(form.salePrice.trim() ? { salePrice: Number(form.salePrice) } : {}),
-    ...(form.canary ? { canary: true } : {}),
-  };
-}
 
 export function GenerateKeys() {
   const ids = { quantity: useId(), days: useId(), purchase: useId(), price: useId(), canary: useId() };
-  const [form, setForm] = useState<FormState>(initial);
+  const [form, setForm] = useState<GenerateForm>(initialGenerateForm);
   const [generated, setGenerated] = useState<AccessKey[]>([]);
-  const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
+  const set = (patch: Partial<GenerateForm>) => setForm((f) => ({ ...f, ...patch }));
 
   const generate = useCreatorAction({
     run: (request: GenerateKeysRequest) => generateKeys(request),
@@ -46,18 +26,14 @@ export function GenerateKeys() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const parsed = generateKeysRequestSchema.safeParse(toRequest(form));
+    const parsed = generateKeysRequestSchema.safeParse(generateRequestBody(form));
     if (!parsed.success) return void toast(creatorToasts.generationInvalid(parsed.error.issues[0]?.message ?? 'Check the form'));
     generate.mutate(parsed.data, { onSuccess: (keys) => setGenerated(keys) });
   }
 
-  async function copyAll() {
-    try {
-      await navigator.clipboard.writeText(generated.map((k) => k.key).join('\n'));
-      toast({ title: 'Copied to clipboard', description: `${generated.length} keys, one a line.`, tone: 'success' });
-    } catch {
-      toast({ title: 'Copy Failed', description: 'Select the keys and copy them by hand.', tone: 'destructive' });
-    }
+  function copyAll() {
+    const text = generated.map((k) => k.key).join('\n');
+    return copyToClipboard(text, { copied: creatorToasts.keysCopied(generated.length), failed: creatorToasts.keysCopyFailed });
   }
 
   return (
@@ -110,8 +86,8 @@ export function GenerateKeys() {
           <div className="flex items-center justify-between gap-2">
             <p className="text-sm">
               <strong>{generated.length}</strong> new {generated[0]?.isCanary ? 'canary ' : ''}keys
-              {generated[0]?.purchaseId ? ` · purchase ID ${generated[0].purchaseId}` : ''} · price {formatPrice(generated[0]?.salePrice ?? null)} · expire{' '}
-              {generated[0]?.expiresAt ? formatDate(generated[0].expiresAt) : 'never'}
+              {generated[0]?.purchaseId ? ` · purchase ID ${generated[0].purchaseId}` : ''} · price {formatUsd(generated[0]?.salePrice ?? null)} · expire{' '}
+              {formatDate(generated[0]?.expiresAt ?? null, 'never')}
             </p>
             <Button variant="secondary" size="sm" onClick={() => void copyAll()}>
               <ClipboardCopy aria-hidden="true" /> Copy all

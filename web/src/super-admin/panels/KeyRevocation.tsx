@@ -1,14 +1,14 @@
 import type { AccessKey } from '@enclave/protocol';
 import { Ban, ShieldX } from 'lucide-react';
 import { useEffect, useMemo, useState } from 'react';
-import { Badge } from '../../components/ui/Badge';
 import { Button } from '../../components/ui/Button';
 import { toast } from '../../components/ui/toast-store';
 import { revokeKeys } from '../../net/creator-api';
-import { ConfirmDialog } from '../ConfirmDialog';
+import { ConfirmDialog } from '../../components/ui/ConfirmDialog';
+import { formatDate, formatUsd, shortKey } from '../../lib/format';
 import { isCreatorAuthFailure, useAccessKeys, useCreatorAction } from '../creator-queries';
 import { creatorToasts } from '../creator-toasts';
-import { formatDate, formatPrice, shortKey } from '../format';
+import { KeyLabel } from '../KeyLabel';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
 
 /** Keys shown at once; the rest stay one click away. */
@@ -124,16 +124,19 @@ export function KeyRevocation() {
       <ConfirmDialog
         open={confirmAll}
         title={`Revoke all ${active.length} active keys?`}
+        description={
+          <p>
+            Every active, unused key (canary keys included) becomes unusable at once. Keys already sold but not yet
+            redeemed stop working too. This cannot be undone.
+          </p>
+        }
         confirmLabel="Revoke all"
         busy={revoke.isPending}
+        busyLabel="Working…"
+        irreversible
         onCancel={() => setConfirmAll(false)}
         onConfirm={() => run(active.map((k) => k.id))}
-      >
-        <p>
-          Every active, unused key (canary keys included) becomes unusable at once. Keys already sold but not yet redeemed
-          stop working too. This cannot be undone.
-        </p>
-      </ConfirmDialog>
+      />
     </PanelCard>
   );
 }
@@ -147,15 +150,12 @@ function RevocableRow({ accessKey: k, checked, busy, onToggle, onRevoke }: Revoc
         <input type="checkbox" className="size-4 accent-emerald-500" checked={checked} onChange={onToggle} aria-label={`Select key ${shortKey(k.key)}`} />
       </td>
       <td className="px-3 py-2">
-        <span className="font-mono text-xs" title={k.key}>
-          {shortKey(k.key)}
-        </span>{' '}
-        {k.isCanary ? <Badge tone="warning">canary</Badge> : null}
+        <KeyLabel accessKey={k} />
       </td>
       <td className="px-3 py-2 text-muted">{k.purchaseId ?? '—'}</td>
-      <td className="px-3 py-2 text-right tabular-nums text-muted">{formatPrice(k.salePrice)}</td>
+      <td className="px-3 py-2 text-right tabular-nums text-muted">{formatUsd(k.salePrice)}</td>
       <td className="px-3 py-2 text-muted">{formatDate(k.generatedAt)}</td>
-      <td className="px-3 py-2 text-muted">{k.expiresAt ? formatDate(k.expiresAt) : 'never'}</td>
+      <td className="px-3 py-2 text-muted">{formatDate(k.expiresAt, 'never')}</td>
       <td className="px-3 py-2 text-right">
         <Button variant="outline" size="sm" disabled={busy} onClick={onRevoke} aria-label={`Revoke key ${shortKey(k.key)}`}>
           Revoke

@@ -3,7 +3,7 @@ import { useId, type ReactNode } from 'react';
 import { Button } from '../../components/ui/Button';
 import { Card } from '../../components/ui/Card';
 import { serverText } from '../creator-toasts';
-import { formatTime } from '../format';
+import { formatTime } from '../../lib/format';
 
 type PanelCardProps = {
   title: string;

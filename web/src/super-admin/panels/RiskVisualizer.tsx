@@ -1,7 +1,7 @@
 import type { Risk } from '@enclave/protocol';
 import type { ReactNode } from 'react';
 import { useRisk } from '../creator-queries';
-import { formatDateTime, formatRelative } from '../format';
+import { formatDateTime, formatRelative } from '../../lib/format';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
 import { SeverityBadge } from './SeverityBadge';
 

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { Label } from '../../components/ui/Input';
 import { cn } from '../../lib/cn';
+import { plural } from '../../lib/format';
 import { useHeatmap } from '../creator-queries';
 import { buildHeatmapGrid, eventTypeLabel, intensity, legendRange, type HeatmapCell } from '../heatmap-grid';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
@@ -21,7 +22,7 @@ function cellTitle(cell: HeatmapCell): string {
   if (!cell.inWindow) return `${when}: outside the last 7 days`;
   if (cell.count === 0) return `${when}: no events`;
   const parts = cell.byType.map((t) => `${eventTypeLabel(t.type)} ${t.count}`).join(', ');
-  return `${when}: ${cell.count} event${cell.count === 1 ? '' : 's'} (${parts})`;
+  return `${when}: ${plural(cell.count, 'event')} (${parts})`;
 }
 
 /** Security events per hour over the last 7 days, from the security_events table; refreshed every 30 s while open. */

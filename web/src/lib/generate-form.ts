@@ -1,4 +1,4 @@
-/** The generate-keys form of the key administration screen (pure, so it is unit-tested). */
+/** The generate-keys form of /admin and of the creator console (pure, so it is unit-tested). */
 import { generateKeysRequestSchema, limits, type GenerateKeysRequest } from '@enclave/protocol';
 
 /** What the generate form holds: the inputs' raw text, plus the canary box. */
@@ -27,21 +27,30 @@ function numberFrom(text: string): number {
 }
 
 /**
- * The request body for the form (specification section 5): an empty or zero expiration and an
- * empty purchase ID or price are left out. The checks are a courtesy; the server decides.
+ * The request body for the form (specification section 5), not yet checked: an empty or zero
+ * expiration and an empty purchase ID or price are left out; a number that is none is NaN.
  */
-export function generateRequestFrom(form: GenerateForm): GenerateRequestResult {
-  const quantity = numberFrom(form.quantity);
-  if (!Number.isInteger(quantity) || quantity < limits.keyQuantityMin || quantity > limits.keyQuantityMax) {
-    return { ok: false, message: `Quantity must be between ${limits.keyQuantityMin} and ${limits.keyQuantityMax}` };
-  }
-  const request: GenerateKeysRequest = { quantity };
+export function generateRequestBody(form: GenerateForm): GenerateKeysRequest {
+  const request: GenerateKeysRequest = { quantity: numberFrom(form.quantity) };
   const days = form.expirationDays.trim() === '' ? 0 : numberFrom(form.expirationDays);
   if (days !== 0) request.expirationDays = days;
   const purchaseId = form.purchaseId.trim();
   if (purchaseId) request.purchaseId = purchaseId;
   if (form.salePrice.trim() !== '') request.salePrice = numberFrom(form.salePrice);
   if (form.canary) request.canary = true;
+  return request;
+}
+
+/**
+ * The checked request body for the form, or what to fix, in /admin's words. The checks are a
+ * courtesy; the server decides.
+ */
+export function generateRequestFrom(form: GenerateForm): GenerateRequestResult {
+  const request = generateRequestBody(form);
+  const { quantity } = request;
+  if (!Number.isInteger(quantity) || quantity < limits.keyQuantityMin || quantity > limits.keyQuantityMax) {
+    return { ok: false, message: `Quantity must be between ${limits.keyQuantityMin} and ${limits.keyQuantityMax}` };
+  }
 
   const parsed = generateKeysRequestSchema.safeParse(request);
   if (!parsed.success) {
