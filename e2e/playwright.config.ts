@@ -9,6 +9,8 @@ export default defineConfig({
   timeout: 120_000,
   expect: { timeout: 10_000 },
   retries: 0,
+  // The JSON report feeds the one closing line of scripts/test-all.sh.
+  reporter: process.env.E2E_JSON_REPORT ? [['list'], ['json', { outputFile: process.env.E2E_JSON_REPORT }]] : 'list',
   use: {
     browserName: 'chromium',
     launchOptions: {

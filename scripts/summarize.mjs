@@ -1,27 +1,28 @@
 // Prints "N passed, M failed" over the vitest and Playwright JSON reports, and exits non-zero
-// when any test or step failed.
+// when any test or step failed or a suite left no report.
 import fs from 'node:fs';
 import path from 'node:path';
 
 const [dir, ...failedSteps] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
+const missing = [];
 const read = (name) => {
   const file = path.join(dir, name);
-  return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8'));
+  missing.push(name);
+  return null;
 };
+let passed = 0;
+let failed = 0;
 for (const name of ['unit.json', 'integration.json']) {
   const r = read(name);
-  if (r) {
-    passed += r.numPassedTests;
-    failed += r.numFailedTests;
-  }
+  passed += r?.numPassedTests ?? 0;
+  failed += r?.numFailedTests ?? 0;
 }
 const e2e = read('e2e.json');
-if (e2e) {
-  passed += e2e.stats.expected + e2e.stats.flaky;
-  failed += e2e.stats.unexpected;
-}
+passed += (e2e?.stats.expected ?? 0) + (e2e?.stats.flaky ?? 0);
+failed += e2e?.stats.unexpected ?? 0;
+
 if (failedSteps.length) console.log(`failed steps: ${failedSteps.join(', ')}`);
+if (missing.length) console.log(`no report from: ${missing.join(', ')}`);
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed > 0 || failedSteps.length > 0 || passed === 0 ? 1 : 0);
+process.exit(failed > 0 || failedSteps.length > 0 || missing.length > 0 ? 1 : 0);

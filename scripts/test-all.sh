@@ -23,7 +23,7 @@ step lint npm run --silent lint
 step unit npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
 step integration npx vitest run --project integration --reporter=default --reporter=json --outputFile.json="$results/integration.json"
 step build npm run --silent build
-step e2e env PLAYWRIGHT_JSON_OUTPUT_NAME="$results/e2e.json" npm run --silent test:e2e -- --reporter=list,json
+step e2e env E2E_JSON_REPORT="$results/e2e.json" npm run --silent test:e2e
 
 # One closing line for every suite together.
 node scripts/summarize.mjs "$results" "${failed_steps[@]}"

@@ -9,6 +9,7 @@ import { LiabilityDisclaimer, WipeBanner } from './Disclaimers';
 import { NetworkLinks, PurchaseKeyButton } from './NetworkLinks';
 import { NewTokenPanel } from './NewTokenPanel';
 import { SignInForm } from './SignInForm';
+import { HeroPage } from '../components/HeroPage';
 
 type Mode = 'signin' | 'create';
 
@@ -38,64 +39,54 @@ export function LoginPage() {
   }
 
   return (
-    <main className="flex min-h-screen items-start justify-center bg-[radial-gradient(ellipse_at_top,_#0f2a22_0%,_#07090d_55%)] px-4 py-10">
-      <div className="grid w-full max-w-md gap-5">
-        <header className="grid justify-items-center gap-2 text-center">
-          <span className="grid size-14 place-items-center rounded-2xl border border-accent/40 bg-accent/10">
-            <Shield className="size-7 text-accent" aria-hidden="true" />
-          </span>
-          <h1 className="text-3xl font-bold tracking-tight">Enclave</h1>
-          <p className="text-sm text-muted">Secure Communication Network · end-to-end encrypted · invite only</p>
-        </header>
+    <HeroPage icon={Shield} title="Enclave" subtitle="Secure Communication Network · end-to-end encrypted · invite only">
+      {state.status === 'loggedIn' ? (
+        <p className="flex items-center justify-center gap-2 rounded-lg border border-border bg-surface p-3 text-sm">
+          Signed in as <strong>{state.session.user.username}</strong>.
+          <Link href="/chat" className="inline-flex items-center gap-1 text-accent hover:underline">
+            <MessageSquare className="size-4" aria-hidden="true" /> Open chat
+          </Link>
+        </p>
+      ) : null}
 
-        {state.status === 'loggedIn' ? (
-          <p className="flex items-center justify-center gap-2 rounded-lg border border-border bg-surface p-3 text-sm">
-            Signed in as <strong>{state.session.user.username}</strong>.
-            <Link href="/chat" className="inline-flex items-center gap-1 text-accent hover:underline">
-              <MessageSquare className="size-4" aria-hidden="true" /> Open chat
-            </Link>
-          </p>
-        ) : null}
+      {mode === 'signin' ? <WipeBanner /> : null}
 
-        {mode === 'signin' ? <WipeBanner /> : null}
+      <Card>
+        <CardHeader>
+          <div role="tablist" aria-label="Login mode" className="mb-2 grid grid-cols-2 gap-1 rounded-lg bg-background p-1">
+            <ModeTab selected={mode === 'signin'} onSelect={() => setMode('signin')}>
+              Access Network
+            </ModeTab>
+            <ModeTab selected={mode === 'create'} onSelect={() => setMode('create')}>
+              Create Vault
+            </ModeTab>
+          </div>
+          <CardTitle>{mode === 'signin' ? 'Access Network' : 'Create Secure Vault'}</CardTitle>
+          <CardDescription>
+            {mode === 'signin'
+              ? 'Enter your access token. It decrypts your keys in this browser and is never sent.'
+              : 'Redeem a purchased one-time access key, choose a username, and your keys are generated in this browser.'}
+          </CardDescription>
+        </CardHeader>
+        <CardContent className="grid gap-4">
+          {mode === 'signin' ? (
+            <SignInForm
+              key={signInGeneration}
+              initialToken={prefilledToken}
+              onSwitchToCreate={() => setMode('create')}
+            />
+          ) : issuedToken ? (
+            <NewTokenPanel accessToken={issuedToken} onContinue={() => continueToLogin(issuedToken)} />
+          ) : (
+            <CreateVaultForm initialKey={initial.key} onRegistered={setIssuedToken} />
+          )}
+          <PurchaseKeyButton />
+        </CardContent>
+      </Card>
 
-        <Card>
-          <CardHeader>
-            <div role="tablist" aria-label="Login mode" className="mb-2 grid grid-cols-2 gap-1 rounded-lg bg-background p-1">
-              <ModeTab selected={mode === 'signin'} onSelect={() => setMode('signin')}>
-                Access Network
-              </ModeTab>
-              <ModeTab selected={mode === 'create'} onSelect={() => setMode('create')}>
-                Create Vault
-              </ModeTab>
-            </div>
-            <CardTitle>{mode === 'signin' ? 'Access Network' : 'Create Secure Vault'}</CardTitle>
-            <CardDescription>
-              {mode === 'signin'
-                ? 'Enter your access token. It decrypts your keys in this browser and is never sent.'
-                : 'Redeem a purchased one-time access key, choose a username, and your keys are generated in this browser.'}
-            </CardDescription>
-          </CardHeader>
-          <CardContent className="grid gap-4">
-            {mode === 'signin' ? (
-              <SignInForm
-                key={signInGeneration}
-                initialToken={prefilledToken}
-                onSwitchToCreate={() => setMode('create')}
-              />
-            ) : issuedToken ? (
-              <NewTokenPanel accessToken={issuedToken} onContinue={() => continueToLogin(issuedToken)} />
-            ) : (
-              <CreateVaultForm initialKey={initial.key} onRegistered={setIssuedToken} />
-            )}
-            <PurchaseKeyButton />
-          </CardContent>
-        </Card>
-
-        <NetworkLinks />
-        <LiabilityDisclaimer />
-      </div>
-    </main>
+      <NetworkLinks />
+      <LiabilityDisclaimer />
+    </HeroPage>
   );
 }
 

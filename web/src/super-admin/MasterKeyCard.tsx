@@ -12,6 +12,7 @@ import { authenticateCreator } from '../net/creator-api';
 import { SecretField } from '../login/SecretField';
 import { creatorQueryKeys } from './creator-queries';
 import { creatorToasts, isNetworkFailure } from './creator-toasts';
+import { HeroPage } from '../components/HeroPage';
 
 const MASTER_KEY_PATTERN = new RegExp(`^[0-9a-f]{${limits.masterKeyLength}}$`);
 
@@ -44,65 +45,56 @@ export function MasterKeyCard() {
   });
 
   return (
-    <main className="flex min-h-screen items-start justify-center bg-[radial-gradient(ellipse_at_top,_#2a1f0a_0%,_#07090d_55%)] px-4 py-10">
-      <div className="grid w-full max-w-md gap-5">
-        <header className="grid justify-items-center gap-2 text-center">
-          <span className="grid size-14 place-items-center rounded-2xl border border-amber-400/40 bg-amber-400/10">
-            <Crown className="size-7 text-amber-300" aria-hidden="true" />
-          </span>
-          <h1 className="text-3xl font-bold tracking-tight">Creator Access</h1>
-          <p className="text-sm text-muted">Network creator console · Enclave</p>
-        </header>
-        <Card>
-          <CardHeader>
-            <CardTitle className="flex items-center gap-2">
-              <KeyRound className="size-5 text-amber-300" aria-hidden="true" /> Master Key Authentication
-            </CardTitle>
-            <CardDescription>
-              Only the network creator holds the master key. It stays in this tab&apos;s memory: a reload or a new tab asks
-              for it again.
-            </CardDescription>
-          </CardHeader>
-          <CardContent>
-            <form className="grid gap-4" onSubmit={submit} noValidate>
-              <div className="grid gap-1.5">
-                <SecretField
-                  label="Master Key"
-                  secretName="master key"
-                  name="masterKey"
-                  placeholder="128-character hex"
-                  autoComplete="off"
-                  value={value}
-                  onChange={(e) => setValue(e.target.value)}
-                  disabled={busy}
-                  className="text-xs"
-                  aria-describedby={hintId}
-                />
-                <p id={hintId} className="flex justify-between text-xs text-muted">
-                  <span>128-character hex</span>
-                  <span className="tabular-nums">
-                    {candidate.length}/{limits.masterKeyLength}
-                  </span>
-                </p>
-              </div>
-              <p className="flex items-start gap-1.5 text-xs text-amber-300">
-                <ShieldAlert className="mt-0.5 size-3.5 shrink-0" aria-hidden="true" />
-                Every wrong key is recorded as a security event; repeated attempts block this address.
+    <HeroPage icon={Crown} title="Creator Access" subtitle="Network creator console · Enclave" tone="creator">
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2">
+            <KeyRound className="size-5 text-amber-300" aria-hidden="true" /> Master Key Authentication
+          </CardTitle>
+          <CardDescription>
+            Only the network creator holds the master key. It stays in this tab&apos;s memory: a reload or a new tab asks
+            for it again.
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <form className="grid gap-4" onSubmit={submit} noValidate>
+            <div className="grid gap-1.5">
+              <SecretField
+                label="Master Key"
+                secretName="master key"
+                name="masterKey"
+                placeholder="128-character hex"
+                autoComplete="off"
+                value={value}
+                onChange={(e) => setValue(e.target.value)}
+                disabled={busy}
+                className="text-xs"
+                aria-describedby={hintId}
+              />
+              <p id={hintId} className="flex justify-between text-xs text-muted">
+                <span>128-character hex</span>
+                <span className="tabular-nums">
+                  {candidate.length}/{limits.masterKeyLength}
+                </span>
               </p>
-              <Button type="submit" size="lg" className="w-full" disabled={!candidate || busy}>
-                {busy ? <Loader2 className="animate-spin" aria-hidden="true" /> : <Crown aria-hidden="true" />}
-                {busy ? 'Authenticating…' : 'Access Console'}
-              </Button>
-            </form>
-          </CardContent>
-        </Card>
-        <p className="text-center text-sm text-muted">
-          Not the creator?{' '}
-          <Link href="/" className="text-accent underline-offset-4 hover:underline">
-            Back to the network
-          </Link>
-        </p>
-      </div>
-    </main>
+            </div>
+            <p className="flex items-start gap-1.5 text-xs text-amber-300">
+              <ShieldAlert className="mt-0.5 size-3.5 shrink-0" aria-hidden="true" />
+              Every wrong key is recorded as a security event; repeated attempts block this address.
+            </p>
+            <Button type="submit" size="lg" className="w-full" disabled={!candidate || busy}>
+              {busy ? <Loader2 className="animate-spin" aria-hidden="true" /> : <Crown aria-hidden="true" />}
+              {busy ? 'Authenticating…' : 'Access Console'}
+            </Button>
+          </form>
+        </CardContent>
+      </Card>
+      <p className="text-center text-sm text-muted">
+        Not the creator?{' '}
+        <Link href="/" className="text-accent underline-offset-4 hover:underline">
+          Back to the network
+        </Link>
+      </p>
+    </HeroPage>
   );
 }

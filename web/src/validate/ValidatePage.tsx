@@ -11,6 +11,7 @@ import { formatDate, formatUsd } from '../lib/format';
 import { isApiError } from '../net/api-error';
 import { validateInviteKey } from '../net/http';
 import { commonIssues, validateToasts } from './validate-texts';
+import { HeroPage } from '../components/HeroPage';
 
 /** A validation answer together with the exact key it was given for. */
 type Checked = { key: string; response: ValidateKeyResponse };
@@ -44,90 +45,81 @@ export function ValidatePage() {
   }
 
   return (
-    <main className="flex min-h-screen items-start justify-center bg-[radial-gradient(ellipse_at_top,_#0f2a22_0%,_#07090d_55%)] px-4 py-10">
-      <div className="grid w-full max-w-xl gap-5">
-        <header className="grid justify-items-center gap-2 text-center">
-          <span className="grid size-14 place-items-center rounded-2xl border border-accent/40 bg-accent/10">
-            <ShieldCheck className="size-7 text-accent" aria-hidden="true" />
-          </span>
-          <h1 className="text-3xl font-bold tracking-tight">Validate Access Key</h1>
-          <p className="text-sm text-muted">Check a purchased key before you register. Checking does not use it up.</p>
-        </header>
+    <HeroPage icon={ShieldCheck} title="Validate Access Key" subtitle="Check a purchased key before you register. Checking does not use it up." width="xl">
 
-        <Card>
-          <CardContent className="pt-6">
-            <form className="grid gap-2" onSubmit={validate} noValidate>
-              <Label htmlFor={id}>Access Key</Label>
-              <Input
-                id={id}
-                name="accessKey"
-                className="font-mono text-xs"
-                placeholder="Enter your 64-character access key"
-                maxLength={limits.tokenLength}
-                autoComplete="off"
-                autoCapitalize="off"
-                spellCheck={false}
-                aria-describedby={countId}
-                value={input}
-                onChange={(e) => {
-                  setInput(e.target.value);
-                  setChecked(null);
-                }}
-              />
-              <p id={countId} className="text-xs text-muted">
-                {input.length}/{limits.tokenLength} characters · case-sensitive
-              </p>
-              <Button type="submit" disabled={checking}>
-                <ShieldCheck aria-hidden="true" /> {checking ? 'Validating…' : 'Validate'}
-              </Button>
-            </form>
-          </CardContent>
-        </Card>
+      <Card>
+        <CardContent className="pt-6">
+          <form className="grid gap-2" onSubmit={validate} noValidate>
+            <Label htmlFor={id}>Access Key</Label>
+            <Input
+              id={id}
+              name="accessKey"
+              className="font-mono text-xs"
+              placeholder="Enter your 64-character access key"
+              maxLength={limits.tokenLength}
+              autoComplete="off"
+              autoCapitalize="off"
+              spellCheck={false}
+              aria-describedby={countId}
+              value={input}
+              onChange={(e) => {
+                setInput(e.target.value);
+                setChecked(null);
+              }}
+            />
+            <p id={countId} className="text-xs text-muted">
+              {input.length}/{limits.tokenLength} characters · case-sensitive
+            </p>
+            <Button type="submit" disabled={checking}>
+              <ShieldCheck aria-hidden="true" /> {checking ? 'Validating…' : 'Validate'}
+            </Button>
+          </form>
+        </CardContent>
+      </Card>
 
-        <div aria-live="polite">
-          {checked ? (
-            <ResultCard checked={checked} onProceed={(key) => navigate(`/login?mode=register&key=${encodeURIComponent(key)}`)} />
-          ) : null}
-        </div>
-
-        <Card>
-          <CardHeader>
-            <CardTitle className="flex items-center gap-2 text-base">
-              <ShoppingCart className="size-4 text-accent" aria-hidden="true" /> Need a key?
-            </CardTitle>
-            <CardDescription>
-              Keys are sold by authorized distributors. Open a ticket in the community server; staff handle the purchase
-              and send you a key.
-            </CardDescription>
-          </CardHeader>
-          <CardContent>
-            <PurchaseLink>Purchase Access Key</PurchaseLink>
-          </CardContent>
-        </Card>
-
-        <Card>
-          <CardHeader>
-            <CardTitle className="flex items-center gap-2 text-base">
-              <HelpCircle className="size-4 text-accent" aria-hidden="true" /> Common issues
-            </CardTitle>
-          </CardHeader>
-          <CardContent>
-            <ul className="grid gap-3 text-sm">
-              {commonIssues.map((issue) => (
-                <li key={issue.title} className="grid gap-0.5">
-                  <span className="font-medium">{issue.title}</span>
-                  <span className="text-muted">{issue.detail}</span>
-                </li>
-              ))}
-            </ul>
-          </CardContent>
-        </Card>
-
-        <Link href="/" className="inline-flex items-center justify-center gap-1.5 text-sm text-accent hover:underline">
-          <ArrowLeft className="size-4" aria-hidden="true" /> Back to login
-        </Link>
+      <div aria-live="polite">
+        {checked ? (
+          <ResultCard checked={checked} onProceed={(key) => navigate(`/login?mode=register&key=${encodeURIComponent(key)}`)} />
+        ) : null}
       </div>
-    </main>
+
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2 text-base">
+            <ShoppingCart className="size-4 text-accent" aria-hidden="true" /> Need a key?
+          </CardTitle>
+          <CardDescription>
+            Keys are sold by authorized distributors. Open a ticket in the community server; staff handle the purchase
+            and send you a key.
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <PurchaseLink>Purchase Access Key</PurchaseLink>
+        </CardContent>
+      </Card>
+
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2 text-base">
+            <HelpCircle className="size-4 text-accent" aria-hidden="true" /> Common issues
+          </CardTitle>
+        </CardHeader>
+        <CardContent>
+          <ul className="grid gap-3 text-sm">
+            {commonIssues.map((issue) => (
+              <li key={issue.title} className="grid gap-0.5">
+                <span className="font-medium">{issue.title}</span>
+                <span className="text-muted">{issue.detail}</span>
+              </li>
+            ))}
+          </ul>
+        </CardContent>
+      </Card>
+
+      <Link href="/" className="inline-flex items-center justify-center gap-1.5 text-sm text-accent hover:underline">
+        <ArrowLeft className="size-4" aria-hidden="true" /> Back to login
+      </Link>
+    </HeroPage>
   );
 }
 
