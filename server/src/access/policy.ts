@@ -105,13 +105,14 @@ export function registerAccessControl(app: FastifyInstance, db: Db, masterKeyHas
 
   // Before the body is even parsed: who is calling, and may they call this route at all?
   app.addHook('onRequest', async (req) => {
-    const token = req.cookies[SESSION_COOKIE];
-    req.auth = token ? await resolveSession(db, token) : null;
     const url = req.routeOptions.url;
-    if (url === undefined) return; // no such route: the 404 handler answers
+    // No such route (the 404 handler answers) or a public one: no session to look up.
+    if (url === undefined) return;
     const access = routeAccess[`${req.method} ${url}`];
     if (access === 'public') return;
     if (access === 'creator' || (access === 'admin' && req.headers.authorization)) return checkCreator(req);
+    const token = req.cookies[SESSION_COOKIE];
+    req.auth = token ? await resolveSession(db, token) : null;
     const auth = requireAuth(req);
     if (access === 'admin' && auth.user.role !== 'admin') {
       throw new HttpError(403, errorCodes.forbidden, 'Administrator access required');
