@@ -372,7 +372,7 @@ test('the creator console: master key, real figures, emergency shutdown, revocat
     const generate = panel(page, 'Generate Access Keys');
     await generate.getByLabel('Quantity').fill('3');
     await generate.getByLabel('Purchase ID').fill('E2E-BATCH-7');
-    await generate.getByLabel('Sale price (USD)').fill('25');
+    await generate.getByLabel('Sale price in USD').fill('25');
     await generate.getByRole('button', { name: 'Generate Keys' }).click();
     await expectToast(page, 'Keys Generated Successfully', '3 access keys generated.');
     await expect(generate.locator('[data-generated-key]')).toHaveCount(3);

@@ -5,7 +5,7 @@ import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { AvailableKeysList } from './AvailableKeysList';
 import { ExportKeysForm } from './ExportKeysForm';
-import { GenerateKeysForm } from './GenerateKeysForm';
+import { GenerateKeysCard } from './GenerateKeysCard';
 import { KeyStatsCards } from './KeyStatsCards';
 import { MonetizationOverview } from './MonetizationOverview';
 import { refreshKeys, useKeyStats } from './use-admin-keys';
@@ -47,7 +47,7 @@ export function AdminPanel({ signedInAs, viaMasterKey }: { signedInAs: string; v
         <KeyStatsCards stats={stats.data} error={stats.error} />
         <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
           <div className="grid content-start gap-6">
-            <GenerateKeysForm />
+            <GenerateKeysCard />
             <ExportKeysForm />
           </div>
           <AvailableKeysList />

@@ -30,7 +30,7 @@ function numberFrom(text: string): number {
  * The request body for the form (specification section 5), not yet checked: an empty or zero
  * expiration and an empty purchase ID or price are left out; a number that is none is NaN.
  */
-export function generateRequestBody(form: GenerateForm): GenerateKeysRequest {
+function generateRequestBody(form: GenerateForm): GenerateKeysRequest {
   const request: GenerateKeysRequest = { quantity: numberFrom(form.quantity) };
   const days = form.expirationDays.trim() === '' ? 0 : numberFrom(form.expirationDays);
   if (days !== 0) request.expirationDays = days;
@@ -42,7 +42,7 @@ export function generateRequestBody(form: GenerateForm): GenerateKeysRequest {
 }
 
 /**
- * The checked request body for the form, or what to fix, in /admin's words. The checks are a
+ * The checked request body for the form, or what to fix, in words for people. The checks are a
  * courtesy; the server decides.
  */
 export function generateRequestFrom(form: GenerateForm): GenerateRequestResult {

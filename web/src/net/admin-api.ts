@@ -10,6 +10,7 @@ import {
   generateKeysResponseSchema,
   keyListResponseSchema,
   keyStatsSchema,
+  limits,
   okResponseSchema,
   revokeKeysRequestSchema,
   revokeKeysResponseSchema,
@@ -50,10 +51,18 @@ export async function generateKeys(request: GenerateKeysRequest): Promise<Access
   return (await call('POST', '/api/admin/generate-keys', generateKeysResponseSchema, body, creatorHeaders())).keys;
 }
 
-/** POST /api/admin/revoke-keys: how many of these keys were still revocable (unused, active). */
+/**
+ * POST /api/admin/revoke-keys, in batches the server accepts (at most `limits.keyQuantityMax` ids
+ * each): resolves with how many of these keys were still revocable (unused, active); keys already
+ * used or revoked are left as they are.
+ */
 export async function revokeKeys(ids: readonly string[]): Promise<number> {
-  const body = revokeKeysRequestSchema.parse({ ids: [...ids] });
-  return (await call('POST', '/api/admin/revoke-keys', revokeKeysResponseSchema, body, creatorHeaders())).revoked;
+  let revoked = 0;
+  for (let i = 0; i < ids.length; i += limits.keyQuantityMax) {
+    const body = revokeKeysRequestSchema.parse({ ids: ids.slice(i, i + limits.keyQuantityMax) });
+    revoked += (await call('POST', '/api/admin/revoke-keys', revokeKeysResponseSchema, body, creatorHeaders())).revoked;
+  }
+  return revoked;
 }
 
 export type KeysCsv = { filename: string; text: string };

@@ -1,21 +1,17 @@
 /**
- * The network creator's calls (/api/super-admin/* and the key routes the creator may use). Every
- * call carries `Authorization: SuperAdmin <key>` from the in-memory creator session and parses its
- * answer with the protocol schema.
+ * The network creator's calls (/api/super-admin/* and the key database). Generating and revoking
+ * keys are /admin's calls, shared from admin-api.ts. Every call carries `Authorization: SuperAdmin
+ * <key>` from the in-memory creator session and parses its answer with the protocol schema.
  */
 import {
   complianceSchema,
   creatorBanRequestSchema,
-  generateKeysRequestSchema,
-  generateKeysResponseSchema,
   heatmapSchema,
   keyListResponseSchema,
   liftEmergencyResponseSchema,
   monitoredUsersSchema,
   okResponseSchema,
   overviewSchema,
-  revokeKeysRequestSchema,
-  revokeKeysResponseSchema,
   riskSchema,
   setRoleRequestSchema,
   setSuperAdminRequestSchema,
@@ -23,11 +19,9 @@ import {
   unbanUserRequestSchema,
   unbanUsersRequestSchema,
   unbanUsersResponseSchema,
-  limits,
   type AccessKey,
   type Compliance,
   type EmergencyState,
-  type GenerateKeysRequest,
   type Heatmap,
   type KeyStatus,
   type MonitoredUser,
@@ -95,24 +89,6 @@ export async function fetchAccessKeys(filter: AccessKeysFilter = {}): Promise<Ac
   const q = filter.q?.trim() || undefined;
   const path = `/api/admin/access-keys${query({ status: filter.status, q })}`;
   return (await call('GET', path, keyListResponseSchema, undefined, creatorHeaders())).keys;
-}
-
-export async function generateKeys(request: GenerateKeysRequest): Promise<AccessKey[]> {
-  const body = generateKeysRequestSchema.parse(request);
-  return (await call('POST', '/api/admin/generate-keys', generateKeysResponseSchema, body, creatorHeaders())).keys;
-}
-
-/**
- * Revokes keys on the server, in batches the server accepts; resolves with how many were revoked
- * (keys already used or revoked are left as they are).
- */
-export async function revokeKeys(ids: readonly string[]): Promise<number> {
-  let revoked = 0;
-  for (let i = 0; i < ids.length; i += limits.keyQuantityMax) {
-    const body = revokeKeysRequestSchema.parse({ ids: ids.slice(i, i + limits.keyQuantityMax) });
-    revoked += (await call('POST', '/api/admin/revoke-keys', revokeKeysResponseSchema, body, creatorHeaders())).revoked;
-  }
-  return revoked;
 }
 
 export function fetchHeatmap(): Promise<Heatmap> {

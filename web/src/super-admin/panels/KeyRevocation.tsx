@@ -3,7 +3,7 @@ import { Ban, ShieldX } from 'lucide-react';
 import { useEffect, useMemo, useState } from 'react';
 import { Button } from '../../components/ui/Button';
 import { toast } from '../../components/ui/toast-store';
-import { revokeKeys } from '../../net/creator-api';
+import { revokeKeys } from '../../net/admin-api';
 import { ConfirmDialog } from '../../components/ui/ConfirmDialog';
 import { formatDate, formatUsd, shortKey } from '../../lib/format';
 import { isCreatorAuthFailure, useAccessKeys, useCreatorAction } from '../creator-queries';
