@@ -94,20 +94,33 @@ describe.each(backends)('sign-up and sign-in (%s)', (backend) => {
   });
 });
 
-describe('login rate limit', () => {
-  it('allows five attempts per minute per address, then answers 429', async () => {
-    const { database, drop } = await makeDatabase('pglite');
-    const server = await startServer(database);
-    try {
-      const anon = new TestMemberless(server.url);
-      const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push((await anon.post('/api/auth/login', { loginKey: 'd'.repeat(64) })).status);
-      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-    } finally {
-      await server.close();
-      await database.close();
-      await drop();
-    }
+describe('rate limits per address (the defaults)', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('pglite'));
+    server = await startServer(database);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  it('allows 30 key validations a minute, then answers 429', async () => {
+    const anon = new TestMemberless(server.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await anon.post('/api/keys/validate', { inviteKey: 'e'.repeat(64) })).status);
+    expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
+    expect(statuses[30]).toBe(429);
+  });
+
+  it('allows five login attempts a minute, then answers 429', async () => {
+    const anon = new TestMemberless(server.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await anon.post('/api/auth/login', { loginKey: 'd'.repeat(64) })).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 });
 
