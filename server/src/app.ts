@@ -17,6 +17,7 @@ import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler } from './http/errors';
+import { eventTypes, recordEvent } from './security/events';
 import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
@@ -81,6 +82,12 @@ export async function buildApp(opts: {
     ...(rateLimitRedis ? { redis: rateLimitRedis, nameSpace: 'enclave:rl:' } : {}),
     errorResponseBuilder: (_req, context) =>
       new HttpError(429, errorCodes.rateLimited, `Too many attempts. Access blocked for security. Retry in ${context.after}.`),
+    // Each refusal is a security event (the heatmap and risk panels count them).
+    onExceeded: (req) => {
+      recordEvent(db, req, { type: eventTypes.rateLimited, severity: 'medium', userId: req.auth?.user.id ?? null, details: { route: req.routeOptions.url } }).catch(
+        (err: unknown) => req.log.error({ err }, 'could not record a rate-limit event'),
+      );
+    },
   });
   await app.register(fastifyWebsocket, {
     options: { maxPayload: 1024 * 1024 },

@@ -35,6 +35,7 @@ export const configSchema = z.object({
     validateKey: limitSchema,
     register: limitSchema,
     send: limitSchema,
+    epoch: limitSchema,
   }),
 });
 export type Config = z.infer<typeof configSchema>;
@@ -45,6 +46,8 @@ export const defaultRateLimits: Config['rateLimits'] = {
   validateKey: { max: 30, windowMs: 60_000 },
   register: { max: 10, windowMs: 60_000 },
   send: { max: 30, windowMs: 10_000 },
+  // A rotation writes one share per member: far rarer than messages.
+  epoch: { max: 20, windowMs: 60_000 },
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

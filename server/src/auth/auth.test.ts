@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKeys } from '../keys/service';
 import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
-import { users } from '../db/schema';
+import { securityEvents, users } from '../db/schema';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 
 describe.each(backends)('sign-up and sign-in (%s)', (backend) => {
@@ -121,6 +122,9 @@ describe('rate limits per address (the defaults)', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await anon.post('/api/auth/login', { loginKey: 'd'.repeat(64) })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    // Both refusals are security events the console counts.
+    const events = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'rate_limit'));
+    expect(events.map((e) => e.details.route).sort()).toEqual(['/api/auth/login', '/api/keys/validate']);
   });
 });
 

@@ -69,7 +69,8 @@ type Row = {
 const KiB = 1024;
 const JSON_BODY_LIMIT = 64 * KiB;
 /** POST /api/epochs alone takes large bodies (one share per channel member). */
-const EPOCH_BODY_LIMIT = 4 * KiB * KiB;
+// The epoch route takes one share per member of the channel (server/src/messages/routes.ts).
+const EPOCH_BODY_LIMIT = limits.epochMaxRecipients * 640;
 
 /** A syntactically valid JSON object just over `limit` bytes. */
 const oversize = (limit: number) => JSON.stringify({ pad: 'x'.repeat(limit) });

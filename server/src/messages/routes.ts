@@ -14,7 +14,7 @@ import {
   type Message,
 } from '@enclave/protocol';
 import { and, asc, desc, eq, gt, gte, inArray, lt } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
 import { conversations, epochs, epochShares, messages, users } from '../db/schema';
@@ -84,8 +84,13 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     return { conversationId, membershipVersion: version, members };
   });
 
-  // Shares can be many (one per member of the channel): this route alone takes large bodies.
-  app.post('/api/epochs', { bodyLimit: 4 * 1024 * 1024 }, async (req, reply) => {
+  const perMember = (l: { max: number; windowMs: number }) => ({
+    rateLimit: { max: l.max, timeWindow: l.windowMs, keyGenerator: (req: FastifyRequest) => req.auth?.user.id ?? req.ip },
+  });
+
+  // Shares can be many (one per member of the channel, ~530 bytes each): this route alone takes
+  // large bodies.
+  app.post('/api/epochs', { bodyLimit: limits.epochMaxRecipients * 640, config: perMember(ctx.config.rateLimits.epoch) }, async (req, reply) => {
     const me = requireAuth(req).user.id;
     const body = parse(createEpochRequestSchema, req.body);
     const conversationId = await resolveConversation(db, me, body.receiverId);
@@ -139,18 +144,9 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     return { messages: page.map(toMessage), hasMore };
   });
 
-  const sendLimit = ctx.config.rateLimits.send;
   app.post(
     '/api/messages/send',
-    {
-      config: {
-        rateLimit: {
-          max: sendLimit.max,
-          timeWindow: sendLimit.windowMs,
-          keyGenerator: (req) => req.auth?.user.id ?? req.ip,
-        },
-      },
-    },
+    { config: perMember(ctx.config.rateLimits.send) },
     async (req, reply) => {
       const auth = requireAuth(req);
       const me = auth.user.id;

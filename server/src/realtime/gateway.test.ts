@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { securityEvents } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
@@ -42,6 +44,8 @@ describe('real-time gateway', () => {
     stranger.send({ type: 'authenticate' });
     expect(await stranger.waitFor((f) => f.type === 'auth_failed')).toMatchObject({ type: 'auth_failed' });
     expect((await stranger.closed).code).toBe(CLOSE_AUTH_FAILED);
+    const events = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'websocket_auth_failed'));
+    expect(events.map((e) => e.ip)).toEqual(['127.0.0.1']);
   });
 
   it('shows real presence across tabs and announces changes', async () => {

@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
 import { resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import { eventTypes, recordEvent } from '../security/events';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, refreshPresence, setSocketCount } from './presence';
 
@@ -66,18 +67,26 @@ export class Gateway {
       if (client) return send({ type: 'authenticated', userId: client.userId });
       // Re-read the session: it may have been revoked since the upgrade.
       const token = req.cookies[SESSION_COOKIE];
-      const pending = token ? resolveSession(this.db, token) : Promise.resolve(null);
-      pending
+      const session = () => (token ? resolveSession(this.db, token) : Promise.resolve(null));
+      session()
         .then(async (auth) => {
           if (!auth) {
+            await recordEvent(this.db, req, { type: eventTypes.socketAuthFailed, severity: 'low' });
             send({ type: 'auth_failed', message: 'Not signed in' });
             return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
           }
           if (client || socket.readyState !== socket.OPEN) return;
           clearTimeout(deadline);
           client = { socket, userId: auth.user.id, sessionId: auth.sessionId };
+          this.track(client);
+          // From here an `end_sessions` reaches this socket; a ban or logout that landed between the
+          // first read and now is seen by this second one.
+          if (!(await session())) {
+            send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
+            return socket.close(CLOSE_SESSION_ENDED, 'session ended');
+          }
           send({ type: 'authenticated', userId: auth.user.id });
-          await this.attach(client);
+          await this.announce(client);
         })
         .catch((err: unknown) => {
           this.log.error({ err }, 'socket authentication failed');
@@ -94,10 +103,16 @@ export class Gateway {
     });
   }
 
-  private async attach(client: Client): Promise<void> {
+  private track(client: Client): void {
     const set = this.clients.get(client.userId) ?? new Set<Client>();
     set.add(client);
     this.clients.set(client.userId, set);
+  }
+
+  /** Counts the socket in presence and tells everyone when the member comes online. */
+  private async announce(client: Client): Promise<void> {
+    const set = this.clients.get(client.userId);
+    if (!set?.has(client)) return; // closed meanwhile
     await setSocketCount(this.db, this.instanceId, client.userId, set.size);
     if (set.size === 1 && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
       await this.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: true } });

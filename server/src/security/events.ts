@@ -14,6 +14,7 @@ export const eventTypes = {
   loginFailed: 'login_failed',
   bannedLogin: 'banned_access',
   rateLimited: 'rate_limit',
+  socketAuthFailed: 'websocket_auth_failed',
   keyRefused: 'key_validation_failed',
   canaryKey: 'canary_key_used',
   masterKeyFailed: 'master_key_failed',

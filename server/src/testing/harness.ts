@@ -72,6 +72,7 @@ export const relaxedRateLimits: Config['rateLimits'] = {
   validateKey: { max: 10_000, windowMs: 60_000 },
   register: { max: 10_000, windowMs: 60_000 },
   send: { max: 10_000, windowMs: 60_000 },
+  epoch: { max: 10_000, windowMs: 60_000 },
 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
