@@ -69,14 +69,14 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
 
   app.post('/api/admin/ban-user', async (req) => {
     const { userId, reason } = parse(banUserRequestSchema, req.body);
-    await setBanned(ctx, { kind: req.isCreator ? 'creator' : 'admin' }, userId, { banned: true, reason });
+    await setBanned(ctx, { kind: req.isCreator ? 'creator' : 'admin' }, [userId], { banned: true, reason });
     await recordEvent(db, req, { type: eventTypes.userBanned, severity: 'high', userId, actor: actorOf(req), details: { reason } });
     return { ok: true };
   });
 
   app.post('/api/admin/unban-user', async (req) => {
     const { userId } = parse(unbanUserRequestSchema, req.body);
-    await setBanned(ctx, { kind: req.isCreator ? 'creator' : 'admin' }, userId, { banned: false });
+    await setBanned(ctx, { kind: req.isCreator ? 'creator' : 'admin' }, [userId], { banned: false });
     await recordEvent(db, req, { type: eventTypes.userUnbanned, severity: 'medium', userId, actor: actorOf(req) });
     return { ok: true };
   });

@@ -54,11 +54,3 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
   await db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
 }
-
-/** Revokes every live session of a member (ban, wipe, shutdown). */
-export async function revokeUserSessions(db: Db, userId: string): Promise<void> {
-  await db
-    .update(sessions)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
-}

@@ -27,7 +27,7 @@ export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: numb
     .select({ id: users.id })
     .from(users)
     .where(and(eq(users.isSuperAdmin, false), eq(users.isBanned, false)));
-  for (const t of targets) await setBanned(ctx, { kind: 'creator' }, t.id, { banned: true, reason: SHUTDOWN_REASON });
+  await setBanned(ctx, { kind: 'creator' }, targets.map((t) => t.id), { banned: true, reason: SHUTDOWN_REASON });
   return { banned: targets.length, emergency: await emergencyState(ctx.db) };
 }
 

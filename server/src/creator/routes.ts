@@ -79,14 +79,14 @@ export async function creatorRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.post('/api/super-admin/ban-user', async (req) => {
     const { userId, reason } = parse(creatorBanRequestSchema, req.body);
-    await setBanned(ctx, { kind: 'creator' }, userId, { banned: true, reason });
+    await setBanned(ctx, { kind: 'creator' }, [userId], { banned: true, reason });
     await audit(req, eventTypes.userBanned, 'high', userId, { reason });
     return { ok: true };
   });
 
   app.post('/api/super-admin/unban-user', async (req) => {
     const { userId } = parse(unbanUserRequestSchema, req.body);
-    await setBanned(ctx, { kind: 'creator' }, userId, { banned: false });
+    await setBanned(ctx, { kind: 'creator' }, [userId], { banned: false });
     await audit(req, eventTypes.userUnbanned, 'medium', userId);
     return { ok: true };
   });
@@ -94,10 +94,8 @@ export async function creatorRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.post('/api/super-admin/unban-users', async (req) => {
     const { userIds } = parse(unbanUsersRequestSchema, req.body);
     const banned = await db.select({ id: users.id }).from(users).where(and(inArray(users.id, userIds), eq(users.isBanned, true)));
-    for (const { id } of banned) {
-      await setBanned(ctx, { kind: 'creator' }, id, { banned: false });
-      await audit(req, eventTypes.userUnbanned, 'medium', id, { bulk: true });
-    }
+    await setBanned(ctx, { kind: 'creator' }, banned.map((b) => b.id), { banned: false });
+    for (const { id } of banned) await audit(req, eventTypes.userUnbanned, 'medium', id, { bulk: true });
     return { unbanned: banned.length };
   });
 

@@ -10,11 +10,11 @@ import { z } from 'zod';
 export const busEventSchema = z.discriminatedUnion('kind', [
   /** Send a frame to every authenticated socket ('all') or to the sockets of these members. */
   z.object({ kind: z.literal('deliver'), to: z.union([z.literal('all'), z.array(z.string())]), frame: serverFrameSchema }),
-  /** Tell and close the sockets of a session, or of every session of a member. */
+  /** Tell and close the sockets of a session, or of every session of these members. */
   z.object({
     kind: z.literal('end_sessions'),
     sessionId: z.string().optional(),
-    userId: z.string().optional(),
+    userIds: z.array(z.string()).optional(),
     frame: serverFrameSchema,
   }),
 ]);

@@ -135,9 +135,10 @@ export class Gateway {
       for (const set of targets) for (const c of set ?? []) sendFrame(c.socket, event.frame);
       return;
     }
+    const users = new Set(event.userIds);
     for (const set of this.clients.values()) {
       for (const c of set) {
-        const match = event.sessionId ? c.sessionId === event.sessionId : c.userId === event.userId;
+        const match = event.sessionId ? c.sessionId === event.sessionId : users.has(c.userId);
         if (!match) continue;
         sendFrame(c.socket, event.frame);
         c.socket.close(CLOSE_SESSION_ENDED, 'session ended');

@@ -4,43 +4,58 @@
  * epoch is wrapped for them. Unbanning moves them again, to let the member back in.
  */
 import { GENERAL_CONVERSATION, errorCodes } from '@enclave/protocol';
-import { eq, like, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import { conversations, users } from '../db/schema';
-import { revokeUserSessions } from '../auth/sessions';
+import { conversations, sessions, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 
 export type BanActor = { kind: 'admin' | 'creator' };
 
+/**
+ * Bans or unbans members in one transaction, whatever their number (an emergency shutdown bans
+ * everyone): flags, sessions and every conversation they belong to move together, then the
+ * sockets are told.
+ */
 export async function setBanned(
   ctx: AppContext,
   actor: BanActor,
-  userId: string,
+  userIds: readonly string[],
   ban: { banned: true; reason: string } | { banned: false },
 ): Promise<void> {
   const { db, gateway } = ctx;
-  const [target] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
-  if (!target) throw new HttpError(404, errorCodes.notFound, 'No such member');
-  if (ban.banned && actor.kind === 'admin' && (target.role === 'admin' || target.isSuperAdmin)) {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return;
+  const targets = await db.select({ id: users.id, role: users.role, isSuperAdmin: users.isSuperAdmin }).from(users).where(inArray(users.id, ids));
+  if (targets.length !== ids.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
+  if (ban.banned && actor.kind === 'admin' && targets.some((t) => t.role === 'admin' || t.isSuperAdmin)) {
     throw new HttpError(403, errorCodes.forbidden, 'Administrators cannot ban other administrators');
   }
   const moved = await db.transaction(async (tx) => {
     await tx
       .update(users)
       .set(ban.banned ? { isBanned: true, bannedReason: ban.reason } : { isBanned: false, bannedReason: null })
-      .where(eq(users.id, userId));
+      .where(inArray(users.id, ids));
+    if (ban.banned) {
+      await tx.update(sessions).set({ revokedAt: new Date() }).where(and(inArray(sessions.userId, ids), isNull(sessions.revokedAt)));
+    }
     await tx.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
+    // Direct messages are named dm:<id>:<id>.
     return tx
       .update(conversations)
       .set({ membershipVersion: sql`${conversations.membershipVersion} + 1` })
-      .where(or(eq(conversations.id, GENERAL_CONVERSATION), like(conversations.id, `dm:%${userId}%`)))
+      .where(
+        or(
+          eq(conversations.id, GENERAL_CONVERSATION),
+          inArray(sql`split_part(${conversations.id}, ':', 2)`, ids),
+          inArray(sql`split_part(${conversations.id}, ':', 3)`, ids),
+        ),
+      )
       .returning({ id: conversations.id, membershipVersion: conversations.membershipVersion });
   });
   if (ban.banned) {
-    await revokeUserSessions(db, userId);
     await gateway.publish({
       kind: 'end_sessions',
-      userId,
+      userIds: ids,
       frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${ban.reason}` },
     });
   }
