@@ -51,6 +51,28 @@ describe('createAccount', () => {
     await keysWork(opened);
   });
 
+  it('derives, from the opened bundle, exactly the public keys createAccount returned', async () => {
+    const opened = await openPrivateKeys(token, account.encryptedPrivateKey);
+    expect(opened.publicIdentity).toEqual(account.publicIdentity);
+    expect(Object.keys(opened).sort()).toEqual(['decryptKey', 'publicIdentity', 'signKey']);
+    // Deriving the public half does not leave the private keys extractable.
+    expect(opened.decryptKey.extractable).toBe(false);
+    expect(opened.signKey.extractable).toBe(false);
+    expect(opened.decryptKey.usages).toEqual(['decrypt']);
+    expect(opened.signKey.usages).toEqual(['sign']);
+    await expect(crypto.subtle.exportKey('pkcs8', opened.decryptKey)).rejects.toThrow();
+    await expect(crypto.subtle.exportKey('jwk', opened.signKey)).rejects.toThrow();
+  });
+
+  it('derives a different public identity for a different account', async () => {
+    const otherToken = generateAccessToken();
+    const other = await createAccount(otherToken);
+    const opened = await openPrivateKeys(otherToken, other.encryptedPrivateKey);
+    expect(opened.publicIdentity).toEqual(other.publicIdentity);
+    expect(opened.publicIdentity.encryptionPublicKey).not.toBe(account.publicIdentity.encryptionPublicKey);
+    expect(opened.publicIdentity.signingPublicKey).not.toBe(account.publicIdentity.signingPublicKey);
+  });
+
   it('does not open with another token', async () => {
     await expect(openPrivateKeys(generateAccessToken(), account.encryptedPrivateKey)).rejects.toMatchObject({
       kind: 'wrong_token',

@@ -1,5 +1,5 @@
 import { translateErrors } from './errors';
-import { fromBase64 } from './encoding';
+import { fromBase64, toBase64 } from './encoding';
 import { ecdsaImport, rsaOaepImport } from './algorithms';
 
 /** A member's public keys as the server stores and hands them out: SPKI, base64. */
@@ -10,6 +10,14 @@ export type PublicIdentity = { encryptionPublicKey: string; signingPublicKey: st
  * kept in IndexedDB for session restore without script (or a stolen profile) reading them out.
  */
 export type PrivateIdentity = { decryptKey: CryptoKey; signKey: CryptoKey };
+
+/**
+ * What opening the key bundle yields: the private keys, and the member's own public keys as
+ * derived locally from them. The client must take its own public keys from here, never from the
+ * server: a server that hands out its own key for the member would otherwise be sent every chain
+ * key the member wraps.
+ */
+export type OpenedIdentity = PrivateIdentity & { publicIdentity: PublicIdentity };
 
 /**
  * Import the two PKCS8 private keys as non-extractable CryptoKeys. Internal: used by account
@@ -27,6 +35,43 @@ export async function importPrivateIdentity(keys: {
       crypto.subtle.importKey('pkcs8', keys.signing, ecdsaImport, false, ['sign']),
     ]);
     return { decryptKey, signKey };
+  });
+}
+
+/**
+ * Derive the public keys (base64 SPKI, exactly as `createAccount` exports them) from the two PKCS8
+ * private keys. Each private key is imported extractable only inside this function, to read its
+ * public components out of the JWK; those copies are dropped before it returns. Internal: used by
+ * the bundle opener, not re-exported from the index.
+ *
+ * @throws CryptoError('malformed') when either key does not import.
+ */
+export async function derivePublicIdentity(keys: {
+  encryption: Uint8Array<ArrayBuffer>;
+  signing: Uint8Array<ArrayBuffer>;
+}): Promise<PublicIdentity> {
+  return translateErrors('malformed', 'private key does not import', async () => {
+    const [rsa, ec] = await Promise.all([
+      crypto.subtle
+        .importKey('pkcs8', keys.encryption, rsaOaepImport, true, ['decrypt'])
+        .then((key) => crypto.subtle.exportKey('jwk', key)),
+      crypto.subtle
+        .importKey('pkcs8', keys.signing, ecdsaImport, true, ['sign'])
+        .then((key) => crypto.subtle.exportKey('jwk', key)),
+    ]);
+    // Only the public members are copied out; the JWKs with the private ones go out of scope.
+    const [encryptKey, verifyKey] = await Promise.all([
+      crypto.subtle.importKey('jwk', { kty: 'RSA', n: rsa.n, e: rsa.e }, rsaOaepImport, true, ['encrypt']),
+      crypto.subtle.importKey('jwk', { kty: 'EC', crv: ec.crv, x: ec.x, y: ec.y }, ecdsaImport, true, ['verify']),
+    ]);
+    const [encryptionSpki, signingSpki] = await Promise.all([
+      crypto.subtle.exportKey('spki', encryptKey),
+      crypto.subtle.exportKey('spki', verifyKey),
+    ]);
+    return {
+      encryptionPublicKey: toBase64(new Uint8Array(encryptionSpki)),
+      signingPublicKey: toBase64(new Uint8Array(signingSpki)),
+    };
   });
 }
 

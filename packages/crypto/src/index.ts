@@ -10,7 +10,7 @@ export { toBase64, fromBase64, toHex, fromHex, utf8 } from './encoding';
 export { generateAccessToken, shannonEntropy, checkAccessToken, deriveLoginKey } from './token';
 export type { TokenCheck } from './token';
 export { importPublicIdentity } from './identity';
-export type { PublicIdentity, PrivateIdentity } from './identity';
+export type { PublicIdentity, PrivateIdentity, OpenedIdentity } from './identity';
 export { createAccount } from './account';
 export type { NewAccount } from './account';
 export { sealPrivateKeys, openPrivateKeys } from './key-bundle';

@@ -2,8 +2,8 @@ import { CryptoError, translateErrors } from './errors';
 import { fromBase64, toBase64, utf8 } from './encoding';
 import { concatBytes, randomBytes, wipe } from './bytes';
 import { AES_KEY_BITS, IV_BYTES } from './algorithms';
-import { importPrivateIdentity } from './identity';
-import type { PrivateIdentity } from './identity';
+import { derivePublicIdentity, importPrivateIdentity } from './identity';
+import type { OpenedIdentity } from './identity';
 
 // DESIGN.md section 3. The iteration count is the specification's; it is low by today's advice,
 // which is acceptable only because the password is a 256-bit random token, not a human secret.
@@ -89,18 +89,20 @@ function parseContents(plaintext: Uint8Array): { encryption: Uint8Array<ArrayBuf
 }
 
 /**
- * Open the bundle made by {@link sealPrivateKeys} and import both private keys as
- * non-extractable CryptoKeys. This is what login does with the bundle the server returns.
+ * Open the bundle made by {@link sealPrivateKeys}, import both private keys as non-extractable
+ * CryptoKeys and derive the member's public keys from them. This is what login does with the
+ * bundle the server returns; the derived `publicIdentity` is the member's own copy of their public
+ * keys, to be compared with (never replaced by) what the server says they are.
  *
  * @throws CryptoError('wrong_token') when AES-GCM rejects the token (including any token that
  *   does not pass {@link checkAccessToken}, as it cannot have sealed a bundle).
  * @throws CryptoError('malformed') when the stored string, its JSON or a key is damaged.
  * @example
  * ```ts
- * const { decryptKey, signKey } = await openPrivateKeys(token, session.encryptedPrivateKey);
+ * const { decryptKey, signKey, publicIdentity } = await openPrivateKeys(token, session.encryptedPrivateKey);
  * ```
  */
-export async function openPrivateKeys(token: string, encryptedPrivateKey: string): Promise<PrivateIdentity> {
+export async function openPrivateKeys(token: string, encryptedPrivateKey: string): Promise<OpenedIdentity> {
   const stored = fromBase64(encryptedPrivateKey);
   if (stored.length < SALT_BYTES + IV_BYTES + TAG_BYTES) throw new CryptoError('malformed', 'bundle too short');
   const salt = stored.slice(0, SALT_BYTES);
@@ -117,7 +119,11 @@ export async function openPrivateKeys(token: string, encryptedPrivateKey: string
   try {
     const pkcs8 = parseContents(plaintext);
     try {
-      return await importPrivateIdentity(pkcs8);
+      const [privateIdentity, publicIdentity] = await Promise.all([
+        importPrivateIdentity(pkcs8),
+        derivePublicIdentity(pkcs8),
+      ]);
+      return { ...privateIdentity, publicIdentity };
     } finally {
       wipe(pkcs8.encryption, pkcs8.signing);
     }

@@ -6,11 +6,13 @@ import {
 } from '@enclave/crypto';
 import type { SessionResponse } from '@enclave/protocol';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import * as api from '../net/http';
 import { AuthContext, type AuthContextValue, type AuthState, type Session } from './auth-context';
 import { AUTH_LOGIN_ACTION, ClientRateLimitError, allowLoginAttempt } from './client-rate-limit';
 import { clearKeyStore, loadIdentity, saveIdentity } from './key-store';
+import { OwnKeysMismatchError, ownKeysMismatchToast, samePublicIdentity } from './own-identity';
 import { forgetUser, storeUser } from './user-storage';
 
 function publicIdentityOf(response: SessionResponse) {
@@ -20,8 +22,9 @@ function publicIdentityOf(response: SessionResponse) {
 let leaving: Promise<void> | null = null;
 
 /**
- * Forgets everything this browser holds for the member and starts over at /. Idempotent: a logout
- * and the `session_ended` frame it causes must not start two navigations.
+ * Forgets the member's user data and identity keys held by this browser (the contacts' key pins
+ * stay) and starts over at /. Idempotent: a logout and the `session_ended` frame it causes must not
+ * start two navigations.
  */
 function wipeLocalAndLeave(): Promise<void> {
   leaving ??= (async () => {
@@ -33,9 +36,10 @@ function wipeLocalAndLeave(): Promise<void> {
 }
 
 /**
- * Start-up: the session cookie (asked through /api/auth/me) plus the private keys in IndexedDB
- * restore a member. The access token is never stored, so without those keys the member signs in
- * again.
+ * Start-up: the session cookie (asked through /api/auth/me) plus the identity in IndexedDB restore
+ * a member. The access token is never stored, so without those keys the member signs in again.
+ * The member's own public keys are the stored ones, never /me's; if /me's differ, the server is
+ * not to be trusted with this session and it ends here.
  */
 async function restore(): Promise<Session | null> {
   let response: SessionResponse;
@@ -49,15 +53,18 @@ async function restore(): Promise<Session | null> {
     return null;
   }
   const identity = await loadIdentity(response.user.id).catch(() => null);
-  if (!identity) {
-    // A live cookie without keys is useless to the member; end it rather than leave it open.
+  const mismatch = identity !== null && !samePublicIdentity(identity.publicIdentity, publicIdentityOf(response));
+  if (!identity || mismatch) {
+    // A live cookie without keys is useless to the member, and one whose server lies about their
+    // keys is dangerous; end it rather than leave it open.
     await api.logout().catch(() => undefined);
     forgetUser();
     await clearKeyStore();
+    if (mismatch) toast(ownKeysMismatchToast);
     return null;
   }
   storeUser(response.user);
-  return { user: response.user, publicIdentity: publicIdentityOf(response), privateIdentity: identity };
+  return { user: response.user, publicIdentity: identity.publicIdentity, privateIdentity: identity.privateIdentity };
 }
 
 export function AuthProvider({ children }: { children: ReactNode }) {
@@ -85,10 +92,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     try {
       const loginKey = await deriveLoginKey(accessToken);
       const response = await api.login(loginKey);
-      const privateIdentity = await openPrivateKeys(accessToken, response.encryptedPrivateKey);
-      await saveIdentity(response.user.id, privateIdentity);
+      const { publicIdentity, ...privateIdentity } = await openPrivateKeys(accessToken, response.encryptedPrivateKey);
+      if (!samePublicIdentity(publicIdentity, publicIdentityOf(response))) {
+        // The server would hand out keys that are not the member's: refuse, keep nothing, and
+        // end the session it just opened.
+        await api.logout().catch(() => undefined);
+        throw new OwnKeysMismatchError();
+      }
+      await saveIdentity(response.user.id, { privateIdentity, publicIdentity });
       storeUser(response.user);
-      const session: Session = { user: response.user, publicIdentity: publicIdentityOf(response), privateIdentity };
+      const session: Session = { user: response.user, publicIdentity, privateIdentity };
       setState({ status: 'loggedIn', session });
       return session;
     } finally {

@@ -2,7 +2,10 @@ import type { PrivateIdentity, PublicIdentity } from '@enclave/crypto';
 import type { SelfUser } from '@enclave/protocol';
 import { createContext, useContext } from 'react';
 
-/** A signed-in member as the browser holds them: profile, own public keys, private keys. */
+/**
+ * A signed-in member as the browser holds them: profile, own public keys (derived locally from the
+ * private keys at login, never the server's copy), private keys.
+ */
 export type Session = {
   user: SelfUser;
   publicIdentity: PublicIdentity;
@@ -22,9 +25,9 @@ export type AuthContextValue = {
   login(accessToken: string): Promise<Session>;
   /** Creates keys and a new access token, registers, and returns the token. Does not sign in. */
   register(inviteKey: string, username: string): Promise<string>;
-  /** Ends the session on the server, forgets everything local and reloads /. */
+  /** Ends the session on the server, forgets the member's local data and keys (not the contacts' pins) and reloads /. */
   logout(): Promise<void>;
-  /** Forgets everything local and reloads / (the server already ended the session). */
+  /** Forgets the member's local data and keys (not the contacts' pins) and reloads / (the server already ended the session). */
   endLocally(): Promise<void>;
 };
 

@@ -71,6 +71,7 @@ function ChatScreen({ session }: { session: Session }) {
   async function send(text: string) {
     try {
       const message = await services.senderKeys.send(receiverId, text);
+      services.decryptor.addOwnMessage(message);
       services.store.sent(message, text);
       toast({
         title: 'Message Sent',

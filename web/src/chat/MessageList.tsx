@@ -6,10 +6,21 @@ import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import type { ConversationView } from './chat-store';
 import type { DecryptResult } from './message-decryptor';
+import { useUsers } from './use-users';
 
 export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';
 export const BAD_SIGNATURE_TEXT =
   '⚠ Signature check failed: this message may have been forged or altered, so its content is not shown.';
+export const UNVERIFIED_TEXT =
+  "⚠ Sender's key changed — this message cannot be verified. Compare the safety number.";
+export const REPLAYED_TEXT = '⚠ Replayed message — hidden';
+
+/** Results shown as a warning in place of the text. */
+const WARNINGS: Partial<Record<DecryptResult['status'], string>> = {
+  bad_signature: BAD_SIGNATURE_TEXT,
+  unverified: UNVERIFIED_TEXT,
+  replayed: REPLAYED_TEXT,
+};
 
 type MessageListProps = {
   view: ConversationView;
@@ -30,6 +41,10 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
   const newest = view.messages.at(-1)?.id ?? null;
+  // Names come from the member list by sender id (which the signature binds), never from the
+  // name the server attaches to a message.
+  const users = useUsers();
+  const names = new Map((users.data ?? []).map((u) => [u.id, u.username]));
 
   // Follow new messages at the bottom, but leave the reader alone when they scrolled up or when
   // older messages were prepended.
@@ -68,6 +83,7 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
           <MessageItem
             key={message.id}
             message={message}
+            sender={names.get(message.senderId) ?? 'Unknown User'}
             result={view.results.get(message.id)}
             own={message.senderId === selfId}
             encryptedFor={dm ? (message.senderId === selfId ? dm.peerName : dm.selfName) : null}
@@ -80,19 +96,19 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
 
 type MessageItemProps = {
   message: Message;
+  sender: string;
   result: DecryptResult | undefined;
   own: boolean;
   encryptedFor: string | null;
 };
 
-function MessageItem({ message, result, own, encryptedFor }: MessageItemProps) {
-  const sender = message.senderUsername || 'Unknown User';
+function MessageItem({ message, sender, result, own, encryptedFor }: MessageItemProps) {
   return (
     <li
       className={cn(
         'rounded-lg border px-3 py-2',
         own ? 'border-accent/30 bg-accent/5' : 'border-border bg-surface-raised/50',
-        result?.status === 'bad_signature' && 'border-red-500/60 bg-red-950/40',
+        result && WARNINGS[result.status] && 'border-red-500/60 bg-red-950/40',
       )}
       data-message-id={message.id}
     >
@@ -115,11 +131,12 @@ function MessageItem({ message, result, own, encryptedFor }: MessageItemProps) {
 function MessageBody({ result }: { result: DecryptResult | undefined }) {
   if (!result) return <p className="text-sm italic text-muted">Decrypting…</p>;
   if (result.status === 'ok') return <p className="whitespace-pre-wrap break-words text-sm">{result.text}</p>;
-  if (result.status === 'bad_signature') {
+  const warning = WARNINGS[result.status];
+  if (warning) {
     return (
       <p role="alert" className="flex items-start gap-2 text-sm font-medium text-red-300">
         <AlertOctagon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
-        {BAD_SIGNATURE_TEXT}
+        {warning}
       </p>
     );
   }

@@ -43,7 +43,8 @@ function setup(initialCount: number, pageSize = 5) {
   });
   const ids = () => store.view('general').messages.map((m) => m.id);
   const post = (id: number) => {
-    stored = [...stored, msg(id)];
+    // Kept in id order: a message may commit after one with a higher id.
+    stored = [...stored, msg(id)].sort((a, b) => a.id - b.id);
     return msg(id);
   };
   return { store, requests, decrypted, ids, post };
@@ -100,13 +101,29 @@ describe('ChatStore', () => {
     expect(t.ids()).toEqual([1, 2, 3, 4]);
   });
 
-  it('moves the cursor with frames while in sync, so the next catch-up asks only for newer ones', async () => {
+  it('does not move the cursor with frames: the next catch-up asks from the last HTTP answer', async () => {
     const t = setup(2);
     await t.store.authenticated(null);
     await t.store.open('general', 'all');
     await t.store.live(t.post(3));
     await t.store.authenticated('general');
-    expect(t.requests.at(-1)).toMatchObject({ after: 3 });
+    expect(t.requests.at(-1)).toMatchObject({ after: 2 });
+    expect(t.ids()).toEqual([1, 2, 3]);
+    expect(t.decrypted.filter((id) => id === 3)).toHaveLength(1);
+  });
+
+  it('does not lose a message committed after a frame with a higher id (frame 102, drop, 101, catch-up)', async () => {
+    const t = setup(100);
+    await t.store.authenticated(null);
+    await t.store.open('general', 'all');
+    // 101 and 102 were assigned; 102 committed first (another server instance) and its frame arrived.
+    await t.store.live(t.post(102));
+    // The socket drops before 101's frame; meanwhile 101 commits.
+    t.post(101);
+    await t.store.authenticated('general');
+    expect(t.requests.at(-1)).toMatchObject({ after: 100 });
+    expect(t.ids()).toEqual([96, 97, 98, 99, 100, 101, 102]);
+    expect(t.decrypted.filter((id) => id === 102)).toHaveLength(1);
   });
 
   it('ignores frames of conversations never opened', async () => {

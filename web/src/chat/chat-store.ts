@@ -2,9 +2,9 @@
  * Messages per conversation, kept without gaps or duplicates across reconnects.
  *
  * Each conversation has a `cursor`: the highest message id up to which it is known to hold
- * everything. HTTP loads move it; live frames move it only while the conversation is in sync
- * with the current socket session (`syncedSession`). Every (re)authentication starts a new
- * session, so after a reconnect the open conversation catches up with `after=<cursor>` and the
+ * everything. Only HTTP answers move it, never live frames: ids are assigned before commit and
+ * frames from different server instances may arrive out of order, so a frame for 102 says nothing
+ * about 101. After a reconnect the open conversation catches up with `after=<cursor>` and the
  * others do when they are opened. Messages are keyed by their server id, so a message that comes
  * both as a frame and in a page is held once.
  */
@@ -40,7 +40,6 @@ type Conversation = {
   hasOlder: boolean;
   loadingOlder: boolean;
   cursor: number;
-  syncedSession: number;
   queue: Promise<void>;
   view: ConversationView;
 };
@@ -49,7 +48,6 @@ export class ChatStore {
   private readonly conversations = new Map<string, Conversation>();
   private readonly listeners = new Set<() => void>();
   private readonly options: ChatStoreOptions;
-  private session = 0;
 
   constructor(options: ChatStoreOptions) {
     this.options = options;
@@ -72,20 +70,20 @@ export class ChatStore {
     return this.enqueue(conversation, () => (existing ? this.catchUp(conversation) : this.loadRecent(conversation)));
   }
 
-  /** The socket (re)authenticated: a new session; the open conversation catches up now. */
+  /** The socket (re)authenticated: the open conversation catches up now. */
   authenticated(openConversationId: string | null): Promise<void> {
-    this.session += 1;
     const conversation = openConversationId ? this.conversations.get(openConversationId) : undefined;
     if (!conversation) return Promise.resolve();
     return this.enqueue(conversation, () => this.catchUp(conversation));
   }
 
-  /** A `chat_message` frame. Frames for conversations never opened are left for their first load. */
+  /**
+   * A `chat_message` frame. Frames for conversations never opened are left for their first load.
+   * A frame does not move the cursor (see above): the next catch-up asks again from the cursor.
+   */
   live(message: Message): Promise<void> {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return Promise.resolve();
-    const inSync = conversation.status === 'ready' && conversation.syncedSession === this.session;
-    if (inSync && message.id > conversation.cursor) conversation.cursor = message.id;
     return this.add(conversation, [message]);
   }
 
@@ -140,7 +138,6 @@ export class ChatStore {
       hasOlder: false,
       loadingOlder: false,
       cursor: 0,
-      syncedSession: -1,
       queue: Promise.resolve(),
       view: emptyView,
     };
@@ -161,16 +158,14 @@ export class ChatStore {
   }
 
   private async loadRecent(conversation: Conversation): Promise<void> {
-    const session = this.session;
     const page = await this.options.history({ receiverId: conversation.receiverId, limit: this.pageSize });
     conversation.hasOlder = page.hasMore;
-    this.markSynced(conversation, page.messages, session);
+    this.markSynced(conversation, page.messages);
     await this.add(conversation, page.messages);
   }
 
   private async catchUp(conversation: Conversation): Promise<void> {
     if (conversation.cursor === 0) return this.loadRecent(conversation);
-    const session = this.session;
     const fetched: Message[] = [];
     let after = conversation.cursor;
     let complete = false;
@@ -181,15 +176,14 @@ export class ChatStore {
       complete = !result.hasMore || !last;
       if (last) after = last.id;
     }
-    // Short of the end, the cursor still moves (pages are contiguous) but live frames must not
-    // push it past what is missing.
-    this.markSynced(conversation, fetched, complete ? session : -1);
+    // Short of the end, the cursor still moves (pages are contiguous); the rest comes next time.
+    this.markSynced(conversation, fetched);
     await this.add(conversation, fetched);
   }
 
-  private markSynced(conversation: Conversation, fetched: readonly Message[], session: number): void {
+  /** Moves the cursor over an HTTP answer (the only thing that moves it). */
+  private markSynced(conversation: Conversation, fetched: readonly Message[]): void {
     for (const m of fetched) if (m.id > conversation.cursor) conversation.cursor = m.id;
-    conversation.syncedSession = session;
     conversation.status = 'ready';
   }
 

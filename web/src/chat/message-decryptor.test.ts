@@ -1,7 +1,7 @@
 import type { Epoch } from '@enclave/crypto';
 import type { EpochShare, Message } from '@enclave/protocol';
 import { describe, expect, it, vi } from 'vitest';
-import { MessageDecryptor } from './message-decryptor';
+import { KEY_CHANGED, MessageDecryptor } from './message-decryptor';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const BOB = '00000000-0000-4000-8000-000000000002';
@@ -47,6 +47,8 @@ function setup(shares: EpochShare[]) {
   const calls = { fetches: [] as string[][], opens: 0 };
   let failNextFetch = false;
   const knownUsers = new Set([ME, BOB]);
+  // Members whose listed key differs from the one pinned for them.
+  const changedKeys = new Set<string>();
   const decryptor = new MessageDecryptor({
     selfId: ME,
     decryptKey: {} as CryptoKey,
@@ -58,7 +60,10 @@ function setup(shares: EpochShare[]) {
       }
       return shares.filter((s) => ids.includes(s.epochId));
     },
-    verifyKeyFor: async (userId) => (knownUsers.has(userId) ? ({ userId } as unknown as CryptoKey) : null),
+    verifyKeyFor: async (userId) => {
+      if (!knownUsers.has(userId)) return null;
+      return changedKeys.has(userId) ? KEY_CHANGED : ({ userId } as unknown as CryptoKey);
+    },
     crypto: {
       openEpochShare: async ({ share: s, recipientId }) => {
         calls.opens += 1;
@@ -73,7 +78,7 @@ function setup(shares: EpochShare[]) {
       },
     },
   });
-  return { decryptor, calls, knownUsers, failNextFetch: () => void (failNextFetch = true) };
+  return { decryptor, calls, knownUsers, changedKeys, failNextFetch: () => void (failNextFetch = true) };
 }
 
 describe('MessageDecryptor', () => {
@@ -168,5 +173,50 @@ describe('MessageDecryptor', () => {
     expect((await t.decryptor.decrypt([later])).get(1)).toEqual({ status: 'unreadable', retryable: true });
     t.knownUsers.add(MALLORY);
     expect((await t.decryptor.decrypt([later])).get(1)).toEqual({ status: 'ok', text: '1' });
+  });
+
+  it('does not verify with a changed key: the message is unverified, never text', async () => {
+    const t = setup([share(1), share(2)]);
+    // Epoch 1 was opened while the key was still the pinned one; epoch 2 is met only afterwards.
+    expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'ok', text: '1' });
+    t.changedKeys.add(BOB);
+    const results = await t.decryptor.decrypt([message(2, 1), message(3, 2)]);
+    expect(results.get(2)).toEqual({ status: 'unverified' });
+    expect(results.get(3)).toEqual({ status: 'unverified' });
+    // Once the member accepts the new key (it is pinned), the messages verify again.
+    t.changedKeys.delete(BOB);
+    expect((await t.decryptor.decrypt([message(3, 2)])).get(3)).toEqual({ status: 'ok', text: '3' });
+  });
+
+  it('keeps verifying with keys that never changed', async () => {
+    const t = setup([share(1)]);
+    t.changedKeys.add(MALLORY);
+    expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'ok', text: '1' });
+  });
+
+  it('hides a replay: the same (epochId, index) under a new id', async () => {
+    const t = setup([share(1)]);
+    expect((await t.decryptor.decrypt([message(1, 1, { index: 0 })])).get(1)).toEqual({ status: 'ok', text: '1' });
+    const replay = message(7, 1, { index: 0, encryptedContent: 'plain:1' });
+    expect((await t.decryptor.decrypt([replay])).get(7)).toEqual({ status: 'replayed' });
+    // The original stays genuine when decrypted again (a retry), and so does another index.
+    const again = await t.decryptor.decrypt([message(1, 1, { index: 0 }), message(8, 1, { index: 1 })]);
+    expect(again.get(1)).toEqual({ status: 'ok', text: '1' });
+    expect(again.get(8)).toEqual({ status: 'ok', text: '8' });
+  });
+
+  it('hides a replay met in the same batch, keeping the lowest id', async () => {
+    const t = setup([share(1)]);
+    const copy = { index: 3, encryptedContent: 'plain:x' };
+    const results = await t.decryptor.decrypt([message(9, 1, copy), message(4, 1, copy)]);
+    expect(results.get(4)).toEqual({ status: 'ok', text: 'x' });
+    expect(results.get(9)).toEqual({ status: 'replayed' });
+  });
+
+  it("hides a replay of the member's own sent message", async () => {
+    const t = setup([share(1)]);
+    t.decryptor.addOwnMessage(message(5, 1, { index: 2 }));
+    const copy = message(11, 1, { index: 2, encryptedContent: 'plain:5' });
+    expect((await t.decryptor.decrypt([copy])).get(11)).toEqual({ status: 'replayed' });
   });
 });

@@ -11,22 +11,34 @@ export type DecryptResult =
   /** `retryable`: the failure may pass (network, sender's keys not loaded yet). */
   | { status: 'unreadable'; retryable: boolean }
   /** The signature does not hold: possibly forged, never shown as the sender's text. */
-  | { status: 'bad_signature' };
+  | { status: 'bad_signature' }
+  /** The sender's key differs from the one pinned for them: nothing was verified, nothing is shown. */
+  | { status: 'unverified' }
+  /** Another message id already carried this (epochId, index): a replay, never shown as genuine. */
+  | { status: 'replayed' };
+
+/** What `verifyKeyFor` answers when the server's key for a member is not the one pinned for them. */
+export const KEY_CHANGED = 'key_changed';
 
 export type MessageDecryptorOptions = {
   selfId: string;
   decryptKey: CryptoKey;
   fetchShares(epochIds: readonly string[]): Promise<EpochShare[]>;
-  /** The sender's verify key from the member list, or null when that member is not known (yet). */
-  verifyKeyFor(userId: string): Promise<CryptoKey | null>;
+  /**
+   * The sender's verify key from the member list, or null when that member is not known (yet), or
+   * KEY_CHANGED when the listed key is not the one pinned for them (it is then not to be trusted).
+   */
+  verifyKeyFor(userId: string): Promise<CryptoKey | null | typeof KEY_CHANGED>;
   crypto: { openEpochShare: typeof openEpochShare; decryptMessage: typeof decryptMessage };
 };
 
-type EpochOutcome = { epoch: Epoch } | { failure: DecryptResult & { status: 'unreadable' | 'bad_signature' } };
+type EpochOutcome = { epoch: Epoch } | { failure: DecryptResult & { status: 'unreadable' | 'bad_signature' | 'unverified' } };
 
 const unreadable = { status: 'unreadable', retryable: false } as const;
 const unreadableForNow = { status: 'unreadable', retryable: true } as const;
 const badSignature = { status: 'bad_signature' } as const;
+const unverified = { status: 'unverified' } as const;
+const replayed = { status: 'replayed' } as const;
 
 /** The `kind` of a CryptoError, read structurally so this module needs no runtime import. */
 function cryptoErrorKind(error: unknown): string | null {
@@ -36,6 +48,8 @@ function cryptoErrorKind(error: unknown): string | null {
 
 export class MessageDecryptor {
   private readonly epochs = new Map<string, Promise<EpochOutcome>>();
+  /** `epochId/index` → the id of the first message that decrypted with it. */
+  private readonly seen = new Map<string, number>();
   private readonly options: MessageDecryptorOptions;
 
   constructor(options: MessageDecryptorOptions) {
@@ -47,14 +61,29 @@ export class MessageDecryptor {
     this.epochs.set(epoch.epochId, Promise.resolve({ epoch }));
   }
 
+  /** A message this member sent: its (epochId, index) is taken, so a copy under another id is a replay. */
+  addOwnMessage(message: Message): void {
+    const pair = `${message.epochId}/${message.index}`;
+    if (!this.seen.has(pair)) this.seen.set(pair, message.id);
+  }
+
   /** Decrypts a batch; the result holds one entry per message id. */
   async decrypt(messages: readonly Message[]): Promise<Map<number, DecryptResult>> {
     const unknown = [...new Set(messages.map((m) => m.epochId))].filter((id) => !this.epochs.has(id));
     for (let i = 0; i < unknown.length; i += limits.sharesMaxEpochs) {
       this.loadEpochs(unknown.slice(i, i + limits.sharesMaxEpochs));
     }
-    const results = await Promise.all(messages.map(async (m) => [m.id, await this.decryptOne(m)] as const));
-    return new Map(results);
+    const results = new Map(await Promise.all(messages.map(async (m) => [m.id, await this.decryptOne(m)] as const)));
+    // The server refuses a repeated (epochId, index); one that comes anyway under a new id is a
+    // replay. The first id met keeps the pair (within a batch, the lowest: the server's order).
+    for (const m of [...messages].sort((a, b) => a.id - b.id)) {
+      if (results.get(m.id)?.status !== 'ok') continue;
+      const pair = `${m.epochId}/${m.index}`;
+      const first = this.seen.get(pair);
+      if (first === undefined) this.seen.set(pair, m.id);
+      else if (first !== m.id) results.set(m.id, replayed);
+    }
+    return results;
   }
 
   private loadEpochs(epochIds: string[]): void {
@@ -63,8 +92,10 @@ export class MessageDecryptor {
       this.epochs.set(id, new Promise((resolve) => resolvers.set(id, resolve)));
     }
     const settle = (id: string, outcome: EpochOutcome) => {
-      // A failure that may pass is not cached: the next batch that meets the epoch tries again.
-      if ('failure' in outcome && outcome.failure.status === 'unreadable' && outcome.failure.retryable) {
+      // A failure that may pass is not cached: the next batch that meets the epoch tries again
+      // (a changed key may be accepted by the member).
+      const failure = 'failure' in outcome ? outcome.failure : null;
+      if (failure && ((failure.status === 'unreadable' && failure.retryable) || failure.status === 'unverified')) {
         this.epochs.delete(id);
       }
       resolvers.get(id)?.(outcome);
@@ -90,6 +121,7 @@ export class MessageDecryptor {
   private async openShare(share: EpochShare): Promise<EpochOutcome> {
     const senderVerifyKey = await this.options.verifyKeyFor(share.senderId);
     if (!senderVerifyKey) return { failure: unreadableForNow };
+    if (senderVerifyKey === KEY_CHANGED) return { failure: unverified };
     try {
       const epoch = await this.options.crypto.openEpochShare({
         share,
@@ -113,6 +145,7 @@ export class MessageDecryptor {
     if (epoch.senderId !== message.senderId || epoch.conversationId !== message.conversationId) return badSignature;
     const senderVerifyKey = await this.options.verifyKeyFor(message.senderId);
     if (!senderVerifyKey) return unreadableForNow;
+    if (senderVerifyKey === KEY_CHANGED) return unverified;
     let text: string;
     try {
       text = await this.options.crypto.decryptMessage({

@@ -2,16 +2,26 @@ import type { Epoch } from '@enclave/crypto';
 import type { ConversationMembersResponse, CreateEpochRequest, Message, SendMessageRequest } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../net/api-error';
-import { SenderKeys, type SenderKeysCrypto, type SenderKeysOptions } from './sender-keys';
+import { RecipientKeyError, SenderKeys, type SenderKeysCrypto, type SenderKeysOptions } from './sender-keys';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
 const CAROL = '00000000-0000-4000-8000-00000000000c';
 const DAY = 24 * 60 * 60 * 1000;
+/** Alice's own copy of her key, derived from her private key. */
+const ALICE_KEY = 'alice-public-key';
 
 const membershipChanged = () => new ApiError(409, '409: changed', 'membership_changed', 'Membership changed');
 
-function setup(options: { members?: string[]; version?: number; checkRecipients?: SenderKeysOptions['checkRecipients'] } = {}) {
+function setup(
+  options: {
+    members?: string[];
+    version?: number;
+    checkRecipients?: SenderKeysOptions['checkRecipients'];
+    /** The key the server's members answer gives for Alice herself (by default her own). */
+    serverKeyForSelf?: string;
+  } = {},
+) {
   let version = options.version ?? 1;
   let memberIds = options.members ?? [ALICE, BOB];
   let now = 1_000_000;
@@ -38,7 +48,7 @@ function setup(options: { members?: string[]; version?: number; checkRecipients?
 
   const created: Epoch[] = [];
   const keys = new SenderKeys({
-    self: { id: ALICE, encryptionPublicKey: 'alice-public-key' },
+    self: { id: ALICE, encryptionPublicKey: ALICE_KEY },
     signKey: {} as CryptoKey,
     now: () => now,
     crypto,
@@ -51,7 +61,10 @@ function setup(options: { members?: string[]; version?: number; checkRecipients?
         return {
           conversationId,
           membershipVersion: version,
-          members: memberIds.map((id) => ({ id, encryptionPublicKey: `key-${id}` })),
+          members: memberIds.map((id) => ({
+            id,
+            encryptionPublicKey: id === ALICE ? (options.serverKeyForSelf ?? ALICE_KEY) : `key-${id}`,
+          })),
         };
       },
       createEpoch: async (request) => {
@@ -224,6 +237,30 @@ describe('SenderKeys', () => {
     await expect(t.keys.send(BOB, 'secret')).rejects.toThrow(/two members/);
     expect(t.calls.epochs).toHaveLength(0);
     expect(t.calls.sends).toHaveLength(0);
+  });
+
+  it("wraps for the sender with the sender's own key", async () => {
+    const seen: string[] = [];
+    const t = setup({
+      members: [BOB],
+      checkRecipients: async (recipients) => {
+        seen.push(...recipients.filter((r) => r.id === ALICE).map((r) => r.encryptionPublicKey));
+      },
+    });
+    await t.keys.send('all', 'hello');
+    expect(seen).toEqual([ALICE_KEY]);
+  });
+
+  it('refuses a members answer that lists the sender with another key, and uploads no epoch', async () => {
+    for (const receiver of ['all', BOB]) {
+      const t = setup({ members: [ALICE, BOB], serverKeyForSelf: 'server-chosen-key' });
+      const error: unknown = await t.keys.send(receiver, 'hello').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RecipientKeyError);
+      expect(t.calls.members).toBe(1);
+      expect(t.calls.epochs).toHaveLength(0);
+      expect(t.calls.sends).toHaveLength(0);
+      expect(t.created).toHaveLength(0);
+    }
   });
 
   it('wraps nothing when a recipient key is not the one the member knows', async () => {

@@ -29,6 +29,7 @@ export type SenderKeysCrypto = {
 };
 
 export type SenderKeysOptions = {
+  /** The member; `encryptionPublicKey` is their own copy (derived from their private key), never the server's. */
   self: { id: string; encryptionPublicKey: string };
   signKey: CryptoKey;
   api: SenderKeysApi;
@@ -179,9 +180,16 @@ export class SenderKeys {
       const stranger = members.members.find((m) => m.id !== self.id && m.id !== receiverId);
       if (stranger) throw new Error('a direct message may only be wrapped for its two members');
     }
-    const recipients = members.members.map((m) => ({ id: m.id, encryptionPublicKey: m.encryptionPublicKey }));
+    // The sender's own key is always the local copy: a server that lists the sender with a key of
+    // its own would otherwise receive the chain key. A different key for self is refused outright.
+    if (members.members.some((m) => m.id === self.id && m.encryptionPublicKey !== self.encryptionPublicKey)) {
+      throw new RecipientKeyError('The server offered an unknown key for your own account: not sending.');
+    }
+    const recipients = members.members
+      .filter((m) => m.id !== self.id)
+      .map((m) => ({ id: m.id, encryptionPublicKey: m.encryptionPublicKey }));
     // The sender must be able to read their own messages after a reload.
-    if (!recipients.some((r) => r.id === self.id)) recipients.push({ id: self.id, encryptionPublicKey: self.encryptionPublicKey });
+    recipients.push({ id: self.id, encryptionPublicKey: self.encryptionPublicKey });
     return recipients;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The browser's IndexedDB database `enclave`: `identity` holds each member's private keys as
- * non-extractable CryptoKeys (so a script that reads storage still cannot export them), and
- * `contacts` the pinned fingerprints of other members.
+ * non-extractable CryptoKeys (so a script that reads storage still cannot export them) with the
+ * public keys derived from them, and `contacts` the pinned fingerprints of other members, keyed by
+ * owner. Logout empties `identity` only; the pins survive it.
  */
 export const DB_NAME = 'enclave';
 const DB_VERSION = 1;
@@ -32,8 +33,8 @@ function open(): Promise<IDBDatabase> {
 }
 
 /**
- * Runs one request against a store and closes the database afterwards, so that a later
- * `deleteDatabase` (logout, breach) is never blocked by a connection left open.
+ * Runs one request against a store and closes the database afterwards, so that no connection is
+ * left open (a later version upgrade or `deleteDatabase` would be blocked by it).
  */
 export async function withStore<T>(
   name: StoreName,
@@ -55,15 +56,12 @@ export async function withStore<T>(
   }
 }
 
-/** Deletes the whole database: every stored key and pin. */
-export function deleteEnclaveDatabase(): Promise<void> {
-  return new Promise((resolve) => {
-    const request = indexedDB.deleteDatabase(DB_NAME);
-    request.onsuccess = () => resolve();
-    // Nothing more can be done from here; the caller is leaving the page either way.
-    request.onerror = () => resolve();
-    request.onblocked = () => resolve();
-  });
+/**
+ * Empties one store and leaves the others as they are. Logout clears only the identity store:
+ * the contacts' pins must outlive a session, or a server could have them re-pinned at will.
+ */
+export async function clearStore(name: StoreName): Promise<void> {
+  await withStore(name, 'readwrite', (store) => store.clear());
 }
 
 /** Runs several writes in one transaction (one database open instead of one per record). */

@@ -1,5 +1,5 @@
 import { MessageSquare, Shield } from 'lucide-react';
-import { useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { useAuth } from '../auth/auth-context';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
@@ -20,10 +20,20 @@ function initialFromSearch(search: string): { mode: Mode; key: string } {
   return { mode, key: params.get('key')?.trim() ?? '' };
 }
 
+/** Takes `key` out of the address bar (keeping the rest), so a reload never sends it to the server. */
+function dropKeyFromAddressBar(): void {
+  const url = new URL(window.location.href);
+  if (!url.searchParams.has('key')) return;
+  url.searchParams.delete('key');
+  window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}${url.hash}`);
+}
+
 export function LoginPage() {
   const search = useSearch();
   const { state } = useAuth();
   const [initial] = useState(() => initialFromSearch(search));
+  // Once read, before any request of this page could carry the URL (as its Referer).
+  useLayoutEffect(dropKeyFromAddressBar, []);
   const [mode, setMode] = useState<Mode>(initial.mode);
   const [prefilledToken, setPrefilledToken] = useState('');
   // The only copy of a freshly issued token lives here until the member continues to login.

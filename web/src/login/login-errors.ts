@@ -1,6 +1,7 @@
 import { CryptoError } from '@enclave/crypto';
 import { errorCodes } from '@enclave/protocol';
 import { ClientRateLimitError } from '../auth/client-rate-limit';
+import { OwnKeysMismatchError } from '../auth/own-identity';
 import type { ToastInput } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import { loginToasts } from './login-texts';
@@ -8,6 +9,7 @@ import { loginToasts } from './login-texts';
 /** The toast for a failed sign-in. */
 export function loginFailureToast(error: unknown): ToastInput {
   if (error instanceof ClientRateLimitError) return loginToasts.rateLimited;
+  if (error instanceof OwnKeysMismatchError) return loginToasts.ownKeysMismatch;
   if (isApiError(error, 403, errorCodes.wiped)) return loginToasts.wiped;
   if (isApiError(error, 403, errorCodes.banned)) return loginToasts.banned(error.serverMessage);
   if (isApiError(error, 403)) return loginToasts.wiped;

@@ -1,5 +1,6 @@
 /** The specification's texts for the login screen's toasts (sections 5 and 8), in one place. */
 import { errorTexts } from '@enclave/protocol';
+import { ownKeysMismatchToast } from '../auth/own-identity';
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 
 
@@ -8,6 +9,7 @@ export const loginToasts = {
   tokenTooShort: bad('Invalid Access Token', 'Access token must be at least 64 characters long'),
   tokenIntegrity: bad('Security Alert', 'Token format validation failed. Suspicious activity detected.'),
   authFailed: bad('Authentication Failed', errorTexts.loginFailed),
+  ownKeysMismatch: ownKeysMismatchToast,
   wiped: bad('Account Compromised', errorTexts.wiped),
   banned: (serverText: string | null) => bad('Account Banned', serverText ?? errorTexts.banned),
   keyTooShort: bad('Invalid Key', 'Please enter a valid 64-character access key'),

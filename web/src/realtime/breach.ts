@@ -1,16 +1,17 @@
-import { deleteEnclaveDatabase } from '../lib/enclave-db';
+import { clearKeyStore } from '../auth/key-store';
 
 /** The specification's socket breach alert. */
 export const BREACH_ALERT_TEXT = 'SECURITY BREACH: Your account has been compromised. All data wiped for protection.';
 
 /**
- * The server says this account was breached: tell the member, wipe everything the browser holds
- * (local and session storage, stored keys) and go to /.
+ * The server says this account was breached: tell the member, wipe local and session storage and
+ * the member's stored keys, and go to /. The contacts' key pins are kept: a server that could wipe
+ * them by sending this frame could have every contact re-pinned to keys of its choosing.
  */
 export async function handleSecurityBreach(): Promise<void> {
   window.alert(BREACH_ALERT_TEXT);
   localStorage.clear();
   sessionStorage.clear();
-  await deleteEnclaveDatabase();
+  await clearKeyStore();
   window.location.assign('/');
 }
