@@ -154,33 +154,21 @@ function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps
 
 /** Ban for members an admin may ban, Unban for banned ones, nothing for staff. */
 function ModerationButton({ user, selfId, moderation }: { user: PublicUser; selfId: string; moderation: Moderation }) {
-  if (user.isBanned) {
-    return (
-      <Button
-        variant="ghost"
-        size="icon"
-        className="size-8 shrink-0 text-emerald-300 hover:text-emerald-200"
-        aria-label={`Unban ${user.username}`}
-        title={`Unban ${user.username}`}
-        disabled={moderation.busy}
-        onClick={() => moderation.onUnban(user)}
-      >
-        <Undo2 aria-hidden="true" />
-      </Button>
-    );
-  }
-  if (!isBannable(user, selfId)) return null;
+  if (!user.isBanned && !isBannable(user, selfId)) return null;
+  const action = user.isBanned
+    ? { name: `Unban ${user.username}`, tone: 'text-emerald-300 hover:text-emerald-200', Icon: Undo2, run: moderation.onUnban }
+    : { name: `Ban ${user.username}`, tone: 'text-red-400 hover:text-red-300', Icon: Ban, run: moderation.onBan };
   return (
     <Button
       variant="ghost"
       size="icon"
-      className="size-8 shrink-0 text-red-400 hover:text-red-300"
-      aria-label={`Ban ${user.username}`}
-      title={`Ban ${user.username}`}
+      className={cn('size-8 shrink-0', action.tone)}
+      aria-label={action.name}
+      title={action.name}
       disabled={moderation.busy}
-      onClick={() => moderation.onBan(user)}
+      onClick={() => action.run(user)}
     >
-      <Ban aria-hidden="true" />
+      <action.Icon aria-hidden="true" />
     </Button>
   );
 }
