@@ -79,7 +79,7 @@ export async function buildApp(opts: {
   await app.register(fastifyRateLimit, {
     global: false,
     hook: 'preHandler',
-    ...(rateLimitRedis ? { redis: rateLimitRedis, nameSpace: 'enclave:rl:' } : {}),
+    ...(rateLimitRedis ? { redis: rateLimitRedis, nameSpace: `${config.redisPrefix}:rl:` } : {}),
     errorResponseBuilder: (_req, context) =>
       new HttpError(429, errorCodes.rateLimited, `Too many attempts. Access blocked for security. Retry in ${context.after}.`),
     // Each refusal is a security event (the heatmap and risk panels count them).

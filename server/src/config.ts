@@ -10,6 +10,8 @@ const envSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
+  /** Prefix of every Redis key and channel: deployments (and test runs) sharing a Redis stay apart. */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default('enclave'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Set when a reverse proxy terminates TLS in front of us: then forwarded-for and https are believed. */
@@ -24,6 +26,7 @@ export const configSchema = z.object({
   dataDir: z.string(),
   databaseUrl: z.string().optional(),
   redisUrl: z.string().optional(),
+  redisPrefix: z.string(),
   production: z.boolean(),
   logLevel: z.string(),
   trustProxy: z.boolean(),
@@ -59,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.INIT_CWD ?? process.cwd(), e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY === 'true',

@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase(config);
   const bus = config.redisUrl
-    ? await redisBus(config.redisUrl, (err) => console.error('bus error', err))
+    ? await redisBus(config.redisUrl, config.redisPrefix, (err) => console.error('bus error', err))
     : memoryBus();
   const masterKey = await ensureMasterKey(database.db, config);
   if (masterKey.generated) {

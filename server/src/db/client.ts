@@ -22,12 +22,21 @@ const migrationsFolder = path.resolve(import.meta.dirname, '../../drizzle');
  * Opens PostgreSQL when `databaseUrl` is set, else the embedded PGlite in `dataDir/db`, and applies
  * the migrations. Only one process may open an embedded database at a time.
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataDir: string;
+  /** Where a connection lost while idle is reported (the pool replaces it on the next query). */
+  onPoolError?: (err: Error) => void;
+}): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle connection that PostgreSQL ends (restart, pg_terminate_backend, DROP DATABASE ...
+    // WITH (FORCE)) is an 'error' event on the pool; unheard, Node would end the process.
+    pool.on('error', (err) => (opts.onPoolError ?? defaultPoolError)(err));
+    const close = trackClients(pool);
     const db = drizzlePg(pool, { schema });
     await migratePg(db, { migrationsFolder });
-    return { db: db as unknown as Db, close: () => pool.end() };
+    return { db: db as unknown as Db, close };
   }
   const dir = path.join(opts.dataDir, 'db');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -35,6 +44,30 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   return { db: db as unknown as Db, close: () => client.close() };
+}
+
+function defaultPoolError(err: Error): void {
+  console.error('database connection lost while idle:', err.message);
+}
+
+/**
+ * `pool.end()` resolves once its clients are asked to end, before their connections are closed;
+ * waiting for every client's 'remove' (emitted once its connection has ended) means the database
+ * can be dropped right after without cutting a connection that is still open.
+ */
+function trackClients(pool: pg.Pool): () => Promise<void> {
+  const open = new Set<unknown>();
+  let allClosed: (() => void) | null = null;
+  pool.on('connect', (client) => open.add(client));
+  pool.on('remove', (client) => {
+    open.delete(client);
+    if (open.size === 0) allClosed?.();
+  });
+  return async () => {
+    const closed = open.size ? new Promise<void>((resolve) => (allClosed = resolve)) : Promise.resolve();
+    await pool.end();
+    await closed;
+  };
 }
 
 /** Postgres error code of a failed query, looking through Drizzle's wrapper. */

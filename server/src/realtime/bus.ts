@@ -41,9 +41,9 @@ export function memoryBus(): Bus {
   };
 }
 
-const CHANNEL = 'enclave:bus';
-
-export async function redisBus(url: string, onError: (err: unknown) => void): Promise<Bus> {
+/** `prefix` keeps deployments (and test runs) that share one Redis apart. */
+export async function redisBus(url: string, prefix: string, onError: (err: unknown) => void): Promise<Bus> {
+  const CHANNEL = `${prefix}:bus`;
   const pub = new Redis(url, { lazyConnect: true });
   const sub = new Redis(url, { lazyConnect: true });
   await Promise.all([pub.connect(), sub.connect()]);

@@ -1,9 +1,6 @@
 /**
  * The production path: two server instances over one PostgreSQL database, joined by the Redis bus.
  * A member's socket may sit on either instance; what happens on one must reach the other.
- *
- * Redis is shared by every test run on this machine and the bus channel is global, so other runs'
- * frames can reach our sockets: every assertion looks only at our own members' ids.
  */
 import { createEpoch, deriveLoginKey, encryptMessage } from '@enclave/crypto';
 import { conversationIdFor, sessionResponseSchema, userListResponseSchema, type Message, type ServerFrame } from '@enclave/protocol';

@@ -27,9 +27,14 @@ export const backends: Backend[] = (process.env.TEST_BACKENDS ?? 'pglite,postgre
 
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** This test file's own Redis namespace: other runs on the same Redis never see its frames or counters. */
+const REDIS_PREFIX = `enclave-test-${randomBytes(6).toString('hex')}`;
 
 /** A database of its own for one test file, removed by `drop`. */
-export async function makeDatabase(backend: Backend): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
+export async function makeDatabase(
+  backend: Backend,
+  opts: { onPoolError?: (err: Error) => void } = {},
+): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   if (backend === 'pglite') {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-test-'));
     const database = await openDatabase({ dataDir });
@@ -42,7 +47,7 @@ export async function makeDatabase(backend: Backend): Promise<{ database: Databa
   await admin.end();
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir() });
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir(), onPoolError: opts.onPoolError });
   return {
     database,
     url: url.toString(),
@@ -83,6 +88,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     production: false,
     logLevel: 'info',
     trustProxy: false,
+    redisPrefix: REDIS_PREFIX,
     rateLimits: defaultRateLimits,
     ...overrides,
   };
@@ -100,7 +106,7 @@ export async function startServer(
       done();
     },
   });
-  const bus: Bus = opts.redis ? await redisBus(REDIS_URL, () => undefined) : memoryBus();
+  const bus: Bus = opts.redis ? await redisBus(REDIS_URL, REDIS_PREFIX, () => undefined) : memoryBus();
   const config = testConfig({ ...opts.config, ...(opts.redis ? { redisUrl: REDIS_URL } : {}) });
   const { hash } = await ensureMasterKey(database.db, { masterKey: TEST_MASTER_KEY, dataDir: config.dataDir });
   const app = await buildApp({ config, db: database.db, bus, masterKeyHash: hash, logStream });
