@@ -5,23 +5,27 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
-import { errorCodes } from '@enclave/protocol';
+import { API_PREFIX, errorCodes, SOCKET_PATH } from '@enclave/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
 import { registerAccessControl } from './access/policy';
 import { creatorRoutes } from './creator/routes';
-import { adminRoutes } from './admin/routes';
 import { authRoutes } from './auth/routes';
+import { conversationRoutes } from './conversations/routes';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler } from './http/errors';
+import { serializerCompiler } from './http/serializer';
+import { serviceRoutes } from './http/service-routes';
 import { eventTypes, recordEvent } from './security/events';
 import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
-import { Gateway } from './realtime/gateway';
+import { Gateway, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
 export type App = { app: FastifyInstance; gateway: Gateway; close: () => Promise<void> };
@@ -48,6 +52,9 @@ export async function buildApp(opts: {
   });
   // Only JSON bodies: a cross-site form cannot post text/plain or urlencoded to us.
   app.removeContentTypeParser('text/plain');
+  // Requests parsed and answers checked by the route table's zod schemas (http/routes.ts).
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
 
   const gateway = new Gateway(db, bus, app.log);
   const ctx: AppContext = { db, config, gateway };
@@ -78,10 +85,11 @@ export async function buildApp(opts: {
   });
   await app.register(fastifyRateLimit, {
     global: false,
-    hook: 'preHandler',
     ...(rateLimitRedis ? { redis: rateLimitRedis, nameSpace: `${config.redisPrefix}:rl:` } : {}),
     errorResponseBuilder: (_req, context) =>
       new HttpError(429, errorCodes.rateLimited, `Too many attempts. Access blocked for security. Retry in ${context.after}.`),
+    // After the access check (onRequest), before the body is validated: malformed attempts count too.
+    hook: 'preValidation',
     // Each refusal is a security event (the heatmap and risk panels count them).
     onExceeded: (req) => {
       recordEvent(db, req, { type: eventTypes.rateLimited, severity: 'medium', userId: req.auth?.user.id ?? null, details: { route: req.routeOptions.url } }).catch(
@@ -105,26 +113,34 @@ export async function buildApp(opts: {
   // CSRF: state changes and socket upgrades only from our own origin.
   app.addHook('onRequest', async (req) => {
     const origin = req.headers.origin;
-    const guarded = req.method !== 'GET' && req.method !== 'HEAD' ? true : req.url.startsWith('/ws');
+    const guarded = req.method !== 'GET' && req.method !== 'HEAD' ? true : req.url.startsWith(SOCKET_PATH);
     if (guarded && origin && originHost(origin) !== req.host) {
       throw new HttpError(403, errorCodes.forbidden, 'Cross-origin request refused');
     }
   });
 
-  app.head('/api/health', async (_req, reply) => reply.status(200).send());
-  app.get('/ws', { websocket: true }, (socket, req) => gateway.handleConnection(socket, req));
+  // The OpenAPI document lists the route table's routes (tagged in http/routes.ts), nothing else.
+  await app.register(fastifySwagger, {
+    openapi: { info: { title: 'Enclave', version: '1' } },
+    transform: jsonSchemaTransform,
+    hideUntagged: true,
+    // HEAD /api/health is a route of its own, not the shadow of a GET.
+    exposeHeadRoutes: true,
+  });
+  await app.register(serviceRoutes, { ctx });
+  await app.register(socketRoute, { gateway });
   await app.register(keyRoutes, { ctx });
   await app.register(authRoutes, { ctx });
   await app.register(userRoutes, { ctx });
+  await app.register(conversationRoutes, { ctx });
   await app.register(messageRoutes, { ctx });
-  await app.register(adminRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
 
   const webDist = config.webDist;
   const hasWeb = webDist !== undefined && fs.existsSync(path.join(webDist, 'index.html'));
   if (hasWeb) await app.register(fastifyStatic, { root: webDist, wildcard: true });
   app.setNotFoundHandler(async (req, reply) => {
-    if (!hasWeb || req.url.startsWith('/api/') || req.url.startsWith('/ws') || req.method !== 'GET') {
+    if (!hasWeb || req.url.startsWith(API_PREFIX) || req.url.startsWith(SOCKET_PATH) || req.method !== 'GET') {
       return reply.status(404).send({ error: `No route ${req.method} ${req.url.split('?')[0]}`, code: errorCodes.notFound });
     }
     // The single-page app routes everything else itself (including its own 404 page).

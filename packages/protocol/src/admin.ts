@@ -55,6 +55,10 @@ export type KeyStats = z.infer<typeof keyStatsSchema>;
 
 export const keyListResponseSchema = z.object({ keys: z.array(accessKeySchema) });
 
+/** Development mode only: keys to try the app with (docs/spec.md §7: quantity 1 or 10). */
+export const testKeysRequestSchema = z.strictObject({ quantity: z.union([z.literal(1), z.literal(10)]) });
+export const testKeysResponseSchema = z.object({ keys: z.array(z.object({ accessToken: z.string() })) });
+
 export const revokeKeysRequestSchema = z.strictObject({
   ids: z.array(z.uuid({ message: 'must be key ids' }).toLowerCase()).min(1, 'Choose at least one key').max(limits.keyQuantityMax),
 });

@@ -32,7 +32,7 @@ export const creatorBanRequestSchema = z.strictObject({
   reason: z.string().trim().min(1).max(200).default('Banned by network creator'),
 });
 export const unbanUsersRequestSchema = z.strictObject({ userIds: z.array(userId).min(1).max(10_000) });
-export const setSuperAdminRequestSchema = z.strictObject({ userId, isSuperAdmin: z.boolean() });
+export const setCreatorAccountRequestSchema = z.strictObject({ userId, isCreatorAccount: z.boolean() });
 
 export const accessKeysQuerySchema = z.strictObject({
   status: keyStatusSchema.optional(),

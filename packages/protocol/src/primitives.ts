@@ -39,5 +39,9 @@ export const publicKeySchema = base64(1024).min(64, 'must be a public key');
 /** PBKDF2/AES-GCM private-key bundle, base64(salt ‖ iv ‖ ciphertext). */
 export const encryptedPrivateKeySchema = base64(8192).min(64, 'must be an encrypted key bundle');
 export const roleSchema = z.enum(['member', 'admin']);
+export type Role = z.infer<typeof roleSchema>;
 export const isoDate = z.iso.datetime({ offset: true });
 
+
+/** The answer of a call that has nothing more to say. */
+export const okResponseSchema = z.object({ ok: z.literal(true) });

@@ -6,7 +6,7 @@ export const selfUserSchema = z.object({
   id: userIdSchema,
   username: z.string(),
   role: roleSchema,
-  isSuperAdmin: z.boolean(),
+  isCreatorAccount: z.boolean(),
   joinedAt: isoDate,
 });
 export type SelfUser = z.infer<typeof selfUserSchema>;
@@ -15,7 +15,7 @@ export const publicUserSchema = z.object({
   id: userIdSchema,
   username: z.string(),
   role: roleSchema,
-  isSuperAdmin: z.boolean(),
+  isCreatorAccount: z.boolean(),
   isBanned: z.boolean(),
   bannedReason: z.string().nullable(),
   online: z.boolean(),

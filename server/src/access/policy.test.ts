@@ -7,7 +7,8 @@ import type { Database } from '../db/client';
 import { mintKeys } from '../keys/service';
 import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
-import { routeAccess, type Access } from './policy';
+import type { Access } from '@enclave/protocol';
+import { routeAccess } from './policy';
 
 type Role = 'anonymous' | 'member' | 'banned' | 'admin' | 'creator';
 const allowed: Record<Access, Role[]> = {

@@ -1,8 +1,9 @@
 /**
- * Who may call what: the one place that decides it (DESIGN.md section 5). Every route the server
- * registers must have a row here, or the server refuses to start.
+ * Who may call a route: the one place that decides it (docs/security.md). Every route the server
+ * registers must have a rule here, or the server refuses to start. Who may then act on whom is
+ * rules.ts's.
  */
-import { errorCodes, errorTexts } from '@enclave/protocol';
+import { errorCodes, errorTexts, routeKey, routes, SOCKET_PATH, type Access } from '@enclave/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
 import { HttpError } from '../http/errors';
@@ -11,47 +12,13 @@ import { matchesMasterKey, presentedMasterKey } from '../creator/master-key';
 import { eventTypes, recentFailures, recordEvent } from '../security/events';
 
 /**
- * public: anyone; member: any signed-in, non-banned member; admin: members with the admin role,
- * or the creator; creator: the master key only.
+ * Who may call what: every API route's rule from the route table, plus the routes that are not
+ * API calls. The socket authenticates inside its own protocol (auth_failed), from the same
+ * session cookie; the built web app is public.
  */
-export type Access = 'public' | 'member' | 'admin' | 'creator';
-
 export const routeAccess: Readonly<Record<string, Access>> = {
-  'HEAD /api/health': 'public',
-  'POST /api/keys/validate': 'public',
-  'POST /api/auth/register': 'public',
-  'POST /api/auth/login': 'public',
-  'POST /api/auth/logout': 'member',
-  'GET /api/auth/me': 'member',
-  'GET /api/users/all': 'member',
-  'GET /api/conversations/members': 'member',
-  'POST /api/epochs': 'member',
-  'GET /api/epochs/shares': 'member',
-  'GET /api/messages/recent': 'member',
-  'POST /api/messages/send': 'member',
-  'GET /api/admin/key-stats': 'admin',
-  'GET /api/admin/unused-keys': 'admin',
-  'POST /api/admin/generate-keys': 'admin',
-  'POST /api/admin/revoke-keys': 'admin',
-  'GET /api/admin/export-keys': 'admin',
-  'POST /api/admin/ban-user': 'admin',
-  'POST /api/admin/unban-user': 'admin',
-  'GET /api/super-admin/overview': 'creator',
-  'GET /api/super-admin/monitor/users': 'creator',
-  'POST /api/super-admin/ban-user': 'creator',
-  'POST /api/super-admin/unban-user': 'creator',
-  'POST /api/super-admin/unban-users': 'creator',
-  'POST /api/super-admin/set-role': 'creator',
-  'POST /api/super-admin/set-super-admin': 'creator',
-  'POST /api/super-admin/emergency-shutdown': 'creator',
-  'POST /api/super-admin/lift-emergency': 'creator',
-  'GET /api/admin/access-keys': 'creator',
-  'GET /api/super-admin/security/heatmap': 'creator',
-  'GET /api/super-admin/security/risk': 'creator',
-  'GET /api/super-admin/security/compliance': 'creator',
-  // The socket authenticates inside its own protocol (auth_failed), from the same session cookie.
-  'GET /ws': 'public',
-  // The built web app.
+  ...Object.fromEntries(Object.values(routes).map((r) => [routeKey(r), r.access])),
+  [`GET ${SOCKET_PATH}`]: 'public',
   'GET /*': 'public',
   'HEAD /*': 'public',
 };

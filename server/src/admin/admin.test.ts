@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { accessKeys, securityEvents } from '../db/schema';
-import { sharesFor } from '../messages/routes';
+import { sharesFor } from '../conversations/routes';
 import { mintKeys } from '../keys/service';
 import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
@@ -149,7 +149,7 @@ describe('key administration and moderation', () => {
     expect((await mallory.request('GET', '/api/users/all')).status).toBe(401);
     const login = await mallory.login();
     expect(login.status).toBe(403);
-    expect(login.body).toMatchObject({ code: 'banned', error: errorTexts.banned });
+    expect(login.error).toEqual({ code: 'banned', error: errorTexts.banned });
     const users = (await alice.request('GET', '/api/users/all')).body as { users: { id: string; isBanned: boolean; bannedReason: string }[] };
     expect(users.users.find((u) => u.id === mallory.id)).toMatchObject({ isBanned: true, bannedReason: 'spam' });
 

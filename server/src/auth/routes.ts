@@ -2,8 +2,8 @@ import {
   errorCodes,
   errorTexts,
   GENERAL_CONVERSATION,
-  loginRequestSchema,
-  registerRequestSchema,
+  routes,
+  type RegisterRequest,
   type SelfUser,
   type SessionResponse,
 } from '@enclave/protocol';
@@ -13,10 +13,11 @@ import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
 import { accessKeys, users } from '../db/schema';
 import { requireAuth } from '../access/policy';
-import { HttpError, parse } from '../http/errors';
+import { HttpError } from '../http/errors';
+import { rateLimit, serve } from '../http/routes';
 import { findKey, redeemable, refusal } from '../keys/service';
 import { eventTypes, recordEvent } from '../security/events';
-import { bumpMembership } from '../messages/membership';
+import { bumpMembership } from '../conversations/membership';
 import { emergencyState } from '../creator/emergency';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 
@@ -24,11 +25,11 @@ const RESERVED_USERNAMES = new Set(['admin']);
 
 type UserRow = typeof users.$inferSelect;
 
-const selfUser = (u: Pick<UserRow, 'id' | 'username' | 'role' | 'isSuperAdmin' | 'createdAt'>): SelfUser => ({
+const selfUser = (u: Pick<UserRow, 'id' | 'username' | 'role' | 'isCreatorAccount' | 'createdAt'>): SelfUser => ({
   id: u.id,
   username: u.username,
   role: u.role,
-  isSuperAdmin: u.isSuperAdmin,
+  isCreatorAccount: u.isCreatorAccount,
   joinedAt: u.createdAt.toISOString(),
 });
 
@@ -41,55 +42,63 @@ const sessionResponse = (u: UserRow): SessionResponse => ({
 
 export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db, config } = ctx;
-  const limit = (l: { max: number; windowMs: number }) => ({ config: { rateLimit: { max: l.max, timeWindow: l.windowMs } } });
-
-  app.post('/api/auth/register', limit(config.rateLimits.register), async (req, reply) => {
-    const body = parse(registerRequestSchema, req.body);
-    if ((await emergencyState(db)).active) {
-      throw new HttpError(403, errorCodes.forbidden, 'The network is in emergency mode: registration is closed');
-    }
-    if (RESERVED_USERNAMES.has(body.username.toLowerCase())) {
-      throw new HttpError(409, errorCodes.usernameTaken, errorTexts.usernameReserved);
-    }
-    const { user, membershipVersion } = await register(db, body).catch(async (err: unknown) => {
-      const refused = await findKey(db, body.inviteKey);
-      if (refused?.isCanary) {
-        await recordEvent(db, req, {
-          type: eventTypes.canaryKey,
-          severity: 'critical',
-          details: { keyId: refused.id, action: 'register', username: body.username },
-        });
+  serve(
+    app,
+    routes.register,
+    async (req) => {
+      const { body } = req;
+      if ((await emergencyState(db)).active) {
+        throw new HttpError(403, errorCodes.forbidden, 'The network is in emergency mode: registration is closed');
       }
-      throw err;
-    });
-    await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
-    await ctx.gateway.publish({
-      kind: 'deliver',
-      to: 'all',
-      frame: { type: 'membership_changed', conversationId: GENERAL_CONVERSATION, membershipVersion },
-    });
-    return reply.status(201).send({ user: selfUser(user) });
-  });
+      if (RESERVED_USERNAMES.has(body.username.toLowerCase())) {
+        throw new HttpError(409, errorCodes.usernameTaken, errorTexts.usernameReserved);
+      }
+      const { user, membershipVersion } = await register(db, body).catch(async (err: unknown) => {
+        const refused = await findKey(db, body.inviteKey);
+        if (refused?.isCanary) {
+          await recordEvent(db, req, {
+            type: eventTypes.canaryKey,
+            severity: 'critical',
+            details: { keyId: refused.id, action: 'register', username: body.username },
+          });
+        }
+        throw err;
+      });
+      await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+      await ctx.gateway.publish({
+        kind: 'deliver',
+        to: 'all',
+        frame: { type: 'membership_changed', conversationId: GENERAL_CONVERSATION, membershipVersion },
+      });
+      return { user: selfUser(user) };
+    },
+    { rateLimit: rateLimit(config.rateLimits.register) },
+  );
 
-  app.post('/api/auth/login', limit(config.rateLimits.login), async (req, reply) => {
-    const { loginKey } = parse(loginRequestSchema, req.body);
-    const [user] = await db.select().from(users).where(eq(users.loginKeyHash, sha256Hex(loginKey))).limit(1);
-    if (!user) {
-      await recordEvent(db, req, { type: eventTypes.loginFailed, severity: 'medium' });
-      throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
-    }
-    if (user.isCompromised) throw new HttpError(403, errorCodes.wiped, errorTexts.wiped);
-    if (user.isBanned) {
-      await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: user.id });
-      throw new HttpError(403, errorCodes.banned, errorTexts.banned);
-    }
-    const session = await createSession(db, user.id);
-    await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
-    setSessionCookie(req, reply, session.token);
-    return sessionResponse(user);
-  });
+  serve(
+    app,
+    routes.login,
+    async (req, reply) => {
+      const { loginKey } = req.body;
+      const [user] = await db.select().from(users).where(eq(users.loginKeyHash, sha256Hex(loginKey))).limit(1);
+      if (!user) {
+        await recordEvent(db, req, { type: eventTypes.loginFailed, severity: 'medium' });
+        throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
+      }
+      if (user.isCompromised) throw new HttpError(403, errorCodes.wiped, errorTexts.wiped);
+      if (user.isBanned) {
+        await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: user.id });
+        throw new HttpError(403, errorCodes.banned, errorTexts.banned);
+      }
+      const session = await createSession(db, user.id);
+      await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
+      setSessionCookie(req, reply, session.token);
+      return sessionResponse(user);
+    },
+    { rateLimit: rateLimit(config.rateLimits.login) },
+  );
 
-  app.post('/api/auth/logout', async (req, reply) => {
+  serve(app, routes.logout, async (req, reply) => {
     const auth = requireAuth(req);
     await revokeSession(db, auth.sessionId);
     // Other tabs of this browser share the session: close their sockets too.
@@ -99,10 +108,10 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       frame: { type: 'session_ended', reason: 'logout', message: 'You have been signed out.' },
     });
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
-    return { ok: true };
+    return { ok: true as const };
   });
 
-  app.get('/api/auth/me', async (req) => {
+  serve(app, routes.me, async (req) => {
     const auth = requireAuth(req);
     const [user] = await db.select().from(users).where(eq(users.id, auth.user.id)).limit(1);
     if (!user) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
@@ -110,7 +119,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 }
 
-function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string): void {
+function setSessionCookie(req: Pick<FastifyRequest, 'protocol'>, reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
     path: '/',
     httpOnly: true,
@@ -126,7 +135,7 @@ function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: strin
  */
 async function register(
   db: Db,
-  body: ReturnType<typeof registerRequestSchema.parse>,
+  body: RegisterRequest,
 ): Promise<{ user: UserRow; membershipVersion: number }> {
   return db.transaction(async (tx) => {
     const now = new Date();

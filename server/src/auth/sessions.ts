@@ -10,7 +10,7 @@ export type SessionUser = {
   id: string;
   username: string;
   role: 'member' | 'admin';
-  isSuperAdmin: boolean;
+  isCreatorAccount: boolean;
   createdAt: Date;
 };
 export type AuthContext = { sessionId: string; user: SessionUser };
@@ -33,7 +33,7 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
       id: users.id,
       username: users.username,
       role: users.role,
-      isSuperAdmin: users.isSuperAdmin,
+      isCreatorAccount: users.isCreatorAccount,
       createdAt: users.createdAt,
     })
     .from(sessions)

@@ -74,7 +74,7 @@ describe('creator console', () => {
       ['/api/super-admin/ban-user', { userId: 'nope' }, /userId: must be a user id/],
       ['/api/super-admin/unban-users', { userIds: [] }, /userIds/],
       ['/api/super-admin/set-role', { userId: crypto.randomUUID(), role: 'god' }, /role/],
-      ['/api/super-admin/set-super-admin', { userId: crypto.randomUUID(), isSuperAdmin: 'yes' }, /isSuperAdmin/],
+      ['/api/super-admin/set-creator-account', { userId: crypto.randomUUID(), isCreatorAccount: 'yes' }, /isCreatorAccount/],
     ] as const) {
       const res = await asCreator('POST', path, body);
       expect(res.status, path).toBe(400);
@@ -126,7 +126,7 @@ describe('creator console', () => {
 
   it('emergency shutdown disconnects every member but the creator’s own within a second, and is audited', async () => {
     const own = await join('creatorown');
-    expect((await asCreator('POST', '/api/super-admin/set-super-admin', { userId: own.id, isSuperAdmin: true })).status).toBe(200);
+    expect((await asCreator('POST', '/api/super-admin/set-creator-account', { userId: own.id, isCreatorAccount: true })).status).toBe(200);
     const members = [await join('m1'), await join('m2'), await join('m3')];
     const sockets = await Promise.all(members.map((m) => m.connect()));
     const ownSocket = await own.connect();

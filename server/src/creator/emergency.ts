@@ -26,7 +26,7 @@ export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: numb
   const targets = await ctx.db
     .select({ id: users.id })
     .from(users)
-    .where(and(eq(users.isSuperAdmin, false), eq(users.isBanned, false)));
+    .where(and(eq(users.isCreatorAccount, false), eq(users.isBanned, false)));
   await setBanned(ctx, { kind: 'creator' }, targets.map((t) => t.id), { banned: true, reason: SHUTDOWN_REASON });
   return { banned: targets.length, emergency: await emergencyState(ctx.db) };
 }

@@ -1,5 +1,5 @@
 /** The console's security panels, computed from the security_events table and this deployment. */
-import type { Compliance, Heatmap, Risk } from '@enclave/protocol';
+import { routes, type Compliance, type Heatmap, type Risk } from '@enclave/protocol';
 import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
@@ -100,7 +100,7 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
   });
 
   // Ask ourselves, as a browser would, which headers a response really carries.
-  const probe = await app.inject({ method: 'HEAD', url: '/api/health' });
+  const probe = await app.inject({ method: routes.health.method, url: routes.health.path });
   const csp = String(probe.headers['content-security-policy'] ?? '');
   const missing = [
     csp.includes("frame-ancestors 'none'") && !csp.includes("script-src 'self' 'unsafe-inline'") ? null : 'Content-Security-Policy',

@@ -32,7 +32,7 @@ export const users = pgTable(
     /** PBKDF2/AES-GCM bundle only the access token opens. */
     encryptedPrivateKey: text('encrypted_private_key').notNull(),
     role: text('role', { enum: ['member', 'admin'] }).notNull().default('member'),
-    isSuperAdmin: boolean('is_super_admin').notNull().default(false),
+    isCreatorAccount: boolean('is_creator_account').notNull().default(false),
     isBanned: boolean('is_banned').notNull().default(false),
     bannedReason: text('banned_reason'),
     isCompromised: boolean('is_compromised').notNull().default(false),

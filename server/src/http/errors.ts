@@ -1,5 +1,6 @@
 import { errorCodes, type ErrorCode, type ErrorResponse } from '@enclave/protocol';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 
 /** An answer the client should see as it is: status, machine code, human message. */
@@ -40,6 +41,18 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (err instanceof HttpError) {
       status = err.status;
       body = { error: err.message, code: err.code };
+    } else if (hasZodFastifySchemaValidationErrors(err)) {
+      // A body, query or path parameter that its route's schema refuses: say which field and why.
+      status = 400;
+      const issues = err.validation.map((v) => {
+        const field = v.instancePath.split('/').filter(Boolean).join('.');
+        return field ? `${field}: ${v.message}` : v.message;
+      });
+      body = { error: issues.join('; '), code: errorCodes.invalidRequest };
+    } else if (err instanceof Error && 'method' in err && isResponseSerializationError(err)) {
+      req.log.error({ err, issues: err.cause.issues }, 'answer does not match its response schema');
+      status = 500;
+      body = { error: 'Internal server error', code: 'internal' as ErrorCode };
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       // Fastify's own refusals: non-JSON bodies, bad media type, body too large, rate limits.
       status = err.statusCode;

@@ -126,9 +126,9 @@ describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
       sent.push(`page ${i}`);
       await bob.send(alice.id, `page ${i}`);
     }
-    const newest = await alice.history(bob.id, '&limit=3');
-    const older = await alice.history(bob.id, `&limit=3&before=${newest[0]!.id}`);
-    const catchUp = await alice.history(bob.id, `&after=${older[0]!.id}`);
+    const newest = await alice.history(bob.id, { limit: 3 });
+    const older = await alice.history(bob.id, { limit: 3, before: newest[0]!.id });
+    const catchUp = await alice.history(bob.id, { after: older[0]!.id });
     expect(newest.map((m) => m.id)).toEqual([...newest.map((m) => m.id)].sort((a, b) => a - b));
     const ids = [...older, ...newest].map((m) => m.id);
     expect(new Set(ids).size).toBe(6);

@@ -3,8 +3,8 @@
  * (its `authenticate` frame carries no secret), then receives the frames the bus routes to its member.
  */
 import { randomUUID } from 'node:crypto';
-import { clientFrameSchema, type ServerFrame } from '@enclave/protocol';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { clientFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/protocol';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
 import { resolveSession, SESSION_COOKIE } from '../auth/sessions';
@@ -21,6 +21,11 @@ export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
 
 type Client = { socket: WebSocket; userId: string; sessionId: string };
+
+/** Registers the socket's route: every upgrade goes to the gateway. */
+export async function socketRoute(app: FastifyInstance, { gateway }: { gateway: Gateway }): Promise<void> {
+  app.get(SOCKET_PATH, { websocket: true }, (socket, req) => gateway.handleConnection(socket, req));
+}
 
 export class Gateway {
   readonly instanceId = randomUUID();

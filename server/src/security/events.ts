@@ -24,7 +24,7 @@ export const eventTypes = {
   userBanned: 'member_banned',
   userUnbanned: 'member_unbanned',
   roleChanged: 'creator_role_changed',
-  superAdminChanged: 'creator_account_marked',
+  creatorAccountChanged: 'creator_account_marked',
   emergencyShutdown: 'emergency_shutdown',
   emergencyLifted: 'emergency_lifted',
 } as const;

@@ -18,21 +18,75 @@ import {
   type PrivateIdentity,
 } from '@enclave/crypto';
 import {
-  conversationMembersResponseSchema,
-  historyResponseSchema,
+  errorResponseSchema,
+  routes,
+  routeUrl,
   serverFrameSchema,
-  sessionResponseSchema,
-  sharesResponseSchema,
-  userListResponseSchema,
+  SOCKET_PATH,
   type EpochShare,
+  type ErrorResponse,
   type Message,
   type PublicUser,
+  type RouteDefinition,
+  type RouteInput,
+  type RouteResponse,
   type SelfUser,
   type ServerFrame,
 } from '@enclave/protocol';
 import WebSocket from 'ws';
 
 export type Reply = { status: number; body: unknown; headers: Headers };
+
+/**
+ * A call's answer, parsed: `body` by the route's response schema when it succeeded, `error` by
+ * the error schema when it failed. An answer that fits neither fails the test.
+ */
+export type Outcome<R extends RouteDefinition> = {
+  status: number;
+  headers: Headers;
+  body: RouteResponse<R> | null;
+  error: ErrorResponse | null;
+};
+
+/** Parses a raw reply as the route's answer. */
+export function outcomeOf<R extends RouteDefinition>(route: R, res: Reply): Outcome<R> {
+  const outcome: Outcome<R> = { status: res.status, headers: res.headers, body: null, error: null };
+  if (res.status === route.status) {
+    // Parsed by this very route's schema: its type is the route's response type.
+    // An empty answer (HEAD) reads as null here and as undefined in the schema.
+    outcome.body = route.response.parse(res.body ?? undefined) as RouteResponse<R>;
+  } else if (res.status >= 400) {
+    outcome.error = errorResponseSchema.parse(res.body);
+  } else {
+    throw new Error(`${route.method} ${route.path} answered ${res.status}, expected ${route.status}`);
+  }
+  return outcome;
+}
+
+/** Calls through the route table, with this caller's cookie; the answer parsed (see Outcome). */
+async function attempt<R extends RouteDefinition>(
+  caller: { request: TestMember['request'] },
+  route: R,
+  input: RouteInput<R>,
+  headers: Record<string, string> = {},
+): Promise<Outcome<R>> {
+  const body = route.body ? input.body : undefined;
+  return outcomeOf(route, await caller.request(route.method, routeUrl(route, input), body, headers));
+}
+
+/** Like `attempt`, for calls that must succeed: the parsed body, or an error naming the refusal. */
+async function call<R extends RouteDefinition>(
+  caller: { request: TestMember['request'] },
+  route: R,
+  input: RouteInput<R>,
+  headers: Record<string, string> = {},
+): Promise<RouteResponse<R>> {
+  const outcome = await attempt(caller, route, input, headers);
+  if (outcome.status !== route.status) {
+    throw new Error(`${route.method} ${route.path} failed: ${outcome.status} ${outcome.error?.error ?? ''}`);
+  }
+  return outcome.body as RouteResponse<R>;
+}
 export type DecryptedMessage = { id: number; senderId: string; text: string | null };
 
 export class TestMember {
@@ -42,6 +96,12 @@ export class TestMember {
     constructor(readonly baseUrl: string) {}
     request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
       return TestMember.prototype.request.call(this as unknown as TestMember, method, path, body, headers);
+    }
+    attempt<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers?: Record<string, string>): Promise<Outcome<R>> {
+      return attempt(this, route, input, headers);
+    }
+    call<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers?: Record<string, string>): Promise<RouteResponse<R>> {
+      return call(this, route, input, headers);
     }
   };
 
@@ -65,26 +125,37 @@ export class TestMember {
     const token = generateAccessToken();
     const member = new TestMember(baseUrl, token, wire);
     const account = await createAccount(token);
-    const res = await member.request('POST', '/api/auth/register', {
-      inviteKey,
-      username,
-      loginKey: await deriveLoginKey(token),
-      ...account.publicIdentity,
-      encryptedPrivateKey: account.encryptedPrivateKey,
+    const res = await member.attempt(routes.register, {
+      body: {
+        inviteKey,
+        username,
+        loginKey: await deriveLoginKey(token),
+        ...account.publicIdentity,
+        encryptedPrivateKey: account.encryptedPrivateKey,
+      },
     });
-    if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+    if (!res.body) throw new Error(`register failed: ${res.status} ${res.error?.error}`);
     await member.login();
     return member;
   }
 
-  async login(): Promise<Reply> {
-    const res = await this.request('POST', '/api/auth/login', { loginKey: await deriveLoginKey(this.token) });
-    if (res.status === 200) {
-      const session = sessionResponseSchema.parse(res.body);
-      this.user = session.user;
-      this.identity = await openPrivateKeys(this.token, session.encryptedPrivateKey);
+  async login(): Promise<Outcome<typeof routes.login>> {
+    const res = await this.attempt(routes.login, { body: { loginKey: await deriveLoginKey(this.token) } });
+    if (res.body) {
+      this.user = res.body.user;
+      this.identity = await openPrivateKeys(this.token, res.body.encryptedPrivateKey);
     }
     return res;
+  }
+
+  /** A call through the route table, answer parsed (see Outcome). */
+  attempt<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers?: Record<string, string>): Promise<Outcome<R>> {
+    return attempt(this, route, input, headers);
+  }
+
+  /** A call that must succeed: its parsed answer. */
+  call<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers?: Record<string, string>): Promise<RouteResponse<R>> {
+    return call(this, route, input, headers);
   }
 
   get id(): string {
@@ -115,20 +186,15 @@ export class TestMember {
   }
 
   /** Sends a text, rotating the sender key when the member set moved, as the web client does. */
-  async send(receiverId: string, text: string): Promise<Reply> {
+  async send(receiverId: string, text: string): Promise<Outcome<typeof routes.sendMessage>> {
     for (let attempt = 0; ; attempt++) {
       const state = await this.sendingEpoch(receiverId);
       const index = state.next++;
       const encryptedContent = await encryptMessage({ epoch: state.epoch, index, plaintext: text, signKey: this.identity.signKey });
-      const res = await this.request('POST', '/api/messages/send', {
-        receiverId,
-        epochId: state.epoch.epochId,
-        index,
-        encryptedContent,
-        messageType: 'text',
+      const res = await this.attempt(routes.sendMessage, {
+        body: { receiverId, epochId: state.epoch.epochId, index, encryptedContent, messageType: 'text' },
       });
-      const code = (res.body as { code?: string } | null)?.code;
-      if (res.status === 409 && code === 'membership_changed' && attempt === 0) {
+      if (res.status === 409 && res.error?.code === 'membership_changed' && attempt === 0) {
         this.sending.delete(receiverId);
         continue;
       }
@@ -139,8 +205,7 @@ export class TestMember {
   private async sendingEpoch(receiverId: string): Promise<{ epoch: Epoch; next: number }> {
     const current = this.sending.get(receiverId);
     if (current && current.next < 100) return current;
-    const res = await this.request('GET', `/api/conversations/members?receiverId=${receiverId}`);
-    const m = conversationMembersResponseSchema.parse(res.body);
+    const m = await this.call(routes.conversationMembers, { query: { receiverId } });
     const { epoch, shares } = await createEpoch({
       conversationId: m.conversationId,
       senderId: this.id,
@@ -148,22 +213,14 @@ export class TestMember {
       recipients: m.members,
       signKey: this.identity.signKey,
     });
-    const up = await this.request('POST', '/api/epochs', {
-      epochId: epoch.epochId,
-      receiverId,
-      membershipVersion: m.membershipVersion,
-      shares,
-    });
-    if (up.status !== 201) throw new Error(`epoch upload failed: ${up.status} ${JSON.stringify(up.body)}`);
+    await this.call(routes.createEpoch, { body: { epochId: epoch.epochId, receiverId, membershipVersion: m.membershipVersion, shares } });
     const state = { epoch, next: 0 };
     this.sending.set(receiverId, state);
     return state;
   }
 
-  async history(receiverId: string, query = ''): Promise<Message[]> {
-    const res = await this.request('GET', `/api/messages/recent?receiverId=${receiverId}${query}`);
-    if (res.status !== 200) throw new Error(`history failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return historyResponseSchema.parse(res.body).messages;
+  async history(receiverId: string, page: { before?: number; after?: number; limit?: number } = {}): Promise<Message[]> {
+    return (await this.call(routes.history, { query: { receiverId, ...page } })).messages;
   }
 
   /**
@@ -172,14 +229,14 @@ export class TestMember {
    * asking the server, and keeps nothing it opened.
    */
   async decrypt(messages: Message[], stored?: { shares: EpochShare[]; users: PublicUser[] }): Promise<DecryptedMessage[]> {
-    const users = stored?.users ?? userListResponseSchema.parse((await this.request('GET', '/api/users/all')).body).users;
+    const users = stored?.users ?? (await this.call(routes.users, {})).users;
     const storedShares = stored?.shares;
     const cache = storedShares ? new Map<string, Epoch | null>() : this.epochs;
     const missing = [...new Set(messages.map((m) => m.epochId))].filter((id) => !cache.has(id));
     if (missing.length) {
       const shares = storedShares
         ? storedShares.filter((s) => missing.includes(s.epochId))
-        : sharesResponseSchema.parse((await this.request('GET', `/api/epochs/shares?ids=${missing.join(',')}`)).body).shares;
+        : (await this.call(routes.epochShares, { query: { ids: missing.join(',') } })).shares;
       for (const id of missing) cache.set(id, null);
       for (const share of shares) {
         const sender = users.find((u) => u.id === share.senderId);
@@ -209,7 +266,7 @@ export class TestMember {
 
   /** Opens /ws with this member's session cookie and authenticates. */
   async connect(): Promise<TestSocket> {
-    const socket = new TestSocket(this.baseUrl.replace(/^http/, 'ws') + '/ws', this.cookie, this.wire);
+    const socket = new TestSocket(this.baseUrl.replace(/^http/, 'ws') + SOCKET_PATH, this.cookie, this.wire);
     await socket.opened;
     socket.send({ type: 'authenticate' });
     await socket.waitFor((f) => f.type === 'authenticated' || f.type === 'auth_failed');

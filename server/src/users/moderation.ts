@@ -8,8 +8,7 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { conversations, sessions, users } from '../db/schema';
 import { HttpError } from '../http/errors';
-
-export type BanActor = { kind: 'admin' | 'creator' };
+import { banRefusal, type Moderator } from '../access/rules';
 
 /**
  * Bans or unbans members in one transaction, whatever their number (an emergency shutdown bans
@@ -18,17 +17,20 @@ export type BanActor = { kind: 'admin' | 'creator' };
  */
 export async function setBanned(
   ctx: AppContext,
-  actor: BanActor,
+  actor: Moderator,
   userIds: readonly string[],
   ban: { banned: true; reason: string } | { banned: false },
 ): Promise<void> {
   const { db, gateway } = ctx;
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
-  const targets = await db.select({ id: users.id, role: users.role, isSuperAdmin: users.isSuperAdmin }).from(users).where(inArray(users.id, ids));
+  const targets = await db.select({ role: users.role, isCreatorAccount: users.isCreatorAccount }).from(users).where(inArray(users.id, ids));
   if (targets.length !== ids.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
-  if (ban.banned && actor.kind === 'admin' && targets.some((t) => t.role === 'admin' || t.isSuperAdmin)) {
-    throw new HttpError(403, errorCodes.forbidden, 'Administrators cannot ban other administrators');
+  if (ban.banned) {
+    for (const target of targets) {
+      const refused = banRefusal(actor, target);
+      if (refused) throw refused;
+    }
   }
   const moved = await db.transaction(async (tx) => {
     await tx

@@ -1,19 +1,26 @@
-import type { PublicUser } from '@enclave/protocol';
-import { asc } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+/** The member list, and moderation by admins and the creator. */
+import { errorCodes, routes, type PublicUser } from '@enclave/protocol';
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { users } from '../db/schema';
+import { HttpError } from '../http/errors';
+import { serve } from '../http/routes';
 import { onlineUserIds } from '../realtime/presence';
+import { actorOf, eventTypes, recordEvent, type Severity } from '../security/events';
+import { setBanned } from './moderation';
 
 export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get('/api/users/all', async () => {
+  const { db } = ctx;
+
+  serve(app, routes.users, async () => {
     const [rows, online] = await Promise.all([
-      ctx.db
+      db
         .select({
           id: users.id,
           username: users.username,
           role: users.role,
-          isSuperAdmin: users.isSuperAdmin,
+          isCreatorAccount: users.isCreatorAccount,
           isBanned: users.isBanned,
           bannedReason: users.bannedReason,
           lastActivity: users.lastActivity,
@@ -23,7 +30,7 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
         })
         .from(users)
         .orderBy(asc(users.username)),
-      onlineUserIds(ctx.db),
+      onlineUserIds(db),
     ]);
     const list: PublicUser[] = rows.map(({ createdAt, lastActivity, ...u }) => ({
       ...u,
@@ -32,5 +39,73 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       joinedAt: createdAt.toISOString(),
     }));
     return { users: list };
+  });
+
+  const audit = (req: FastifyRequest, type: string, severity: Severity, userId: string | null, details: Record<string, unknown> = {}) =>
+    recordEvent(db, req, { type, severity, userId, actor: actorOf(req), details });
+  // /api/admin/* lets the creator in by master key too: act with the rights of whoever called.
+  const moderator = (req: FastifyRequest) => ({ kind: req.isCreator ? ('creator' as const) : ('admin' as const) });
+
+  serve(app, routes.adminBan, async (req) => {
+    const { userId, reason } = req.body;
+    await setBanned(ctx, moderator(req), [userId], { banned: true, reason });
+    await audit(req, eventTypes.userBanned, 'high', userId, { reason });
+    return { ok: true as const };
+  });
+
+  serve(app, routes.adminUnban, async (req) => {
+    const { userId } = req.body;
+    await setBanned(ctx, moderator(req), [userId], { banned: false });
+    await audit(req, eventTypes.userUnbanned, 'medium', userId);
+    return { ok: true as const };
+  });
+
+  serve(app, routes.creatorBan, async (req) => {
+    const { userId, reason } = req.body;
+    await setBanned(ctx, { kind: 'creator' }, [userId], { banned: true, reason });
+    await audit(req, eventTypes.userBanned, 'high', userId, { reason });
+    return { ok: true as const };
+  });
+
+  serve(app, routes.creatorUnban, async (req) => {
+    const { userId } = req.body;
+    await setBanned(ctx, { kind: 'creator' }, [userId], { banned: false });
+    await audit(req, eventTypes.userUnbanned, 'medium', userId);
+    return { ok: true as const };
+  });
+
+  serve(app, routes.creatorUnbanMany, async (req) => {
+    const banned = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(inArray(users.id, req.body.userIds), eq(users.isBanned, true)));
+    await setBanned(ctx, { kind: 'creator' }, banned.map((b) => b.id), { banned: false });
+    for (const { id } of banned) await audit(req, eventTypes.userUnbanned, 'medium', id, { bulk: true });
+    return { unbanned: banned.length };
+  });
+
+  /** Changes one member's standing, audits it, and tells every client to refetch the member list. */
+  const updateMember = async (
+    req: FastifyRequest,
+    userId: string,
+    patch: Partial<Pick<typeof users.$inferInsert, 'role' | 'isCreatorAccount'>>,
+    type: string,
+    severity: Severity,
+  ) => {
+    const changed = await db.update(users).set(patch).where(eq(users.id, userId)).returning({ id: users.id });
+    if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
+    await audit(req, type, severity, userId, patch);
+    await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+    return { ok: true as const };
+  };
+
+  serve(app, routes.setRole, async (req) => {
+    const { userId, role } = req.body;
+    return updateMember(req, userId, { role }, eventTypes.roleChanged, 'medium');
+  });
+
+  serve(app, routes.setCreatorAccount, async (req) => {
+    const { userId, isCreatorAccount } = req.body;
+    return updateMember(req, userId, { isCreatorAccount }, eventTypes.creatorAccountChanged, 'high');
   });
 }

@@ -45,7 +45,7 @@ function byPresenceThenName(a: PublicUser, b: PublicUser): number {
 }
 
 function isAdmin(user: PublicUser): boolean {
-  return user.role === 'admin' || user.isSuperAdmin;
+  return user.role === 'admin' || user.isCreatorAccount;
 }
 
 export function UserList({ selfId, users, loading, selectedId, pins, onSelect, moderation }: UserListProps) {

@@ -35,5 +35,5 @@ export function useModeration() {
 
 /** Who an admin may ban: members who are not staff, not banned already, and not the admin. */
 export function isBannable(user: PublicUser, selfId: string): boolean {
-  return user.id !== selfId && user.role !== 'admin' && !user.isSuperAdmin && !user.isBanned;
+  return user.id !== selfId && user.role !== 'admin' && !user.isCreatorAccount && !user.isBanned;
 }

@@ -21,7 +21,12 @@ export function subscribeMasterKey(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** The header that presents a master key (the one held, or a candidate being checked). */
+export function masterKeyHeader(key: string): Record<string, string> {
+  return { Authorization: `SuperAdmin ${key}` };
+}
+
 /** The header creator calls carry; empty when no key is held. */
 export function creatorHeaders(): Record<string, string> {
-  return masterKey ? { Authorization: `SuperAdmin ${masterKey}` } : {};
+  return masterKey ? masterKeyHeader(masterKey) : {};
 }

@@ -3,52 +3,42 @@
  * network; each call parses its answer with the protocol schema, so nothing from outside is cast.
  */
 import {
-  conversationMembersResponseSchema,
-  createEpochRequestSchema,
   errorResponseSchema,
-  historyResponseSchema,
-  loginRequestSchema,
-  okResponseSchema,
-  registerRequestSchema,
-  registerResponseSchema,
-  sendMessageRequestSchema,
-  sendMessageResponseSchema,
-  sessionResponseSchema,
-  sharesResponseSchema,
-  userListResponseSchema,
-  validateKeyRequestSchema,
-  validateKeyResponseSchema,
-  type ConversationMembersResponse,
-  type CreateEpochRequest,
+  routeUrl,
+  routes,
   type EpochShare,
-  type HistoryResponse,
   type Message,
   type PublicUser,
   type RegisterRequest,
+  type RouteDefinition,
+  type RouteInput,
+  type RouteResponse,
   type SelfUser,
   type SendMessageRequest,
   type SessionResponse,
   type ValidateKeyResponse,
+  type ConversationMembersResponse,
+  type CreateEpochRequest,
+  type HistoryResponse,
 } from '@enclave/protocol';
 import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
 
-export type Method = 'GET' | 'POST' | 'HEAD' | 'DELETE';
-
-/** What this module needs of a protocol schema (zod's safeParse), without importing zod itself. */
-export type Schema<T> = { safeParse(input: unknown): { success: true; data: T } | { success: false } };
-
-/** `headers` carries the creator's `Authorization: SuperAdmin …` for the console's calls (creator-session.ts). */
-export async function send(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
-  if (body !== undefined) {
-    // The JSON content type only when a body exists (specification section 7); the server also
-    // uses it as its CSRF check on state-changing requests.
+/**
+ * Sends a call of the route table and returns the raw answer (for answers that are not JSON);
+ * the body is checked by the route's own schema first. `headers` carries the creator's
+ * `Authorization: SuperAdmin …` for the console's calls (creator-session.ts).
+ */
+export async function send<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers: Record<string, string> = {}): Promise<Response> {
+  const init: RequestInit = { method: route.method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
+  if (route.body) {
+    // The JSON content type only when a body exists (docs/spec.md §7); the server also uses it as
+    // its CSRF check on state-changing requests.
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json', ...headers };
-    init.body = JSON.stringify(body);
+    init.body = JSON.stringify(route.body.parse(input.body));
   }
   let response: Response;
   try {
-    response = await fetch(path, init);
+    response = await fetch(routeUrl(route, input), init);
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : String(cause);
     throw new ApiError(NETWORK_FAILURE_STATUS, `Network error: ${detail}`, 'network');
@@ -73,93 +63,77 @@ async function toApiError(response: Response): Promise<ApiError> {
   return new ApiError(response.status, `${response.status}: ${text || response.statusText}`, code, serverMessage);
 }
 
-export async function call<T>(
-  method: Method,
-  path: string,
-  schema: Schema<T>,
-  body?: unknown,
-  headers?: Record<string, string>,
-): Promise<T> {
-  const response = await send(method, path, body, headers);
+/** Calls a route of the route table and parses its answer with the route's response schema. */
+export async function call<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers?: Record<string, string>): Promise<RouteResponse<R>> {
+  const response = await send(route, input, headers);
   let json: unknown;
   try {
     json = await response.json();
   } catch {
     throw new ApiError(response.status, `${response.status}: response is not JSON`, 'bad_response');
   }
-  const parsed = schema.safeParse(json);
+  const parsed = route.response.safeParse(json);
   if (!parsed.success) {
-    throw new ApiError(response.status, `${response.status}: unexpected response from ${path}`, 'bad_response');
+    throw new ApiError(response.status, `${response.status}: unexpected response from ${route.path}`, 'bad_response');
   }
-  return parsed.data;
+  // The data was parsed by this very route's schema: its type is the route's response type.
+  return parsed.data as RouteResponse<R>;
 }
 
-export function query(params: Record<string, string | number | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined) search.set(name, String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
-
-/** POST /api/keys/validate: 200 for valid and invalid keys alike; `reason` says why. */
+/** 200 for valid and invalid keys alike; `reason` says why. */
 export function validateInviteKey(inviteKey: string): Promise<ValidateKeyResponse> {
-  return call('POST', '/api/keys/validate', validateKeyResponseSchema, validateKeyRequestSchema.parse({ inviteKey }));
+  return call(routes.validateKey, { body: { inviteKey } });
 }
 
-/** POST /api/auth/register. Registration does not sign in. */
-export async function register(request: RegisterRequest): Promise<SelfUser> {
-  const body = registerRequestSchema.parse(request);
-  return (await call('POST', '/api/auth/register', registerResponseSchema, body)).user;
+/** Registration does not sign in. */
+export async function register(body: RegisterRequest): Promise<SelfUser> {
+  return (await call(routes.register, { body })).user;
 }
 
-/** POST /api/auth/login with the key derived from the access token; the session is a cookie. */
+/** Signs in with the key derived from the access token; the session is a cookie. */
 export function login(loginKey: string): Promise<SessionResponse> {
-  return call('POST', '/api/auth/login', sessionResponseSchema, loginRequestSchema.parse({ loginKey }));
+  return call(routes.login, { body: { loginKey } });
 }
 
 export async function logout(): Promise<void> {
-  await call('POST', '/api/auth/logout', okResponseSchema, {});
+  await call(routes.logout, {});
 }
 
-/** GET /api/auth/me: the signed-in member, or ApiError 401. */
+/** The signed-in member, or ApiError 401. */
 export function me(): Promise<SessionResponse> {
-  return call('GET', '/api/auth/me', sessionResponseSchema);
+  return call(routes.me, {});
 }
 
 export async function listUsers(): Promise<PublicUser[]> {
-  return (await call('GET', '/api/users/all', userListResponseSchema)).users;
+  return (await call(routes.users, {})).users;
 }
 
 /** Who a new epoch of this conversation must be wrapped for. */
 export function conversationMembers(receiverId: string): Promise<ConversationMembersResponse> {
-  return call('GET', `/api/conversations/members${query({ receiverId })}`, conversationMembersResponseSchema);
+  return call(routes.conversationMembers, { query: { receiverId } });
 }
 
-export async function createEpoch(request: CreateEpochRequest): Promise<void> {
-  await call('POST', '/api/epochs', okResponseSchema, createEpochRequestSchema.parse(request));
+export async function createEpoch(body: CreateEpochRequest): Promise<void> {
+  await call(routes.createEpoch, { body });
 }
 
 /** The caller's own shares of these epochs (at most 100 ids); epochs without one are absent. */
 export async function fetchShares(epochIds: readonly string[]): Promise<EpochShare[]> {
-  return (await call('GET', `/api/epochs/shares${query({ ids: epochIds.join(',') })}`, sharesResponseSchema)).shares;
+  return (await call(routes.epochShares, { query: { ids: epochIds.join(',') } })).shares;
 }
 
 export type HistoryParams = { receiverId: string; before?: number; after?: number; limit?: number };
 
-/** GET /api/messages/recent: oldest first; `before` pages back, `after` catches up. */
-export function history(params: HistoryParams): Promise<HistoryResponse> {
-  const { receiverId, before, after, limit } = params;
-  return call('GET', `/api/messages/recent${query({ receiverId, before, after, limit })}`, historyResponseSchema);
+/** Oldest first; `before` pages back, `after` catches up. */
+export function history(query: HistoryParams): Promise<HistoryResponse> {
+  return call(routes.history, { query });
 }
 
-export async function sendMessage(request: SendMessageRequest): Promise<Message> {
-  const body = sendMessageRequestSchema.parse(request);
-  return (await call('POST', '/api/messages/send', sendMessageResponseSchema, body)).message;
+export async function sendMessage(body: SendMessageRequest): Promise<Message> {
+  return (await call(routes.sendMessage, { body })).message;
 }
 
-/** HEAD /api/health: resolves when the server answers. */
+/** Resolves when the server answers. */
 export async function health(): Promise<void> {
-  await send('HEAD', '/api/health');
+  await send(routes.health, {});
 }

@@ -3,7 +3,7 @@
  * crosses the socket), keeps itself alive with pings, and reconnects with back-off. Every
  * (re)authentication is announced so the chat can fetch what it missed while offline.
  */
-import { serverFrameSchema, type ClientFrame, type ServerFrame } from '@enclave/protocol';
+import { serverFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import { randomUnit, reconnectDelay } from './backoff';
 
 export type SocketState =
@@ -23,7 +23,7 @@ type Listener<T> = (value: T) => void;
 
 function socketUrl(): string {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${location.host}/ws`;
+  return `${scheme}://${location.host}${SOCKET_PATH}`;
 }
 
 export class RealtimeSocket {

@@ -18,8 +18,8 @@ export function EmergencyShutdownCard({ users, active }: { users: MonitoredUser[
     failure: (error) => creatorToasts.shutdownFailed(error),
   });
 
-  const spared = users?.filter((u) => u.isSuperAdmin) ?? [];
-  const targets = users?.filter((u) => !u.isSuperAdmin && !u.isBanned).length;
+  const spared = users?.filter((u) => u.isCreatorAccount) ?? [];
+  const targets = users?.filter((u) => !u.isCreatorAccount && !u.isBanned).length;
 
   return (
     <Card className="border-red-500/50 bg-red-950/20" role="region" aria-labelledby="shutdown-title">

@@ -90,7 +90,7 @@ export function MembersCard() {
                     <td className="px-3 py-2">
                       <div className="flex flex-wrap items-center gap-1.5">
                         <span className="font-medium">{u.username}</span>
-                        {u.isSuperAdmin ? (
+                        {u.isCreatorAccount ? (
                           <Badge tone="warning" data-creator-account>
                             <Crown aria-hidden="true" /> creator&apos;s account
                           </Badge>
@@ -159,10 +159,10 @@ export function MembersCard() {
                           size="sm"
                           variant="ghost"
                           disabled={busy}
-                          aria-label={u.isSuperAdmin ? `Unmark ${u.username} as the creator's account` : `Mark ${u.username} as the creator's account`}
-                          onClick={() => mark.mutate({ user: u, mine: !u.isSuperAdmin })}
+                          aria-label={u.isCreatorAccount ? `Unmark ${u.username} as the creator's account` : `Mark ${u.username} as the creator's account`}
+                          onClick={() => mark.mutate({ user: u, mine: !u.isCreatorAccount })}
                         >
-                          <Crown aria-hidden="true" /> {u.isSuperAdmin ? 'Unmark mine' : 'Mark as mine'}
+                          <Crown aria-hidden="true" /> {u.isCreatorAccount ? 'Unmark mine' : 'Mark as mine'}
                         </Button>
                       </div>
                     </td>

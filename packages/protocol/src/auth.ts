@@ -1,0 +1,43 @@
+/** Invite keys, accounts and sessions: bodies and answers of /api/keys and /api/auth. */
+import { z } from 'zod';
+import { encryptedPrivateKeySchema, inviteKeySchema, isoDate, loginKeySchema, publicKeySchema, usernameSchema } from './primitives';
+import { selfUserSchema } from './users';
+
+export const validateKeyRequestSchema = z.strictObject({ inviteKey: z.string().max(256) });
+export type ValidateKeyRequest = z.infer<typeof validateKeyRequestSchema>;
+
+export const validateKeyResponseSchema = z.object({
+  valid: z.boolean(),
+  reason: z.string(),
+  keyInfo: z
+    .object({ generatedAt: isoDate, expiresAt: isoDate.nullable(), salePrice: z.number().nullable() })
+    .nullable(),
+});
+export type ValidateKeyResponse = z.infer<typeof validateKeyResponseSchema>;
+
+export const registerRequestSchema = z.strictObject({
+  inviteKey: inviteKeySchema,
+  username: usernameSchema,
+  loginKey: loginKeySchema,
+  encryptionPublicKey: publicKeySchema,
+  signingPublicKey: publicKeySchema,
+  encryptedPrivateKey: encryptedPrivateKeySchema,
+});
+export type RegisterRequest = z.infer<typeof registerRequestSchema>;
+
+export const loginRequestSchema = z.strictObject({ loginKey: loginKeySchema });
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+/** Registration creates the member; the browser then signs in with the new token. */
+export const registerResponseSchema = z.object({ user: selfUserSchema });
+
+/** Returned by login and /api/auth/me. The session itself travels as an HttpOnly cookie. */
+export const sessionResponseSchema = z.object({
+  user: selfUserSchema,
+  encryptionPublicKey: publicKeySchema,
+  signingPublicKey: publicKeySchema,
+  encryptedPrivateKey: encryptedPrivateKeySchema,
+});
+export type SessionResponse = z.infer<typeof sessionResponseSchema>;
+
+

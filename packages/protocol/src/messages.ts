@@ -1,0 +1,128 @@
+/** Sender keys and messages: bodies and answers of /api/conversations, /api/epochs and /api/messages. */
+import { z } from 'zod';
+import { GENERAL_CONVERSATION, limits } from './limits';
+import { base64, base64Bytes, epochIdSchema, isoDate, publicKeySchema, receiverIdSchema, userIdSchema } from './primitives';
+
+/** Conversation id: 'general' or 'dm:<lower user id>:<higher user id>'. */
+export const conversationIdSchema = z.union([
+  z.literal(GENERAL_CONVERSATION),
+  z.string().regex(/^dm:[0-9a-f-]{36}:[0-9a-f-]{36}$/, 'must be a conversation id'),
+]);
+
+/** The conversation a (sender, receiverId) pair talks in; the same on both sides of a DM. */
+export function conversationIdFor(senderId: string, receiverId: string): string {
+  if (receiverId === 'all') return GENERAL_CONVERSATION;
+  const [a, b] = [senderId, receiverId].sort();
+  return `dm:${a}:${b}`;
+}
+
+
+export const conversationMembersQuerySchema = z.strictObject({ receiverId: receiverIdSchema });
+
+/** Who an epoch must be wrapped for, at which membership version (DESIGN.md section 4). */
+export const conversationMembersResponseSchema = z.object({
+  conversationId: conversationIdSchema,
+  membershipVersion: z.number().int().nonnegative(),
+  members: z.array(z.object({ id: userIdSchema, encryptionPublicKey: publicKeySchema })),
+});
+export type ConversationMembersResponse = z.infer<typeof conversationMembersResponseSchema>;
+
+/** A wrapped chain key for one recipient, signed by the sender. */
+export const epochShareUploadSchema = z.strictObject({
+  recipientId: userIdSchema,
+  /** RSA-OAEP-2048 ciphertext of the 32-byte chain key: 344 base64 characters. */
+  wrappedKey: base64(512).min(300, 'must be a wrapped key'),
+  /** ECDSA P-256 signature (IEEE P1363, 64 bytes): 88 base64 characters. */
+  signature: base64(128).min(80, 'must be a signature'),
+});
+
+export const createEpochRequestSchema = z.strictObject({
+  epochId: epochIdSchema,
+  receiverId: receiverIdSchema,
+  membershipVersion: z.number().int().nonnegative(),
+  shares: z.array(epochShareUploadSchema).min(1).max(limits.epochMaxRecipients),
+});
+export type CreateEpochRequest = z.infer<typeof createEpochRequestSchema>;
+
+export const sharesQuerySchema = z.strictObject({
+  ids: z
+    .string()
+    .transform((s) => s.split(','))
+    .pipe(z.array(epochIdSchema).min(1).max(limits.sharesMaxEpochs)),
+});
+
+/** The caller's own share of each epoch asked for; epochs the caller has no share of are absent. */
+export const sharesResponseSchema = z.object({
+  shares: z.array(
+    z.object({
+      epochId: epochIdSchema,
+      conversationId: conversationIdSchema,
+      senderId: userIdSchema,
+      membershipVersion: z.number().int().nonnegative(),
+      wrappedKey: z.string(),
+      signature: z.string(),
+    }),
+  ),
+});
+export type SharesResponse = z.infer<typeof sharesResponseSchema>;
+export type EpochShare = SharesResponse['shares'][number];
+
+// ---------------------------------------------------------------- messages
+
+export const messageSchema = z.object({
+  /** Server-assigned, strictly increasing: the cursor for history and catch-up. */
+  id: z.number().int().positive(),
+  conversationId: conversationIdSchema,
+  senderId: userIdSchema,
+  senderUsername: z.string(),
+  epochId: epochIdSchema,
+  index: z.number().int().nonnegative(),
+  encryptedContent: z.string(),
+  timestamp: isoDate,
+});
+export type Message = z.infer<typeof messageSchema>;
+
+export const sendMessageRequestSchema = z.strictObject({
+  receiverId: receiverIdSchema,
+  epochId: epochIdSchema,
+  index: z.number().int().nonnegative().lt(limits.epochMaxMessages),
+  encryptedContent: z
+    .string()
+    .min(1, 'Message is empty')
+    .max(limits.envelopeMaxBytes, 'Message exceeds 500 characters'),
+  messageType: z.literal('text'),
+});
+export type SendMessageRequest = z.infer<typeof sendMessageRequestSchema>;
+
+export const sendMessageResponseSchema = z.object({ message: messageSchema });
+
+const cursor = z.coerce.number().int().positive();
+export const historyQuerySchema = z.strictObject({
+  receiverId: receiverIdSchema,
+  /** Page backwards from here (exclusive). */
+  before: cursor.optional(),
+  /** Catch up forwards from here (exclusive), oldest first. */
+  after: cursor.optional(),
+  limit: z.coerce.number().int().min(1).max(limits.historyMaxPageSize).default(limits.historyPageSize),
+});
+export type HistoryQuery = z.input<typeof historyQuerySchema>;
+
+export const historyResponseSchema = z.object({
+  /** Oldest first. */
+  messages: z.array(messageSchema),
+  hasMore: z.boolean(),
+});
+export type HistoryResponse = z.infer<typeof historyResponseSchema>;
+
+/** The versioned, base64 envelope carried in `encryptedContent` (built by @enclave/crypto). */
+export const messageEnvelopeSchema = z.strictObject({
+  v: z.literal(1),
+  /** AES-GCM nonce. */
+  iv: base64Bytes(12, 12),
+  /** Ciphertext and 16-byte tag of at most 500 UTF-16 code units (≤ 1,500 UTF-8 bytes). */
+  ct: base64Bytes(16, limits.ciphertextMaxBytes),
+  /** ECDSA P-256 signature, IEEE P1363 form. */
+  sig: base64Bytes(64, 64),
+});
+export type MessageEnvelope = z.infer<typeof messageEnvelopeSchema>;
+

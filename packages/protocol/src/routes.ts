@@ -1,0 +1,183 @@
+/**
+ * Every HTTP route of Enclave, declared once: method, path, who may call it, and the schemas of
+ * its body, query, path parameters and answer. The server registers its routes from this table
+ * (bodies parsed and answers checked by these schemas), derives its authorization table from it
+ * and publishes it as OpenAPI at `/api/openapi.json`; the web app and the test client call routes
+ * by these definitions, never by a path written out by hand.
+ */
+import { z } from 'zod';
+import {
+  banUserRequestSchema,
+  exportKeysQuerySchema,
+  generateKeysRequestSchema,
+  generateKeysResponseSchema,
+  keyListResponseSchema,
+  keyStatsSchema,
+  revokeKeysRequestSchema,
+  revokeKeysResponseSchema,
+  setRoleRequestSchema,
+  testKeysRequestSchema,
+  testKeysResponseSchema,
+  unbanUserRequestSchema,
+} from './admin';
+import {
+  accessKeysQuerySchema,
+  complianceSchema,
+  creatorBanRequestSchema,
+  heatmapSchema,
+  liftEmergencyResponseSchema,
+  monitoredUsersSchema,
+  overviewSchema,
+  riskSchema,
+  setCreatorAccountRequestSchema,
+  shutdownResponseSchema,
+  unbanUsersRequestSchema,
+  unbanUsersResponseSchema,
+} from './creator';
+import {
+  loginRequestSchema,
+  registerRequestSchema,
+  registerResponseSchema,
+  sessionResponseSchema,
+  validateKeyRequestSchema,
+  validateKeyResponseSchema,
+} from './auth';
+import {
+  conversationMembersQuerySchema,
+  conversationMembersResponseSchema,
+  createEpochRequestSchema,
+  historyQuerySchema,
+  historyResponseSchema,
+  sendMessageRequestSchema,
+  sendMessageResponseSchema,
+  sharesQuerySchema,
+  sharesResponseSchema,
+} from './messages';
+import { okResponseSchema } from './primitives';
+import { userListResponseSchema } from './users';
+
+/**
+ * public: anyone; member: a signed-in member who is not banned; admin: a member with the admin
+ * role, or anyone presenting the master key; creator: the master key only
+ * (`Authorization: SuperAdmin <key>`).
+ */
+export type Access = 'public' | 'member' | 'admin' | 'creator';
+export type Method = 'GET' | 'POST' | 'HEAD' | 'DELETE';
+
+export type RouteDefinition = {
+  readonly method: Method;
+  /** Fastify syntax: `:name` for a path parameter. */
+  readonly path: `/api/${string}`;
+  readonly access: Access;
+  /** One line for the OpenAPI document. */
+  readonly summary: string;
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly params?: z.ZodType;
+  /** Status of a successful answer. */
+  readonly status: 200 | 201;
+  /** Schema of a successful answer's body (`z.undefined()` when it has none). */
+  readonly response: z.ZodType;
+  /** A body that is not JSON (the CSV export): sent as text, never serialized. */
+  readonly contentType?: 'text/csv; charset=utf-8';
+};
+
+/** What a caller passes for a route: the inputs of its schemas (defaults may be left out). */
+export type RouteInput<R extends RouteDefinition> = (R['body'] extends z.ZodType ? { body: z.input<R['body']> } : { body?: undefined }) &
+  (R['query'] extends z.ZodType ? { query: z.input<R['query']> } : { query?: undefined }) &
+  (R['params'] extends z.ZodType ? { params: z.input<R['params']> } : { params?: undefined });
+
+/** What a handler receives once the server has parsed the request. */
+export type ParsedInput<R extends RouteDefinition> = {
+  body: R['body'] extends z.ZodType ? z.output<R['body']> : undefined;
+  query: R['query'] extends z.ZodType ? z.output<R['query']> : undefined;
+  params: R['params'] extends z.ZodType ? z.output<R['params']> : undefined;
+};
+
+/** The body of a route's successful answer. */
+export type RouteResponse<R extends RouteDefinition> = z.output<R['response']>;
+
+const route = <const R extends RouteDefinition>(definition: R): R => definition;
+
+const noBody = z.undefined();
+const csv = z.string().describe('CSV: key, status, purchase ID, sale price, generated, expires, used, username');
+/** The generated OpenAPI document (its shape is OpenAPI's, not ours). */
+const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
+
+export const routes = {
+  health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up', status: 200, response: noBody }),
+  openApi: route({ method: 'GET', path: '/api/openapi.json', access: 'public', summary: 'This API as an OpenAPI document', status: 200, response: openApiDocumentSchema }),
+
+  // Invite keys: validation for anyone, administration for admins and the creator.
+  validateKey: route({ method: 'POST', path: '/api/keys/validate', access: 'public', summary: 'Says whether an invite key can be redeemed, and why not', body: validateKeyRequestSchema, status: 200, response: validateKeyResponseSchema }),
+  keyStats: route({ method: 'GET', path: '/api/admin/key-stats', access: 'admin', summary: 'Key counts, revenue and conversion', status: 200, response: keyStatsSchema }),
+  unusedKeys: route({ method: 'GET', path: '/api/admin/unused-keys', access: 'admin', summary: 'The first 20 keys that can still be sold', status: 200, response: keyListResponseSchema }),
+  generateKeys: route({ method: 'POST', path: '/api/admin/generate-keys', access: 'admin', summary: 'Creates invite keys for sale (or canary keys)', body: generateKeysRequestSchema, status: 201, response: generateKeysResponseSchema }),
+  revokeKeys: route({ method: 'POST', path: '/api/admin/revoke-keys', access: 'admin', summary: 'Revokes unused keys for good', body: revokeKeysRequestSchema, status: 200, response: revokeKeysResponseSchema }),
+  exportKeys: route({ method: 'GET', path: '/api/admin/export-keys', access: 'admin', summary: 'The keys of one sale batch (or all available keys) as CSV', query: exportKeysQuerySchema, status: 200, response: csv, contentType: 'text/csv; charset=utf-8' }),
+  accessKeys: route({ method: 'GET', path: '/api/admin/access-keys', access: 'creator', summary: 'The whole key database, canaries included, filtered', query: accessKeysQuerySchema, status: 200, response: keyListResponseSchema }),
+  generateTestKeys: route({ method: 'POST', path: '/api/generate-test-keys', access: 'creator', summary: 'Development mode only: 1 or 10 keys for trying the app (404 in production)', body: testKeysRequestSchema, status: 201, response: testKeysResponseSchema }),
+
+  // Accounts and sessions.
+  register: route({ method: 'POST', path: '/api/auth/register', access: 'public', summary: 'Redeems an invite key and creates the member', body: registerRequestSchema, status: 201, response: registerResponseSchema }),
+  login: route({ method: 'POST', path: '/api/auth/login', access: 'public', summary: 'Signs in with the key derived from the access token; sets the session cookie', body: loginRequestSchema, status: 200, response: sessionResponseSchema }),
+  logout: route({ method: 'POST', path: '/api/auth/logout', access: 'member', summary: "Ends this browser's session and closes its sockets", status: 200, response: okResponseSchema }),
+  me: route({ method: 'GET', path: '/api/auth/me', access: 'member', summary: 'The signed-in member and their sealed keys', status: 200, response: sessionResponseSchema }),
+  users: route({ method: 'GET', path: '/api/users/all', access: 'member', summary: 'Every member with presence and public keys', status: 200, response: userListResponseSchema }),
+
+  // Sender keys and messages.
+  conversationMembers: route({ method: 'GET', path: '/api/conversations/members', access: 'member', summary: 'Who a new epoch of a conversation must be wrapped for', query: conversationMembersQuerySchema, status: 200, response: conversationMembersResponseSchema }),
+  createEpoch: route({ method: 'POST', path: '/api/epochs', access: 'member', summary: "Stores a new sender-key epoch's wrapped shares", body: createEpochRequestSchema, status: 201, response: okResponseSchema }),
+  epochShares: route({ method: 'GET', path: '/api/epochs/shares', access: 'member', summary: "The caller's own shares of these epochs", query: sharesQuerySchema, status: 200, response: sharesResponseSchema }),
+  history: route({ method: 'GET', path: '/api/messages/recent', access: 'member', summary: 'A page of a conversation, or the messages after a cursor', query: historyQuerySchema, status: 200, response: historyResponseSchema }),
+  sendMessage: route({ method: 'POST', path: '/api/messages/send', access: 'member', summary: 'Stores and relays one encrypted message', body: sendMessageRequestSchema, status: 201, response: sendMessageResponseSchema }),
+
+  // Moderation.
+  adminBan: route({ method: 'POST', path: '/api/admin/ban-user', access: 'admin', summary: 'Bans a member who is not an administrator', body: banUserRequestSchema, status: 200, response: okResponseSchema }),
+  adminUnban: route({ method: 'POST', path: '/api/admin/unban-user', access: 'admin', summary: 'Lifts a ban', body: unbanUserRequestSchema, status: 200, response: okResponseSchema }),
+  creatorBan: route({ method: 'POST', path: '/api/super-admin/ban-user', access: 'creator', summary: 'Bans any member', body: creatorBanRequestSchema, status: 200, response: okResponseSchema }),
+  creatorUnban: route({ method: 'POST', path: '/api/super-admin/unban-user', access: 'creator', summary: 'Lifts a ban', body: unbanUserRequestSchema, status: 200, response: okResponseSchema }),
+  creatorUnbanMany: route({ method: 'POST', path: '/api/super-admin/unban-users', access: 'creator', summary: 'Lifts the bans of several members', body: unbanUsersRequestSchema, status: 200, response: unbanUsersResponseSchema }),
+  setRole: route({ method: 'POST', path: '/api/super-admin/set-role', access: 'creator', summary: 'Promotes a member to admin or back', body: setRoleRequestSchema, status: 200, response: okResponseSchema }),
+  setCreatorAccount: route({ method: 'POST', path: '/api/super-admin/set-creator-account', access: 'creator', summary: "Marks an account as the creator's own (spared by the emergency shutdown)", body: setCreatorAccountRequestSchema, status: 200, response: okResponseSchema }),
+
+  // The creator's console.
+  overview: route({ method: 'GET', path: '/api/super-admin/overview', access: 'creator', summary: 'Member, message and emergency figures', status: 200, response: overviewSchema }),
+  monitoredUsers: route({ method: 'GET', path: '/api/super-admin/monitor/users', access: 'creator', summary: 'Every member with their invite key and sale batch', status: 200, response: monitoredUsersSchema }),
+  emergencyShutdown: route({ method: 'POST', path: '/api/super-admin/emergency-shutdown', access: 'creator', summary: "Bans everyone but the creator's accounts and closes registration", status: 200, response: shutdownResponseSchema }),
+  liftEmergency: route({ method: 'POST', path: '/api/super-admin/lift-emergency', access: 'creator', summary: 'Ends emergency mode (bans stay)', status: 200, response: liftEmergencyResponseSchema }),
+  heatmap: route({ method: 'GET', path: '/api/super-admin/security/heatmap', access: 'creator', summary: 'Security events per hour and type, 7 days', status: 200, response: heatmapSchema }),
+  risk: route({ method: 'GET', path: '/api/super-admin/security/risk', access: 'creator', summary: 'Risk scores per member and address, 7 days', status: 200, response: riskSchema }),
+  compliance: route({ method: 'GET', path: '/api/super-admin/security/compliance', access: 'creator', summary: "Checks of this deployment's security settings", status: 200, response: complianceSchema }),
+} as const;
+
+export type Routes = typeof routes;
+export type RouteName = keyof Routes;
+
+/** `METHOD /path`, the key of a route in the server's authorization table and in OpenAPI checks. */
+export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+/** Every API path starts so; anything else is the web app or the socket. */
+export const API_PREFIX = '/api/';
+
+/** The path of the WebSocket (not an HTTP route: it authenticates inside its own protocol). */
+export const SOCKET_PATH = '/ws';
+
+/**
+ * The URL of a call: path parameters filled in (URL-encoded), the query appended (undefined
+ * values left out).
+ */
+export function routeUrl(r: RouteDefinition, input: { params?: unknown; query?: unknown } = {}): string {
+  const params = (input.params ?? {}) as Record<string, string | number>;
+  const path = r.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${routeKey(r)} needs the path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries((input.query ?? {}) as Record<string, unknown>)) {
+    if (value !== undefined) search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+}

@@ -1,0 +1,49 @@
+/**
+ * Per-object rules: once the route table has let a caller in (policy.ts), who may act on whom.
+ * Each rule is a pure function over the rows it needs, so that its whole table is tested
+ * (rules.test.ts); the routes load the rows and throw what the rule answers.
+ */
+import { conversationIdFor, errorCodes, GENERAL_CONVERSATION, type Role } from '@enclave/protocol';
+import { HttpError } from '../http/errors';
+
+/** Who is acting: the creator by master key, or a signed-in admin. */
+export type Moderator = { kind: 'creator' } | { kind: 'admin' };
+
+export type ModerationTarget = { role: Role; isCreatorAccount: boolean };
+
+/**
+ * Who may ban whom: the creator anyone; an admin only members who are neither administrators nor
+ * accounts the creator owns.
+ */
+export function banRefusal(actor: Moderator, target: ModerationTarget): HttpError | null {
+  if (actor.kind === 'creator') return null;
+  if (target.role === 'admin' || target.isCreatorAccount) {
+    return new HttpError(403, errorCodes.forbidden, 'Administrators cannot ban other administrators');
+  }
+  return null;
+}
+
+export type Peer = { id: string; isBanned: boolean; isCompromised: boolean };
+
+/**
+ * The conversation a member reads or writes with `receiverId` ('all' is the general channel),
+ * refusing themselves, unknown members (`peer` undefined) and banned or wiped ones.
+ */
+export function conversationWith(me: string, receiverId: string, peer: Peer | undefined): string {
+  if (receiverId === 'all') return GENERAL_CONVERSATION;
+  if (receiverId === me) throw new HttpError(400, errorCodes.invalidRequest, 'You cannot message yourself');
+  if (!peer) throw new HttpError(404, errorCodes.notFound, 'No such member');
+  if (peer.isBanned || peer.isCompromised) throw new HttpError(403, errorCodes.forbidden, 'This member is banned');
+  return conversationIdFor(me, receiverId);
+}
+
+/** A sender-key epoch may carry messages only of its own sender, in its own conversation. */
+export function assertOwnEpoch<E extends { senderId: string; conversationId: string }>(
+  me: string,
+  conversationId: string,
+  epoch: E | undefined,
+): asserts epoch is E {
+  if (!epoch || epoch.senderId !== me || epoch.conversationId !== conversationId) {
+    throw new HttpError(400, errorCodes.invalidRequest, 'Unknown epoch for this conversation');
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Sender keys (docs/security.md §4): who an epoch must be wrapped for, the upload of an epoch's
+ * wrapped shares, and a member's own shares.
+ */
+import { errorCodes, limits, routes, type EpochShare } from '@enclave/protocol';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requireAuth } from '../access/policy';
+import type { AppContext } from '../context';
+import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
+import { conversations, epochs, epochShares } from '../db/schema';
+import { HttpError } from '../http/errors';
+import { rateLimit, serve } from '../http/routes';
+import { conversationFor, conversationMembers, membershipVersion } from './membership';
+
+export const membershipChanged = () =>
+  new HttpError(409, errorCodes.membershipChanged, 'The members of this conversation changed: fetch them and rotate');
+
+/** A member's own shares of the given epochs (all of them without `epochIds`). */
+export function sharesFor(db: Db, recipientId: string, epochIds?: string[]): Promise<EpochShare[]> {
+  const mine = eq(epochShares.recipientId, recipientId);
+  return db
+    .select({
+      epochId: epochs.id,
+      conversationId: epochs.conversationId,
+      senderId: epochs.senderId,
+      membershipVersion: epochs.membershipVersion,
+      wrappedKey: epochShares.wrappedKey,
+      signature: epochShares.signature,
+    })
+    .from(epochShares)
+    .innerJoin(epochs, eq(epochs.id, epochShares.epochId))
+    .where(epochIds ? and(mine, inArray(epochShares.epochId, epochIds)) : mine);
+}
+
+/** Limits that count per member, not per address. */
+export const perMember = (req: FastifyRequest) => req.auth?.user.id ?? req.ip;
+
+export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  const { db } = ctx;
+
+  serve(app, routes.conversationMembers, async (req) => {
+    const conversationId = await conversationFor(db, requireAuth(req).user.id, req.query.receiverId);
+    const [version, members] = await Promise.all([membershipVersion(db, conversationId), conversationMembers(db, conversationId)]);
+    return { conversationId, membershipVersion: version, members };
+  });
+
+  serve(
+    app,
+    routes.createEpoch,
+    async (req) => {
+      const me = requireAuth(req).user.id;
+      const { body } = req;
+      const conversationId = await conversationFor(db, me, body.receiverId);
+      await db.transaction(async (tx) => {
+        // Hold the member set still while we check the shares cover exactly it.
+        await tx.insert(conversations).values({ id: conversationId }).onConflictDoNothing();
+        const [conv] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('share');
+        if (conv?.membershipVersion !== body.membershipVersion) throw membershipChanged();
+        const members = await conversationMembers(tx, conversationId);
+        const expected = new Set(members.map((m) => m.id));
+        const given = new Set(body.shares.map((s) => s.recipientId));
+        if (given.size !== body.shares.length || given.size !== expected.size || [...given].some((id) => !expected.has(id))) {
+          throw membershipChanged();
+        }
+        try {
+          await tx.insert(epochs).values({ id: body.epochId, conversationId, senderId: me, membershipVersion: body.membershipVersion });
+        } catch (err) {
+          if (pgErrorCode(err) === UNIQUE_VIOLATION) throw new HttpError(409, errorCodes.replay, 'This epoch already exists');
+          throw err;
+        }
+        await tx.insert(epochShares).values(body.shares.map((s) => ({ epochId: body.epochId, ...s })));
+      });
+      return { ok: true as const };
+    },
+    // Shares can be many (one per member of the channel, ~530 bytes each): this route alone
+    // takes large bodies.
+    { bodyLimit: limits.epochMaxRecipients * 640, rateLimit: rateLimit(ctx.config.rateLimits.epoch, perMember) },
+  );
+
+  serve(app, routes.epochShares, async (req) => ({ shares: await sharesFor(db, requireAuth(req).user.id, req.query.ids) }));
+}

@@ -1,0 +1,52 @@
+/**
+ * Registers a route of the protocol's route table (packages/protocol/src/routes.ts): Fastify
+ * parses the body, query and path parameters with the route's schemas before the handler runs,
+ * and checks the handler's answer against the response schema on the way out.
+ */
+import { errorResponseSchema, type ParsedInput, type RouteDefinition, type RouteResponse } from '@enclave/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimitOptions } from '@fastify/rate-limit';
+
+/** A request whose body, query and params have been parsed by the route's schemas. */
+export type RouteRequest<R extends RouteDefinition> = Omit<FastifyRequest, 'body' | 'query' | 'params'> & ParsedInput<R>;
+
+export type RouteHandler<R extends RouteDefinition> = (req: RouteRequest<R>, reply: FastifyReply) => Promise<RouteResponse<R>>;
+
+export type RouteOptions = {
+  rateLimit?: RateLimitOptions;
+  /** Bytes; Fastify's default for the app otherwise. */
+  bodyLimit?: number;
+};
+
+/** A per-window limit from the configuration, as @fastify/rate-limit takes it. */
+export const rateLimit = (l: { max: number; windowMs: number }, keyGenerator?: (req: FastifyRequest) => string): RateLimitOptions => ({
+  max: l.max,
+  timeWindow: l.windowMs,
+  ...(keyGenerator ? { keyGenerator } : {}),
+});
+
+export function serve<R extends RouteDefinition>(app: FastifyInstance, route: R, handler: RouteHandler<R>, opts: RouteOptions = {}): void {
+  app.route({
+    method: route.method,
+    url: route.path,
+    schema: {
+      summary: route.summary,
+      // The OpenAPI document lists tagged routes only (app.ts): the API's, grouped by their path.
+      tags: [route.path.split('/')[2] ?? 'api'],
+      ...(route.body ? { body: route.body } : {}),
+      ...(route.query ? { querystring: route.query } : {}),
+      ...(route.params ? { params: route.params } : {}),
+      response: {
+        [route.status]: route.contentType ? { description: route.summary, content: { [route.contentType]: { schema: route.response } } } : route.response,
+        '4xx': errorResponseSchema,
+      },
+    },
+    ...(opts.bodyLimit ? { bodyLimit: opts.bodyLimit } : {}),
+    ...(opts.rateLimit ? { config: { rateLimit: opts.rateLimit } } : {}),
+    handler: async (req, reply) => {
+      reply.status(route.status);
+      if (route.contentType) reply.header('content-type', route.contentType);
+      return handler(req as unknown as RouteRequest<R>, reply);
+    },
+  });
+}
