@@ -84,7 +84,7 @@ export const okResponseSchema = z.object({ ok: z.literal(true) });
 
 export const conversationMembersQuerySchema = z.strictObject({ receiverId: receiverIdSchema });
 
-/** Who an epoch must be wrapped for, at which membership version (DESIGN.md section 4). */
+/** Who an epoch must be wrapped for, at which membership version (docs/security.md §4). */
 export const conversationMembersResponseSchema = z.object({
   conversationId: conversationIdSchema,
   membershipVersion: z.number().int().nonnegative(),

@@ -1,5 +1,5 @@
 /**
- * Who may call what: the one place that decides it (DESIGN.md section 5). Every route the server
+ * Who may call what: the one place that decides it (docs/security.md §7). Every route the server
  * registers must have a row here, or the server refuses to start.
  */
 import { errorCodes, errorTexts } from '@enclave/protocol';

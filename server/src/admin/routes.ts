@@ -1,4 +1,4 @@
-/** Key administration and moderation for admins and the creator (specification: /api/admin/*). */
+/** Key administration and moderation for admins and the creator (docs/spec.md §7: /api/admin/*). */
 import {
   banUserRequestSchema,
   exportKeysQuerySchema,
@@ -13,7 +13,7 @@ import { availableKeys, createKeys, keysCsv, keyStats, listKeys, revokeKeys, toA
 import { actorOf, eventTypes, recordEvent } from '../security/events';
 import { setBanned } from '../users/moderation';
 
-/** Specification: the key list shows the first 20. */
+/** docs/spec.md §2: the key list shows the first 20. */
 const LISTED_KEYS = 20;
 
 export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {

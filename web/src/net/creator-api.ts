@@ -48,7 +48,7 @@ export async function fetchMonitoredUsers(): Promise<MonitoredUser[]> {
   return (await call('GET', '/api/super-admin/monitor/users', monitoredUsersSchema, undefined, creatorHeaders())).users;
 }
 
-/** Bans one member; the reason defaults to the specification's 'Banned by network creator'. */
+/** Bans one member; the reason defaults to 'Banned by network creator' (docs/spec.md §7). */
 export async function banUser(userId: string, reason?: string): Promise<void> {
   const body = creatorBanRequestSchema.parse({ userId, reason });
   await call('POST', '/api/super-admin/ban-user', okResponseSchema, body, creatorHeaders());

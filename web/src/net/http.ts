@@ -41,8 +41,8 @@ export type Schema<T> = { safeParse(input: unknown): { success: true; data: T } 
 export async function send(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
   if (body !== undefined) {
-    // The JSON content type only when a body exists (specification section 7); the server also
-    // uses it as its CSRF check on state-changing requests.
+    // The JSON content type only when a body exists (docs/spec.md §7); the server also
+    // uses it as its CSRF check on state-changing requests (docs/security.md §6).
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json', ...headers };
     init.body = JSON.stringify(body);
   }
