@@ -1,4 +1,4 @@
-// One lint for the repo; the layering rules of STYLE.md are enforced here, not by prose.
+// One lint for the repo; the layering rules of docs/architecture.md §5 are enforced here, not by prose.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';

@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 
-// Debian's Chromium, never a downloaded browser (TOOLCHAIN.md).
+// Debian's Chromium, never a downloaded browser (docs/architecture.md §6).
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',

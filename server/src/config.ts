@@ -44,7 +44,7 @@ export const configSchema = z.object({
 export type Config = z.infer<typeof configSchema>;
 
 export const defaultRateLimits: Config['rateLimits'] = {
-  // Specification section 5: five login attempts per 60 s.
+  // docs/spec.md §5: five login attempts per 60 s (all limits: docs/security.md §9).
   login: { max: 5, windowMs: 60_000 },
   validateKey: { max: 30, windowMs: 60_000 },
   register: { max: 10, windowMs: 60_000 },

@@ -1,7 +1,7 @@
 /**
  * Writes src/vectors.json: known answers for the package's key derivations and encryptions,
  * computed with node:crypto (OpenSSL) instead of WebCrypto, so the tests compare two independent
- * implementations of the same specification (DESIGN.md sections 3 and 4). Deliberately imports
+ * implementations of the same specification (docs/security.md §2-§4). Deliberately imports
  * nothing from src/. Run with `npm run vectors -w packages/crypto` and commit the result; rerunning
  * gives the same file, since every input is derived from a fixed label.
  */

@@ -1,9 +1,9 @@
 /**
- * WebCrypto parameters fixed by DESIGN.md section 3, named once so that generation, import,
+ * WebCrypto parameters fixed by docs/security.md §3, named once so that generation, import,
  * signing and verification cannot drift apart. Internal: not re-exported from the index.
  */
 
-/** Identity encryption keys: the specification's RSA-OAEP constants (2048 bits, e = 65537). */
+/** Identity encryption keys: the RSA-OAEP constants of docs/spec.md §9 (2048 bits, e = 65537). */
 export const rsaOaepKeyGen: RsaHashedKeyGenParams = {
   name: 'RSA-OAEP',
   modulusLength: 2048,

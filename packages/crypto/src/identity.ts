@@ -90,8 +90,8 @@ export async function importEncryptKey(encryptionPublicKey: string): Promise<Cry
 
 /**
  * Import a member's public keys for use. Nothing is cached here: the caller pins and caches keys
- * per member, because only it knows when the server handed out a different key (DESIGN.md
- * section 3).
+ * per member, because only it knows when the server handed out a different key (docs/security.md
+ * §5).
  *
  * @throws CryptoError('malformed') when either key is not base64 SPKI of the right algorithm.
  * @example

@@ -1,5 +1,5 @@
 /**
- * @enclave/crypto: every cryptographic operation of Enclave (DESIGN.md sections 3 and 4), on
+ * @enclave/crypto: every cryptographic operation of Enclave (docs/security.md §2-§5), on
  * WebCrypto only so the same code runs in the browser and in Node tests. It imports neither the
  * server nor the web app. Only the names below are the package's API; other exports of its
  * modules exist for its own tests.

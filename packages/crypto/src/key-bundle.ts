@@ -5,8 +5,9 @@ import { AES_KEY_BITS, IV_BYTES } from './algorithms';
 import { derivePublicIdentity, importPrivateIdentity } from './identity';
 import type { OpenedIdentity } from './identity';
 
-// DESIGN.md section 3. The iteration count is the specification's; it is low by today's advice,
-// which is acceptable only because the password is a 256-bit random token, not a human secret.
+// docs/security.md §3. The iteration count is the specification's (docs/spec.md §9); it is low by
+// today's advice, which is acceptable only because the password is a 256-bit random token, not a
+// human secret.
 const PBKDF2_ITERATIONS = 100_000;
 const SALT_BYTES = 16;
 const TAG_BYTES = 16;

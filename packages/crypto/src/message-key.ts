@@ -3,7 +3,7 @@ import { utf8 } from './encoding';
 import { concatBytes } from './bytes';
 import { AES_KEY_BITS } from './algorithms';
 
-// A sender rotates after this many messages (DESIGN.md section 4); it mirrors
+// A sender rotates after this many messages (docs/security.md §4); it mirrors
 // `limits.epochMaxMessages` of @enclave/protocol, which this package may not depend on.
 const MESSAGES_PER_EPOCH = 100;
 

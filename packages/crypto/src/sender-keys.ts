@@ -8,7 +8,7 @@ const CHAIN_KEY_BYTES = 32;
 const SHARE_CONTEXT = 'enclave/share/v1';
 
 /**
- * One sender's key epoch in one conversation (DESIGN.md section 4). Readers cache it per
+ * One sender's key epoch in one conversation (docs/security.md §4). Readers cache it per
  * `epochId`; it can be stored in IndexedDB as is, since the chain key is a non-extractable
  * CryptoKey.
  */

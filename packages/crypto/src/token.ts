@@ -2,8 +2,8 @@ import { translateErrors, CryptoError } from './errors';
 import { fromHex, toHex, utf8 } from './encoding';
 import { randomBytes, wipe } from './bytes';
 
-// The specification's token rules; they mirror `limits.tokenLength` and `limits.tokenMinEntropy`
-// of @enclave/protocol, which this package may not depend on.
+// The specification's token rules (docs/spec.md §5, §9); they mirror `limits.tokenLength` and
+// `limits.tokenMinEntropy` of @enclave/protocol, which this package may not depend on.
 const TOKEN_LENGTH = 64;
 const TOKEN_MIN_ENTROPY = 3.5;
 const TOKEN_SHAPE = /^[0-9a-f]+$/;
@@ -40,7 +40,7 @@ export function shannonEntropy(s: string): number {
 }
 
 /**
- * Checks an access token against the specification: exactly 64 lowercase hexadecimal
+ * Checks an access token against the specification (docs/spec.md §5): exactly 64 lowercase hexadecimal
  * characters with at least 3.5 bits of Shannon entropy per character.
  *
  * @example
@@ -80,7 +80,7 @@ export function generateAccessToken(): string {
 /**
  * The login key `L = HKDF-SHA256(ikm = bytes(token), salt = "enclave/login/v1", info = "login")`
  * as 64 lowercase hex characters. Login sends `L`, never the token, so the server learns nothing
- * that opens the private key bundle (DESIGN.md section 3).
+ * that opens the private key bundle (docs/security.md §2).
  *
  * @throws CryptoError('malformed') when the token fails {@link checkAccessToken}.
  * @example

@@ -72,5 +72,5 @@ export const banUserRequestSchema = z.strictObject({
 });
 export const unbanUserRequestSchema = z.strictObject({ userId });
 
-/** The creator promotes members to admin and back (DESIGN.md section 5). */
+/** The creator promotes members to admin and back (docs/security.md §7). */
 export const setRoleRequestSchema = z.strictObject({ userId, role: z.enum(['member', 'admin']) });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Every error answer: a human message (the specification's text where it gives one) and a code. */
+/** Every error answer: a human message (docs/spec.md §8's text where it gives one) and a code. */
 export const errorResponseSchema = z.object({
   error: z.string(),
   code: z.string(),
@@ -19,14 +19,14 @@ export const errorCodes = {
   loginFailed: 'login_failed',
   banned: 'banned',
   wiped: 'wiped',
-  /** The epoch was made for an older member set: rotate and resend (DESIGN.md section 4). */
+  /** The epoch was made for an older member set: rotate and resend (docs/security.md §4). */
   membershipChanged: 'membership_changed',
   /** (epochId, index) was already used. */
   replay: 'replay',
 } as const;
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 
-/** Texts of the specification's error catalogue that the server sends. */
+/** Texts of the specification's error catalogue (docs/spec.md §8) that the server sends. */
 export const errorTexts = {
   loginFailed: 'Invalid access token. Multiple failed attempts trigger automatic data wipe.',
   tooManyAttempts: 'Too many attempts. Access blocked for security.',

@@ -1,4 +1,4 @@
-/** Business constants shared by server and client (specification section 9). */
+/** Business constants shared by server and client (docs/spec.md §9). */
 export const limits = {
   /** Access tokens and invite keys: 64 lowercase hex characters (32 random bytes). */
   tokenLength: 64,
@@ -16,7 +16,7 @@ export const limits = {
   /** AES-GCM output for 500 UTF-16 code units: at most 1,500 UTF-8 bytes plus the 16-byte tag. */
   ciphertextMaxBytes: 500 * 3 + 16,
   usernameMaxChars: 32,
-  /** A sender starts a new epoch after this many messages (DESIGN.md section 4). */
+  /** A sender starts a new epoch after this many messages (docs/security.md §4). */
   epochMaxMessages: 100,
   /** ...or after this long. */
   epochMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
@@ -27,10 +27,10 @@ export const limits = {
   sharesMaxEpochs: 100,
   /** Members a single epoch can be wrapped for. */
   epochMaxRecipients: 10_000,
-  /** Login attempts per IP per window (specification section 5). */
+  /** Login attempts per IP per window (docs/spec.md §5). */
   loginAttempts: 5,
   loginWindowMs: 60_000,
-  /** Key generation form (specification section 5). */
+  /** Key generation form (docs/spec.md §5). */
   keyQuantityMin: 1,
   keyQuantityMax: 1000,
   keyQuantityDefault: 10,

@@ -19,7 +19,7 @@ export function conversationIdFor(senderId: string, receiverId: string): string 
 
 export const conversationMembersQuerySchema = z.strictObject({ receiverId: receiverIdSchema });
 
-/** Who an epoch must be wrapped for, at which membership version (DESIGN.md section 4). */
+/** Who an epoch must be wrapped for, at which membership version (docs/security.md §4). */
 export const conversationMembersResponseSchema = z.object({
   conversationId: conversationIdSchema,
   membershipVersion: z.number().int().nonnegative(),

@@ -20,7 +20,7 @@ export const base64Bytes = (min: number, max: number) =>
 
 /** Invite keys are case-sensitive: 64 lowercase hex characters. */
 export const inviteKeySchema = z.string().regex(/^[0-9a-f]{64}$/, 'Please enter a valid 64-character access key');
-/** HKDF output of the access token; what login sends instead of the token (DESIGN.md section 3). */
+/** HKDF output of the access token; what login sends instead of the token (docs/security.md §2). */
 export const loginKeySchema = hex64;
 /** Ids are compared as text (conversation ids are built from them): always lower case. */
 export const userIdSchema = z.uuid({ message: 'must be a user id' }).toLowerCase();

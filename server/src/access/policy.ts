@@ -1,5 +1,5 @@
 /**
- * Who may call a route: the one place that decides it (docs/security.md). Every route the server
+ * Who may call a route: the one place that decides it (docs/security.md §7). Every route the server
  * registers must have a rule here, or the server refuses to start. Who may then act on whom is
  * rules.ts's.
  */

@@ -1,5 +1,5 @@
 /**
- * Who belongs to a conversation, and the version of that member set (DESIGN.md section 4). The
+ * Who belongs to a conversation, and the version of that member set (docs/security.md §4). The
  * general channel holds every member who is not banned or wiped; a direct message holds its two.
  */
 import { GENERAL_CONVERSATION } from '@enclave/protocol';

@@ -1,7 +1,8 @@
 /**
- * Emergency shutdown (specification: bans everyone except the creator): every member not marked
- * as the creator's own is banned, their sessions revoked and sockets closed with a notice, and the
- * network enters emergency mode until the creator lifts it. Bans stay until lifted.
+ * Emergency shutdown (docs/spec.md §4: bans everyone except the creator; docs/security.md §10):
+ * every member not marked as the creator's own is banned, their sessions revoked and sockets closed
+ * with a notice, and the network enters emergency mode until the creator lifts it. Bans stay until
+ * lifted.
  */
 import type { EmergencyState } from '@enclave/protocol';
 import { and, eq } from 'drizzle-orm';

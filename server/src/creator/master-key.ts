@@ -1,5 +1,5 @@
 /**
- * The network creator's master key (DESIGN.md section 5): 128 lowercase hex. Configured by
+ * The network creator's master key (docs/security.md §8): 128 lowercase hex. Configured by
  * MASTER_KEY, or generated at the first start, printed once and written to a file only the owner
  * can read. The database keeps only its SHA-256.
  */

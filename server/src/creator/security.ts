@@ -9,7 +9,7 @@ import { defaultRateLimits } from '../config';
 import { getSetting } from './master-key';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
-/** Specification section 9: threat scores by severity. */
+/** docs/spec.md §9: threat scores by severity. */
 export const SEVERITY_SCORE = { low: 1, medium: 3, high: 7, critical: 15 } as const;
 type Severity = keyof typeof SEVERITY_SCORE;
 

@@ -1,5 +1,5 @@
 /**
- * The database. What the server may know and nothing more (DESIGN.md section 3): hashes of login
+ * The database. What the server may know and nothing more (docs/security.md §1): hashes of login
  * keys and session tokens, public keys, sealed private-key bundles, and ciphertext.
  */
 import { sql } from 'drizzle-orm';
@@ -85,7 +85,7 @@ export const conversations = pgTable('conversations', {
   membershipVersion: integer('membership_version').notNull().default(0),
 });
 
-/** A sender's chain key for one conversation and one member set (DESIGN.md section 4). */
+/** A sender's chain key for one conversation and one member set (docs/security.md §4). */
 export const epochs = pgTable(
   'epochs',
   {
@@ -132,7 +132,7 @@ export const messages = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    // A captured message cannot be stored twice (DESIGN.md section 4: no replays).
+    // A captured message cannot be stored twice (docs/security.md §4: no replays).
     uniqueIndex('messages_epoch_index_idx').on(t.epochId, t.index),
     index('messages_conversation_idx').on(t.conversationId, t.id),
   ],

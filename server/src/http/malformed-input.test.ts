@@ -1,5 +1,5 @@
 /**
- * Malformed input, everywhere (issue acceptance): every endpoint and WebSocket frame type answers
+ * Malformed input, everywhere (docs/security.md §6): every endpoint and WebSocket frame type answers
  * wrong types, missing or extra fields, oversize bodies, non-JSON and 501-character messages with a
  * 4xx and a clear message — never a 500, never a dropped connection.
  *

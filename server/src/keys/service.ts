@@ -12,7 +12,7 @@ import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { accessKeys, users } from '../db/schema';
 
-/** What a used key earned when it was sold without a recorded price (specification section 9). */
+/** What a used key earned when it was sold without a recorded price (docs/spec.md §9). */
 const DEFAULT_SALE_PRICE = 50;
 
 export type MintOptions = {

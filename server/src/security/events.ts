@@ -1,5 +1,5 @@
 /**
- * Security events and the audit log (DESIGN.md section 6): one table, written here only. Each
+ * Security events and the audit log (docs/security.md §10): one table, written here only. Each
  * event keeps the address the server really saw and the request's headers minus credentials.
  */
 import net from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Bans take effect at once everywhere (DESIGN.md sections 4 and 5): sessions revoked, sockets told
+ * Bans take effect at once everywhere (docs/security.md §4 and §6): sessions revoked, sockets told
  * and closed, and every conversation of the member moves to a new member set, so that no later
  * epoch is wrapped for them. Unbanning moves them again, to let the member back in.
  */

@@ -1,7 +1,7 @@
 import { CircleDollarSign } from 'lucide-react';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
 
-/** The specification's static overview of how keys are sold. */
+/** The specification's static overview of how keys are sold (docs/spec.md §2). */
 export function MonetizationOverview() {
   return (
     <Card>

@@ -1,4 +1,4 @@
-/** The toasts of the key administration screen (specification section 8), in one place. */
+/** The toasts of the key administration screen (docs/spec.md §8), in one place. */
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 import { plural } from '../lib/format';
 

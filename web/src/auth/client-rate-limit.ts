@@ -1,7 +1,7 @@
 import { limits } from '@enclave/protocol';
 import { recordAttempt } from '../lib/rate-limit';
 
-/** Action keys of the specification's login rate limit; the two are counted separately. */
+/** Action keys of the specification's login rate limit (docs/spec.md §5); the two are counted separately. */
 export const UI_LOGIN_ACTION = 'ui_login';
 export const AUTH_LOGIN_ACTION = 'auth_login';
 

@@ -42,7 +42,7 @@ function ChatScreen({ session }: { session: Session }) {
   const receiverId = peerId ?? 'all';
   const conversationId = conversationIdFor(selfId, receiverId);
   const peer: PublicUser | null = (peerId && users.data?.find((u) => u.id === peerId)) || null;
-  // Roles come from the server (DESIGN.md section 5): the member list follows promotions live
+  // Roles come from the server (docs/security.md §7): the member list follows promotions live
   // (users_changed), the session's copy is only the fallback until it arrives.
   const selfRole = users.data?.find((u) => u.id === selfId)?.role ?? session.user.role;
   const isAdmin = selfRole === 'admin';

@@ -6,7 +6,7 @@ import { Textarea } from '../components/ui/Input';
 import { cn } from '../lib/cn';
 
 type MessageInputProps = {
-  /** Sending needs a live, authenticated socket (specification section 5). */
+  /** Sending needs a live, authenticated socket (docs/spec.md §5). */
   connected: boolean;
   placeholder: string;
   /** Resolves when the message is stored; rejects when it could not be sent. */

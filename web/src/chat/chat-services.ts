@@ -27,7 +27,7 @@ export function createChatServices(session: Session, queryClient: QueryClient): 
     if (!user) return null;
     const keys = `${user.id}/${user.encryptionPublicKey}/${user.signingPublicKey}`;
     if (!pinnedKeys.has(keys)) {
-      // The server's current key is trusted only while it is the pinned one (DESIGN.md section 3).
+      // The server's current key is trusted only while it is the pinned one (docs/security.md §5).
       const pins = await checkPins(session.user.id, [user]).catch((error: unknown) => {
         console.error('could not check the key pins', error);
         return null;

@@ -149,7 +149,7 @@ export class ChatStore {
   /** Loads run one after another per conversation, so each starts from the previous one's cursor. */
   private enqueue(conversation: Conversation, task: () => Promise<void>): Promise<void> {
     const run = conversation.queue.then(task).catch((error: unknown) => {
-      // Specification: chat load failures are only logged.
+      // docs/spec.md §2: chat load failures are only logged.
       console.error('could not load messages', error);
       if (conversation.status === 'loading') this.update(conversation, { status: 'error' });
     });

@@ -1,5 +1,5 @@
 /**
- * Trust on first use for contacts' keys (DESIGN.md section 3): the first fingerprint seen for a
+ * Trust on first use for contacts' keys (docs/security.md §5): the first fingerprint seen for a
  * member is pinned in IndexedDB; if the server later hands out a different key for that member,
  * the chat warns loudly until the member accepts the new key.
  */

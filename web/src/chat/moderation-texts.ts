@@ -1,4 +1,4 @@
-/** Moderation toasts of the chat screen (specification section 8). */
+/** Moderation toasts of the chat screen (docs/spec.md §8). */
 import type { ToastInput } from '../components/ui/toast-store';
 
 export const DEFAULT_BAN_REASON = 'Admin action';

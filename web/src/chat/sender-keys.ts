@@ -1,5 +1,5 @@
 /**
- * The sending half of sender keys (DESIGN.md section 4). Per conversation this keeps the member's
+ * The sending half of sender keys (docs/security.md §4). Per conversation this keeps the member's
  * current epoch and its next message index, and starts a new epoch — fetch the members, wrap a
  * fresh chain key for each, upload the signed shares — when there is none, after 100 messages,
  * after 7 days, when the membership moved (a `membership_changed` frame) or when the server

@@ -27,7 +27,7 @@ function numberFrom(text: string): number {
 }
 
 /**
- * The request body for the form (specification section 5), not yet checked: an empty or zero
+ * The request body for the form (docs/spec.md §5), not yet checked: an empty or zero
  * expiration and an empty purchase ID or price are left out; a number that is none is NaN.
  */
 function generateRequestBody(form: GenerateForm): GenerateKeysRequest {

@@ -1,7 +1,8 @@
 /**
- * The specification's client-side attempt limit: at most `max` attempts per `windowMs` per action
- * key, remembered as lists of timestamps in localStorage. The server enforces the real limit; this
- * is a courtesy that spares the member a round trip and keeps the specified message.
+ * The specification's client-side attempt limit (docs/spec.md §5): at most `max` attempts per
+ * `windowMs` per action key, remembered as lists of timestamps in localStorage. The server enforces
+ * the real limit; this is a courtesy that spares the member a round trip and keeps the specified
+ * message.
  */
 export type RateLimitStorage = Pick<Storage, 'getItem' | 'setItem'>;
 

@@ -23,7 +23,7 @@ export function SignInForm({ initialToken, onSwitchToCreate }: SignInFormProps) 
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (loading) return;
-    // Courtesy checks in the specification's order; the server decides for real.
+    // Courtesy checks in the specification's order (docs/spec.md §5); the server decides for real.
     if (!allowLoginAttempt(UI_LOGIN_ACTION)) return void toast(loginToasts.rateLimited);
     const candidate = token.trim();
     const check = checkAccessToken(candidate);

@@ -1,4 +1,4 @@
-/** The specification's texts for the login screen's toasts (sections 5 and 8), in one place. */
+/** The specification's texts for the login screen's toasts (docs/spec.md §5 and §8), in one place. */
 import { errorTexts } from '@enclave/protocol';
 import { ownKeysMismatchToast } from '../auth/own-identity';
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';

@@ -1,8 +1,8 @@
 /**
- * A failed call. `message` follows the specification's generic format ("status: body", or the
- * status text when the body is empty); `code` and `serverMessage` come from the server's
- * `{error, code}` body when it sent one, so screens can react to the code and show the server's
- * own wording.
+ * A failed call. `message` follows the specification's generic format (docs/spec.md §8:
+ * "status: body", or the status text when the body is empty); `code` and `serverMessage` come
+ * from the server's `{error, code}` body when it sent one, so screens can react to the code and
+ * show the server's own wording.
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';

@@ -34,7 +34,7 @@ export async function fetchMonitoredUsers(): Promise<MonitoredUser[]> {
   return (await call(routes.monitoredUsers, {}, creatorHeaders())).users;
 }
 
-/** Bans one member; the reason defaults to the specification's 'Banned by network creator'. */
+/** Bans one member; the reason defaults to 'Banned by network creator' (docs/spec.md §7). */
 export async function banUser(userId: string, reason?: string): Promise<void> {
   await call(routes.creatorBan, { body: { userId, reason } }, creatorHeaders());
 }

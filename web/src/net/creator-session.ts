@@ -1,7 +1,7 @@
 /**
  * The creator's master key for this tab, in memory only: never in localStorage, sessionStorage or
- * IndexedDB (issue: the console keeps the key out of persistent browser storage). A reload or a new
- * tab asks for it again.
+ * IndexedDB (docs/security.md §8: the key stays out of persistent browser storage). A reload or a
+ * new tab asks for it again.
  */
 let masterKey: string | null = null;
 const listeners = new Set<() => void>();

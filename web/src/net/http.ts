@@ -32,7 +32,7 @@ export async function send<R extends RouteDefinition>(route: R, input: RouteInpu
   const init: RequestInit = { method: route.method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
   if (route.body) {
     // The JSON content type only when a body exists (docs/spec.md §7); the server also uses it as
-    // its CSRF check on state-changing requests.
+    // its CSRF check on state-changing requests (docs/security.md §6).
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json', ...headers };
     init.body = JSON.stringify(route.body.parse(input.body));
   }

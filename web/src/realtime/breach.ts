@@ -1,6 +1,6 @@
 import { clearKeyStore } from '../auth/key-store';
 
-/** The specification's socket breach alert. */
+/** The specification's socket breach alert (docs/spec.md §8). */
 export const BREACH_ALERT_TEXT = 'SECURITY BREACH: Your account has been compromised. All data wiped for protection.';
 
 /**

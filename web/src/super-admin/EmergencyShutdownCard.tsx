@@ -9,7 +9,7 @@ import { emergencyShutdown } from '../net/creator-api';
 import { useCreatorAction } from './creator-queries';
 import { creatorToasts } from './creator-toasts';
 
-/** The emergency shutdown, behind a confirmation (specification section 5). */
+/** The emergency shutdown, behind a confirmation (docs/spec.md §5). */
 export function EmergencyShutdownCard({ users, active }: { users: MonitoredUser[] | undefined; active: boolean }) {
   const [confirming, setConfirming] = useState(false);
   const shutdown = useCreatorAction({

@@ -17,9 +17,9 @@ import { HeroPage } from '../components/HeroPage';
 const MASTER_KEY_PATTERN = new RegExp(`^[0-9a-f]{${limits.masterKeyLength}}$`);
 
 /**
- * The master-key sign-in (specification section 5): a password field, the "128-character hex"
+ * The master-key sign-in (docs/spec.md §5): a password field, the "128-character hex"
  * hint, and a button disabled while the field is empty or a check is running. The console opens
- * once the server accepted the key for the overview call (section 4).
+ * once the server accepted the key for the overview call (docs/spec.md §4).
  */
 export function MasterKeyCard() {
   const queryClient = useQueryClient();

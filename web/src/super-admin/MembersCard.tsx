@@ -11,7 +11,7 @@ import { creatorToasts } from './creator-toasts';
 import { formatDateTime, formatRelative, shortKey } from '../lib/format';
 import { EmptyState, PanelError, PanelLoading } from './panels/PanelCard';
 
-/** Specification section 7: the creator's ban reason. */
+/** docs/spec.md §7: the creator's ban reason. */
 export const CREATOR_BAN_REASON = 'Banned by network creator';
 
 /** The monitored member list: presence, role, last activity, redeemed key, bans; and what the creator does to them. */

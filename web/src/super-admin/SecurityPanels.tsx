@@ -7,7 +7,7 @@ import { KeyRevocation } from './panels/KeyRevocation';
 import { RiskVisualizer } from './panels/RiskVisualizer';
 import { SecurityHeatmap } from './panels/SecurityHeatmap';
 
-/** The specification's five panels; one is open at a time (section 2). */
+/** The specification's five panels; one is open at a time (docs/spec.md §2). */
 const panels = [
   { id: 'heatmap', label: 'Security Heatmap', icon: Flame, Panel: SecurityHeatmap },
   { id: 'threats', label: 'Risk Visualizer', icon: Gauge, Panel: RiskVisualizer },

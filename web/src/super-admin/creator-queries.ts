@@ -11,7 +11,7 @@ import * as api from '../net/creator-api';
 import { getMasterKey, setMasterKey, subscribeMasterKey } from '../net/creator-session';
 import { creatorToasts } from './creator-toasts';
 
-/** Issue: the heatmap refreshes every 30 s and the risk visualizer every 10 s, while open. */
+/** docs/spec.md §9: the heatmap refreshes every 30 s and the risk visualizer every 10 s, while open. */
 export const HEATMAP_REFRESH_MS = 30_000;
 export const RISK_REFRESH_MS = 10_000;
 

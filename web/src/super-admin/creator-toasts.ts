@@ -1,4 +1,4 @@
-/** The specification's texts for the creator console's toasts (section 8), in one place. */
+/** The specification's texts for the creator console's toasts (docs/spec.md §8), in one place. */
 import { errorTexts } from '@enclave/protocol';
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 import { plural } from '../lib/format';

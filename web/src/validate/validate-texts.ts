@@ -1,4 +1,4 @@
-/** The key validation screen's texts (specification sections 2, 5 and 8). */
+/** The key validation screen's texts (docs/spec.md §2, §5 and §8). */
 import { errorTexts } from '@enclave/protocol';
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 

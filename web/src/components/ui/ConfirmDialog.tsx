@@ -14,7 +14,7 @@ type ConfirmDialogProps = {
   busyLabel?: string;
   tone?: 'danger' | 'primary';
   /**
-   * For an action that cannot be taken back (specification section 5: revoke-all and the emergency
+   * For an action that cannot be taken back (docs/spec.md §5: revoke-all and the emergency
    * shutdown): a red frame and a warning sign, and focus starts on Cancel.
    */
   irreversible?: boolean;

@@ -11,7 +11,7 @@ const toneClasses: Record<ToastTone, string> = {
   destructive: 'border-red-500/60 bg-red-950 text-red-50',
 };
 
-/** The toast area present on every screen (specification section 9 constants). */
+/** The toast area present on every screen (docs/spec.md §9 constants). */
 export function Toaster() {
   const { toasts, dismiss } = useToast();
   return (

@@ -1,7 +1,7 @@
 /**
  * The toast queue behind {@link useToast}: a tiny external store so any code (not only
  * components) can raise a toast. One toast is visible at a time; a dismissed toast is kept
- * (closed) for the specification's ~1,000,000 ms before it is dropped from memory.
+ * (closed) for the specification's ~1,000,000 ms (docs/spec.md §4) before it is dropped from memory.
  */
 export type ToastTone = 'default' | 'success' | 'destructive';
 
