@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Writable } from 'node:stream';
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
-import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import { errorCodes } from '@enclave/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -17,6 +14,7 @@ import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler } from './http/errors';
+import { registerWebApp } from './http/web-app';
 import { eventTypes, recordEvent } from './security/events';
 import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
@@ -120,16 +118,7 @@ export async function buildApp(opts: {
   await app.register(adminRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
 
-  const webDist = config.webDist;
-  const hasWeb = webDist !== undefined && fs.existsSync(path.join(webDist, 'index.html'));
-  if (hasWeb) await app.register(fastifyStatic, { root: webDist, wildcard: true });
-  app.setNotFoundHandler(async (req, reply) => {
-    if (!hasWeb || req.url.startsWith('/api/') || req.url.startsWith('/ws') || req.method !== 'GET') {
-      return reply.status(404).send({ error: `No route ${req.method} ${req.url.split('?')[0]}`, code: errorCodes.notFound });
-    }
-    // The single-page app routes everything else itself (including its own 404 page).
-    return reply.sendFile('index.html');
-  });
+  await registerWebApp(app, config);
 
   return {
     app,
