@@ -1,11 +1,12 @@
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig } from 'vite';
+import { precompress } from './vite-precompress';
 
 const backend = 'http://127.0.0.1:5000';
 
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), precompress()],
   server: {
     proxy: {
       '/api': { target: backend, changeOrigin: false },

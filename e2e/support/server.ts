@@ -1,6 +1,6 @@
 /**
  * Runs the real server (`npm start`'s entry) as a child process on the built web app, on its own
- * port and data directory, and keeps everything it logs.
+ * port and data directory, and keeps everything it logs. Needs `npm run build` first.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
+/** The compiled server, started as `npm start` starts it (server/package.json), without npm in between. */
+const serverEntry = path.join(root, 'server/dist/main.js');
+const nodeArgs = ['--enable-source-maps', serverEntry];
 
 /** The creator's master key in e2e runs (the server is started with MASTER_KEY). */
 export const E2E_MASTER_KEY = '5e'.repeat(64);
@@ -48,8 +51,9 @@ export class EnclaveServer {
   }
 
   async start(): Promise<void> {
+    if (!fs.existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`);
     if (!this.port) this.port = await freePort();
-    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['server/src/main.ts'], { cwd: root, env: this.env() });
+    const child = spawn(process.execPath, nodeArgs, { cwd: root, env: this.env() });
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       const onData = (chunk: Buffer) => {

@@ -1,13 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Writable } from 'node:stream';
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
-import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
-import { API_PREFIX, errorCodes, SOCKET_PATH } from '@enclave/protocol';
+import { errorCodes, SOCKET_PATH } from '@enclave/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
@@ -21,6 +18,7 @@ import type { Db } from './db/client';
 import { HttpError, registerErrorHandler } from './http/errors';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
+import { registerWebApp } from './http/web-app';
 import { eventTypes, recordEvent } from './security/events';
 import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
@@ -136,16 +134,7 @@ export async function buildApp(opts: {
   await app.register(messageRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
 
-  const webDist = config.webDist;
-  const hasWeb = webDist !== undefined && fs.existsSync(path.join(webDist, 'index.html'));
-  if (hasWeb) await app.register(fastifyStatic, { root: webDist, wildcard: true });
-  app.setNotFoundHandler(async (req, reply) => {
-    if (!hasWeb || req.url.startsWith(API_PREFIX) || req.url.startsWith(SOCKET_PATH) || req.method !== 'GET') {
-      return reply.status(404).send({ error: `No route ${req.method} ${req.url.split('?')[0]}`, code: errorCodes.notFound });
-    }
-    // The single-page app routes everything else itself (including its own 404 page).
-    return reply.sendFile('index.html');
-  });
+  await registerWebApp(app, config);
 
   return {
     app,

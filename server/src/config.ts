@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { webDistDir } from './paths';
 
 /** Per-route rate limits: `max` requests per `windowMs`. The server enforces them; the client's are a courtesy. */
 const limitSchema = z.object({ max: z.number().int().positive(), windowMs: z.number().int().positive() });
@@ -67,7 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY === 'true',
     masterKey: e.MASTER_KEY,
-    webDist: path.resolve(import.meta.dirname, '../../web/dist'),
+    webDist: webDistDir,
     rateLimits: defaultRateLimits,
   };
 }

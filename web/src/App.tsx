@@ -2,17 +2,20 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import * as Tooltip from '@radix-ui/react-tooltip';
 import { useEffect, useState } from 'react';
 import { Route, Switch } from 'wouter';
-import { AdminPage } from './admin/AdminPage';
 import { AuthProvider } from './auth/AuthProvider';
 import { ChatPage } from './chat/ChatPage';
+import { lazyScreen } from './components/lazy-screen';
 import { Toaster } from './components/ui/Toaster';
 import { LoginPage } from './login/LoginPage';
 import { NotFound } from './NotFound';
 import { createQueryClient } from './query-client';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { showPendingNotice } from './realtime/session-notice';
-import { SuperAdminPage } from './super-admin/SuperAdminPage';
-import { ValidatePage } from './validate/ValidatePage';
+
+// Staff screens and the key checker for buyers: a member's first load carries only login and chat.
+const AdminPage = lazyScreen(() => import('./admin/AdminPage').then((m) => m.AdminPage));
+const SuperAdminPage = lazyScreen(() => import('./super-admin/SuperAdminPage').then((m) => m.SuperAdminPage));
+const ValidatePage = lazyScreen(() => import('./validate/ValidatePage').then((m) => m.ValidatePage));
 
 function Routes() {
   return (

@@ -8,6 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { migrationsFolder } from '../paths';
 import * as schema from './schema';
 
 type Schema = typeof schema;
@@ -15,8 +16,6 @@ type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 export type Database = { db: Db; close: () => Promise<void> };
-
-const migrationsFolder = path.resolve(import.meta.dirname, '../../drizzle');
 
 /**
  * Opens PostgreSQL when `databaseUrl` is set, else the embedded PGlite in `dataDir/db`, and applies
