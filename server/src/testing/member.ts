@@ -1,39 +1,70 @@
 /**
  * A member as the browser would be, in Node: real keys from @enclave/crypto, real HTTP with a
- * cookie jar, a real WebSocket. Every payload it sends or receives is kept in `wire` so that tests
- * can look for secrets in it.
+ * cookie jar, a real WebSocket, and the browser's own client logic from @enclave/client (key
+ * trust over an in-memory pin store, sender keys, the decryptor), so integration tests run what
+ * the web app runs. Every payload it sends or receives is kept in `wire` so that tests can look for
+ * secrets in it.
  */
+import { KeyTrust, MemoryPinStore, MessageDecryptor, SenderKeys, type MemberList } from '@enclave/client';
 import {
   createAccount,
   createEpoch,
-  CryptoError,
   decryptMessage,
   deriveLoginKey,
   encryptMessage,
+  fingerprint,
   generateAccessToken,
   importPublicIdentity,
   openEpochShare,
   openPrivateKeys,
-  type Epoch,
-  type PrivateIdentity,
+  type OpenedIdentity,
 } from '@enclave/crypto';
 import {
   conversationMembersResponseSchema,
+  errorResponseSchema,
   historyResponseSchema,
+  sendMessageResponseSchema,
   serverFrameSchema,
   sessionResponseSchema,
   sharesResponseSchema,
   userListResponseSchema,
+  type ConversationMembersResponse,
+  type CreateEpochRequest,
   type EpochShare,
   type Message,
   type PublicUser,
   type SelfUser,
+  type SendMessageRequest,
   type ServerFrame,
 } from '@enclave/protocol';
 import WebSocket from 'ws';
 
 export type Reply = { status: number; body: unknown; headers: Headers };
 export type DecryptedMessage = { id: number; senderId: string; text: string | null };
+
+/**
+ * A call the server refused, as the client core reads refusals (`status`, `code`), with the whole
+ * reply for the test.
+ */
+export class ReplyError extends Error {
+  readonly status: number;
+  readonly code: string | null;
+
+  constructor(
+    readonly call: string,
+    readonly reply: Reply,
+  ) {
+    super(`${call} failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+    this.status = reply.status;
+    const error = errorResponseSchema.safeParse(reply.body);
+    this.code = error.success ? error.data.code : null;
+  }
+}
+
+/** The client core of one signed-in member. */
+type Client = { trust: KeyTrust; senderKeys: SenderKeys; decryptor: MessageDecryptor };
+
+const SEND_PATH = '/api/messages/send';
 
 export class TestMember {
   /** A caller with no account at all. */
@@ -46,11 +77,16 @@ export class TestMember {
   };
 
   readonly wire: string[];
+  /** The contacts' pinned fingerprints: they last as long as this member, across logins. */
+  readonly pins = new MemoryPinStore();
   private cookie = '';
-  private readonly sending = new Map<string, { epoch: Epoch; next: number }>();
-  private readonly epochs = new Map<string, Epoch | null>();
+  private client: Client | null = null;
+  /** The member list as last fetched (the web app's TanStack Query cache). */
+  private users: Promise<PublicUser[]> | null = null;
+  /** The reply that carried each sent message, for `send` to return. */
+  private readonly sendReplies = new WeakMap<Message, Reply>();
   user!: SelfUser;
-  identity!: PrivateIdentity;
+  identity!: OpenedIdentity;
 
   private constructor(
     readonly baseUrl: string,
@@ -87,6 +123,78 @@ export class TestMember {
     return res;
   }
 
+  /** The client core, made at the first use after login and kept across later logins (same keys). */
+  private core(): Client {
+    if (this.client) return this.client;
+    const self = { id: this.id, ...this.identity.publicIdentity };
+    const trust = this.keyTrust({ current: () => this.users ?? this.refreshUsers(), fresh: () => this.refreshUsers() });
+    const decryptor = new MessageDecryptor({
+      selfId: this.id,
+      decryptKey: this.identity.decryptKey,
+      fetchShares: (epochIds) => this.fetchShares(epochIds),
+      verifyKeyFor: (userId) => trust.verifyKeyFor(userId),
+      crypto: { openEpochShare: openEpochShare, decryptMessage },
+    });
+    const senderKeys = new SenderKeys({
+      self: { id: self.id, encryptionPublicKey: self.encryptionPublicKey },
+      signKey: this.identity.signKey,
+      api: {
+        conversationMembers: (receiverId) => this.conversationMembers(receiverId),
+        createEpoch: (request) => this.uploadEpoch(request),
+        sendMessage: (request) => this.sendMessage(request),
+      },
+      crypto: { createEpoch, encryptMessage },
+      onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
+      trust,
+    });
+    this.client = { trust, senderKeys, decryptor };
+    return this.client;
+  }
+
+  private keyTrust(members: MemberList): KeyTrust {
+    return new KeyTrust({
+      self: { id: this.id, ...this.identity.publicIdentity },
+      pins: this.pins,
+      members,
+      crypto: { fingerprint, importPublicIdentity },
+    });
+  }
+
+  /** A call whose refusal is thrown as a {@link ReplyError}; the answer is parsed, never cast. */
+  private async call<T>(method: string, path: string, schema: { parse(body: unknown): T }, body?: unknown): Promise<{ reply: Reply; data: T }> {
+    const reply = await this.request(method, path, body);
+    if (reply.status < 200 || reply.status > 299) throw new ReplyError(`${method} ${path}`, reply);
+    return { reply, data: schema.parse(reply.body) };
+  }
+
+  private refreshUsers(): Promise<PublicUser[]> {
+    const users = this.call('GET', '/api/users/all', userListResponseSchema).then(({ data }) => data.users);
+    this.users = users;
+    // A failed fetch is not kept: the next caller asks again.
+    users.catch(() => {
+      if (this.users === users) this.users = null;
+    });
+    return users;
+  }
+
+  private async conversationMembers(receiverId: string): Promise<ConversationMembersResponse> {
+    return (await this.call('GET', `/api/conversations/members?receiverId=${receiverId}`, conversationMembersResponseSchema)).data;
+  }
+
+  private async uploadEpoch(request: CreateEpochRequest): Promise<void> {
+    await this.call('POST', '/api/epochs', { parse: (body) => body }, request);
+  }
+
+  private async sendMessage(request: SendMessageRequest): Promise<Message> {
+    const { reply, data } = await this.call('POST', SEND_PATH, sendMessageResponseSchema, request);
+    this.sendReplies.set(data.message, reply);
+    return data.message;
+  }
+
+  private async fetchShares(epochIds: readonly string[]): Promise<EpochShare[]> {
+    return (await this.call('GET', `/api/epochs/shares?ids=${epochIds.join(',')}`, sharesResponseSchema)).data.shares;
+  }
+
   get id(): string {
     return this.user.id;
   }
@@ -114,50 +222,25 @@ export class TestMember {
     return { status: res.status, body: parsed, headers: res.headers };
   }
 
-  /** Sends a text, rotating the sender key when the member set moved, as the web client does. */
+  /**
+   * Sends a text as the web client does (@enclave/client's SenderKeys: rotation when the member set
+   * moved, after `limits.epochMaxMessages` messages or after 7 days, recipients checked by
+   * KeyTrust). Returns the server's reply to the message, refusals included; a refused members
+   * list or epoch upload throws.
+   */
   async send(receiverId: string, text: string): Promise<Reply> {
-    for (let attempt = 0; ; attempt++) {
-      const state = await this.sendingEpoch(receiverId);
-      const index = state.next++;
-      const encryptedContent = await encryptMessage({ epoch: state.epoch, index, plaintext: text, signKey: this.identity.signKey });
-      const res = await this.request('POST', '/api/messages/send', {
-        receiverId,
-        epochId: state.epoch.epochId,
-        index,
-        encryptedContent,
-        messageType: 'text',
-      });
-      const code = (res.body as { code?: string } | null)?.code;
-      if (res.status === 409 && code === 'membership_changed' && attempt === 0) {
-        this.sending.delete(receiverId);
-        continue;
-      }
-      return res;
+    const { senderKeys, decryptor } = this.core();
+    let message: Message;
+    try {
+      message = await senderKeys.send(receiverId, text);
+    } catch (error) {
+      if (error instanceof ReplyError && error.call === `POST ${SEND_PATH}`) return error.reply;
+      throw error;
     }
-  }
-
-  private async sendingEpoch(receiverId: string): Promise<{ epoch: Epoch; next: number }> {
-    const current = this.sending.get(receiverId);
-    if (current && current.next < 100) return current;
-    const res = await this.request('GET', `/api/conversations/members?receiverId=${receiverId}`);
-    const m = conversationMembersResponseSchema.parse(res.body);
-    const { epoch, shares } = await createEpoch({
-      conversationId: m.conversationId,
-      senderId: this.id,
-      membershipVersion: m.membershipVersion,
-      recipients: m.members,
-      signKey: this.identity.signKey,
-    });
-    const up = await this.request('POST', '/api/epochs', {
-      epochId: epoch.epochId,
-      receiverId,
-      membershipVersion: m.membershipVersion,
-      shares,
-    });
-    if (up.status !== 201) throw new Error(`epoch upload failed: ${up.status} ${JSON.stringify(up.body)}`);
-    const state = { epoch, next: 0 };
-    this.sending.set(receiverId, state);
-    return state;
+    decryptor.addOwnMessage(message);
+    const reply = this.sendReplies.get(message);
+    if (!reply) throw new Error('the sent message came without its reply');
+    return reply;
   }
 
   async history(receiverId: string, query = ''): Promise<Message[]> {
@@ -167,44 +250,32 @@ export class TestMember {
   }
 
   /**
-   * Decrypts messages as the client would; `text` is null where this member holds no key. With
-   * `stored` it uses those shares (e.g. read from the raw database) and public keys instead of
-   * asking the server, and keeps nothing it opened.
+   * Decrypts messages as the web client does (@enclave/client's MessageDecryptor, senders' keys
+   * checked by KeyTrust against this member's pins); `text` is null where this member holds no
+   * key or the message is not to be trusted. The member list is fetched fresh first. With `stored`
+   * it uses those shares (e.g. read from the raw database) and public keys instead of asking the
+   * server, and keeps nothing it opened.
    */
   async decrypt(messages: Message[], stored?: { shares: EpochShare[]; users: PublicUser[] }): Promise<DecryptedMessage[]> {
-    const users = stored?.users ?? userListResponseSchema.parse((await this.request('GET', '/api/users/all')).body).users;
-    const storedShares = stored?.shares;
-    const cache = storedShares ? new Map<string, Epoch | null>() : this.epochs;
-    const missing = [...new Set(messages.map((m) => m.epochId))].filter((id) => !cache.has(id));
-    if (missing.length) {
-      const shares = storedShares
-        ? storedShares.filter((s) => missing.includes(s.epochId))
-        : sharesResponseSchema.parse((await this.request('GET', `/api/epochs/shares?ids=${missing.join(',')}`)).body).shares;
-      for (const id of missing) cache.set(id, null);
-      for (const share of shares) {
-        const sender = users.find((u) => u.id === share.senderId);
-        if (!sender) continue;
-        const { verifyKey } = await importPublicIdentity(sender);
-        const epoch = await openEpochShare({ share, recipientId: this.id, decryptKey: this.identity.decryptKey, senderVerifyKey: verifyKey });
-        cache.set(share.epochId, epoch);
-      }
+    let decryptor: MessageDecryptor;
+    if (stored) {
+      const trust = this.keyTrust({ current: async () => stored.users, fresh: async () => stored.users });
+      decryptor = new MessageDecryptor({
+        selfId: this.id,
+        decryptKey: this.identity.decryptKey,
+        fetchShares: async (epochIds) => stored.shares.filter((s) => epochIds.includes(s.epochId)),
+        verifyKeyFor: (userId) => trust.verifyKeyFor(userId),
+        crypto: { openEpochShare: openEpochShare, decryptMessage },
+      });
+    } else {
+      decryptor = this.core().decryptor;
+      await this.refreshUsers();
     }
-    const out: DecryptedMessage[] = [];
-    for (const m of messages) {
-      const epoch = cache.get(m.epochId);
-      const sender = users.find((u) => u.id === m.senderId);
-      let text: string | null = null;
-      if (epoch && sender) {
-        const { verifyKey } = await importPublicIdentity(sender);
-        try {
-          text = await decryptMessage({ epoch, index: m.index, encryptedContent: m.encryptedContent, senderVerifyKey: verifyKey });
-        } catch (err) {
-          if (!(err instanceof CryptoError)) throw err;
-        }
-      }
-      out.push({ id: m.id, senderId: m.senderId, text });
-    }
-    return out;
+    const results = await decryptor.decrypt(messages);
+    return messages.map((m) => {
+      const result = results.get(m.id);
+      return { id: m.id, senderId: m.senderId, text: result?.status === 'ok' ? result.text : null };
+    });
   }
 
   /** Opens /ws with this member's session cookie and authenticates. */
