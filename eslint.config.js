@@ -23,12 +23,39 @@ export default tseslint.config(
     },
   },
   {
-    // The lowest layers import neither the server nor the web app.
+    // The lowest layers import neither the server nor the web app (nor protocol and crypto the client core).
     files: ['packages/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['@enclave/server*', '@enclave/web*', '**/server/**', '**/web/**'], message: 'packages/* are below server and web.' }] },
+      ],
+    },
+  },
+  {
+    files: ['packages/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@enclave/*', '**/server/**', '**/web/**'], message: '@enclave/protocol is the lowest layer.' }] },
+      ],
+    },
+  },
+  {
+    // The client core runs in the browser and in the server's test client alike: it builds on
+    // protocol and crypto only, and network and storage are handed to it.
+    files: ['packages/client/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!@enclave/(protocol|crypto)$|\\./[\\w-]+$)', message: '@enclave/client imports only @enclave/protocol, @enclave/crypto and its own files.' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'localStorage', 'sessionStorage', 'indexedDB', 'IDBKeyRange', 'caches', 'document', 'window'].map(
+          (name) => ({ name, message: '@enclave/client is given its network and storage as interfaces.' }),
+        ),
       ],
     },
   },

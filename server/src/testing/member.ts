@@ -1,21 +1,23 @@
 /**
  * A member as the browser would be, in Node: real keys from @enclave/crypto, real HTTP with a
- * cookie jar, a real WebSocket. Every payload it sends or receives is kept in `wire` so that tests
- * can look for secrets in it.
+ * cookie jar, a real WebSocket, and the browser's own client logic from @enclave/client (key
+ * trust over an in-memory pin store, sender keys, the decryptor), so integration tests run what
+ * the web app runs. Every payload it sends or receives is kept in `wire` so that tests can look for
+ * secrets in it.
  */
+import { KeyTrust, MemoryPinStore, MessageDecryptor, SenderKeys, type MemberList } from '@enclave/client';
 import {
   createAccount,
   createEpoch,
-  CryptoError,
   decryptMessage,
   deriveLoginKey,
   encryptMessage,
+  fingerprint,
   generateAccessToken,
   importPublicIdentity,
   openEpochShare,
   openPrivateKeys,
-  type Epoch,
-  type PrivateIdentity,
+  type OpenedIdentity,
 } from '@enclave/crypto';
 import {
   errorResponseSchema,
@@ -23,6 +25,8 @@ import {
   routeUrl,
   serverFrameSchema,
   SOCKET_PATH,
+  type ConversationMembersResponse,
+  type CreateEpochRequest,
   type EpochShare,
   type ErrorResponse,
   type Message,
@@ -31,11 +35,13 @@ import {
   type RouteInput,
   type RouteResponse,
   type SelfUser,
+  type SendMessageRequest,
   type ServerFrame,
 } from '@enclave/protocol';
 import WebSocket from 'ws';
 
 export type Reply = { status: number; body: unknown; headers: Headers };
+export type DecryptedMessage = { id: number; senderId: string; text: string | null };
 
 /**
  * A call's answer, parsed: `body` by the route's response schema when it succeeded, `error` by
@@ -52,8 +58,8 @@ export type Outcome<R extends RouteDefinition> = {
 export function outcomeOf<R extends RouteDefinition>(route: R, res: Reply): Outcome<R> {
   const outcome: Outcome<R> = { status: res.status, headers: res.headers, body: null, error: null };
   if (res.status === route.status) {
-    // Parsed by this very route's schema: its type is the route's response type.
-    // An empty answer (HEAD) reads as null here and as undefined in the schema.
+    // Parsed by this very route's schema: its type is the route's response type. An empty answer
+    // (HEAD) reads as null here and as undefined in the schema.
     outcome.body = route.response.parse(res.body ?? undefined) as RouteResponse<R>;
   } else if (res.status >= 400) {
     outcome.error = errorResponseSchema.parse(res.body);
@@ -63,31 +69,41 @@ export function outcomeOf<R extends RouteDefinition>(route: R, res: Reply): Outc
   return outcome;
 }
 
+/**
+ * A call the server refused, as the client core reads refusals (`status`, `code`), with the
+ * parsed answer for the test.
+ */
+export class ReplyError<R extends RouteDefinition = RouteDefinition> extends Error {
+  readonly status: number;
+  readonly code: string | null;
+
+  constructor(
+    readonly route: R,
+    readonly outcome: Outcome<R>,
+  ) {
+    super(`${route.method} ${route.path} failed: ${outcome.status} ${outcome.error?.error ?? ''}`);
+    this.status = outcome.status;
+    this.code = outcome.error?.code ?? null;
+  }
+}
+
+type Caller = { request: TestMember['request'] };
+
 /** Calls through the route table, with this caller's cookie; the answer parsed (see Outcome). */
-async function attempt<R extends RouteDefinition>(
-  caller: { request: TestMember['request'] },
-  route: R,
-  input: RouteInput<R>,
-  headers: Record<string, string> = {},
-): Promise<Outcome<R>> {
+async function attempt<R extends RouteDefinition>(caller: Caller, route: R, input: RouteInput<R>, headers: Record<string, string> = {}): Promise<Outcome<R>> {
   const body = route.body ? input.body : undefined;
   return outcomeOf(route, await caller.request(route.method, routeUrl(route, input), body, headers));
 }
 
-/** Like `attempt`, for calls that must succeed: the parsed body, or an error naming the refusal. */
-async function call<R extends RouteDefinition>(
-  caller: { request: TestMember['request'] },
-  route: R,
-  input: RouteInput<R>,
-  headers: Record<string, string> = {},
-): Promise<RouteResponse<R>> {
+/** Like `attempt`, for calls that must succeed: the parsed body, or a {@link ReplyError}. */
+async function call<R extends RouteDefinition>(caller: Caller, route: R, input: RouteInput<R>, headers: Record<string, string> = {}): Promise<RouteResponse<R>> {
   const outcome = await attempt(caller, route, input, headers);
-  if (outcome.status !== route.status) {
-    throw new Error(`${route.method} ${route.path} failed: ${outcome.status} ${outcome.error?.error ?? ''}`);
-  }
+  if (outcome.status !== route.status) throw new ReplyError(route, outcome);
   return outcome.body as RouteResponse<R>;
 }
-export type DecryptedMessage = { id: number; senderId: string; text: string | null };
+
+/** The client core of one signed-in member. */
+type Client = { trust: KeyTrust; senderKeys: SenderKeys; decryptor: MessageDecryptor };
 
 export class TestMember {
   /** A caller with no account at all. */
@@ -106,11 +122,16 @@ export class TestMember {
   };
 
   readonly wire: string[];
+  /** The contacts' pinned fingerprints: they last as long as this member, across logins. */
+  readonly pins = new MemoryPinStore();
   private cookie = '';
-  private readonly sending = new Map<string, { epoch: Epoch; next: number }>();
-  private readonly epochs = new Map<string, Epoch | null>();
+  private client: Client | null = null;
+  /** The member list as last fetched (the web app's TanStack Query cache). */
+  private users: Promise<PublicUser[]> | null = null;
+  /** The answer that carried each sent message, for `send` to return. */
+  private readonly sendOutcomes = new WeakMap<Message, Outcome<typeof routes.sendMessage>>();
   user!: SelfUser;
-  identity!: PrivateIdentity;
+  identity!: OpenedIdentity;
 
   private constructor(
     readonly baseUrl: string,
@@ -158,6 +179,72 @@ export class TestMember {
     return call(this, route, input, headers);
   }
 
+  /** The client core, made at the first use after login and kept across later logins (same keys). */
+  private core(): Client {
+    if (this.client) return this.client;
+    const self = { id: this.id, ...this.identity.publicIdentity };
+    const trust = this.keyTrust({ current: () => this.users ?? this.refreshUsers(), fresh: () => this.refreshUsers() });
+    const decryptor = new MessageDecryptor({
+      selfId: this.id,
+      decryptKey: this.identity.decryptKey,
+      fetchShares: (epochIds) => this.fetchShares(epochIds),
+      verifyKeyFor: (userId) => trust.verifyKeyFor(userId),
+      crypto: { openEpochShare: openEpochShare, decryptMessage },
+    });
+    const senderKeys = new SenderKeys({
+      self: { id: self.id, encryptionPublicKey: self.encryptionPublicKey },
+      signKey: this.identity.signKey,
+      api: {
+        conversationMembers: (receiverId) => this.conversationMembers(receiverId),
+        createEpoch: (request) => this.uploadEpoch(request),
+        sendMessage: (request) => this.sendMessage(request),
+      },
+      crypto: { createEpoch, encryptMessage },
+      onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
+      trust,
+    });
+    this.client = { trust, senderKeys, decryptor };
+    return this.client;
+  }
+
+  private keyTrust(members: MemberList): KeyTrust {
+    return new KeyTrust({
+      self: { id: this.id, ...this.identity.publicIdentity },
+      pins: this.pins,
+      members,
+      crypto: { fingerprint, importPublicIdentity },
+    });
+  }
+
+  private refreshUsers(): Promise<PublicUser[]> {
+    const users = this.call(routes.users, {}).then((data) => data.users);
+    this.users = users;
+    // A failed fetch is not kept: the next caller asks again.
+    users.catch(() => {
+      if (this.users === users) this.users = null;
+    });
+    return users;
+  }
+
+  private async conversationMembers(receiverId: string): Promise<ConversationMembersResponse> {
+    return this.call(routes.conversationMembers, { query: { receiverId } });
+  }
+
+  private async uploadEpoch(request: CreateEpochRequest): Promise<void> {
+    await this.call(routes.createEpoch, { body: request });
+  }
+
+  private async sendMessage(request: SendMessageRequest): Promise<Message> {
+    const outcome = await this.attempt(routes.sendMessage, { body: request });
+    if (!outcome.body) throw new ReplyError(routes.sendMessage, outcome);
+    this.sendOutcomes.set(outcome.body.message, outcome);
+    return outcome.body.message;
+  }
+
+  private async fetchShares(epochIds: readonly string[]): Promise<EpochShare[]> {
+    return (await this.call(routes.epochShares, { query: { ids: epochIds.join(',') } })).shares;
+  }
+
   get id(): string {
     return this.user.id;
   }
@@ -185,38 +272,25 @@ export class TestMember {
     return { status: res.status, body: parsed, headers: res.headers };
   }
 
-  /** Sends a text, rotating the sender key when the member set moved, as the web client does. */
+  /**
+   * Sends a text as the web client does (@enclave/client's SenderKeys: rotation when the member set
+   * moved, after `limits.epochMaxMessages` messages or after 7 days, recipients checked by
+   * KeyTrust). Returns the server's reply to the message, refusals included; a refused members
+   * list or epoch upload throws.
+   */
   async send(receiverId: string, text: string): Promise<Outcome<typeof routes.sendMessage>> {
-    for (let attempt = 0; ; attempt++) {
-      const state = await this.sendingEpoch(receiverId);
-      const index = state.next++;
-      const encryptedContent = await encryptMessage({ epoch: state.epoch, index, plaintext: text, signKey: this.identity.signKey });
-      const res = await this.attempt(routes.sendMessage, {
-        body: { receiverId, epochId: state.epoch.epochId, index, encryptedContent, messageType: 'text' },
-      });
-      if (res.status === 409 && res.error?.code === 'membership_changed' && attempt === 0) {
-        this.sending.delete(receiverId);
-        continue;
-      }
-      return res;
+    const { senderKeys, decryptor } = this.core();
+    let message: Message;
+    try {
+      message = await senderKeys.send(receiverId, text);
+    } catch (error) {
+      if (error instanceof ReplyError && error.route === routes.sendMessage) return error.outcome as Outcome<typeof routes.sendMessage>;
+      throw error;
     }
-  }
-
-  private async sendingEpoch(receiverId: string): Promise<{ epoch: Epoch; next: number }> {
-    const current = this.sending.get(receiverId);
-    if (current && current.next < 100) return current;
-    const m = await this.call(routes.conversationMembers, { query: { receiverId } });
-    const { epoch, shares } = await createEpoch({
-      conversationId: m.conversationId,
-      senderId: this.id,
-      membershipVersion: m.membershipVersion,
-      recipients: m.members,
-      signKey: this.identity.signKey,
-    });
-    await this.call(routes.createEpoch, { body: { epochId: epoch.epochId, receiverId, membershipVersion: m.membershipVersion, shares } });
-    const state = { epoch, next: 0 };
-    this.sending.set(receiverId, state);
-    return state;
+    decryptor.addOwnMessage(message);
+    const outcome = this.sendOutcomes.get(message);
+    if (!outcome) throw new Error('the sent message came without its answer');
+    return outcome;
   }
 
   async history(receiverId: string, page: { before?: number; after?: number; limit?: number } = {}): Promise<Message[]> {
@@ -224,44 +298,32 @@ export class TestMember {
   }
 
   /**
-   * Decrypts messages as the client would; `text` is null where this member holds no key. With
-   * `stored` it uses those shares (e.g. read from the raw database) and public keys instead of
-   * asking the server, and keeps nothing it opened.
+   * Decrypts messages as the web client does (@enclave/client's MessageDecryptor, senders' keys
+   * checked by KeyTrust against this member's pins); `text` is null where this member holds no
+   * key or the message is not to be trusted. The member list is fetched fresh first. With `stored`
+   * it uses those shares (e.g. read from the raw database) and public keys instead of asking the
+   * server, and keeps nothing it opened.
    */
   async decrypt(messages: Message[], stored?: { shares: EpochShare[]; users: PublicUser[] }): Promise<DecryptedMessage[]> {
-    const users = stored?.users ?? (await this.call(routes.users, {})).users;
-    const storedShares = stored?.shares;
-    const cache = storedShares ? new Map<string, Epoch | null>() : this.epochs;
-    const missing = [...new Set(messages.map((m) => m.epochId))].filter((id) => !cache.has(id));
-    if (missing.length) {
-      const shares = storedShares
-        ? storedShares.filter((s) => missing.includes(s.epochId))
-        : (await this.call(routes.epochShares, { query: { ids: missing.join(',') } })).shares;
-      for (const id of missing) cache.set(id, null);
-      for (const share of shares) {
-        const sender = users.find((u) => u.id === share.senderId);
-        if (!sender) continue;
-        const { verifyKey } = await importPublicIdentity(sender);
-        const epoch = await openEpochShare({ share, recipientId: this.id, decryptKey: this.identity.decryptKey, senderVerifyKey: verifyKey });
-        cache.set(share.epochId, epoch);
-      }
+    let decryptor: MessageDecryptor;
+    if (stored) {
+      const trust = this.keyTrust({ current: async () => stored.users, fresh: async () => stored.users });
+      decryptor = new MessageDecryptor({
+        selfId: this.id,
+        decryptKey: this.identity.decryptKey,
+        fetchShares: async (epochIds) => stored.shares.filter((s) => epochIds.includes(s.epochId)),
+        verifyKeyFor: (userId) => trust.verifyKeyFor(userId),
+        crypto: { openEpochShare: openEpochShare, decryptMessage },
+      });
+    } else {
+      decryptor = this.core().decryptor;
+      await this.refreshUsers();
     }
-    const out: DecryptedMessage[] = [];
-    for (const m of messages) {
-      const epoch = cache.get(m.epochId);
-      const sender = users.find((u) => u.id === m.senderId);
-      let text: string | null = null;
-      if (epoch && sender) {
-        const { verifyKey } = await importPublicIdentity(sender);
-        try {
-          text = await decryptMessage({ epoch, index: m.index, encryptedContent: m.encryptedContent, senderVerifyKey: verifyKey });
-        } catch (err) {
-          if (!(err instanceof CryptoError)) throw err;
-        }
-      }
-      out.push({ id: m.id, senderId: m.senderId, text });
-    }
-    return out;
+    const results = await decryptor.decrypt(messages);
+    return messages.map((m) => {
+      const result = results.get(m.id);
+      return { id: m.id, senderId: m.senderId, text: result?.status === 'ok' ? result.text : null };
+    });
   }
 
   /** Opens /ws with this member's session cookie and authenticates. */

@@ -1,3 +1,4 @@
+import { RecipientKeyError } from '@enclave/client';
 import { conversationIdFor, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, useSyncExternalStore } from 'react';
@@ -11,7 +12,6 @@ import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
 import { MessageInput } from './MessageInput';
 import { MessageList } from './MessageList';
-import { RecipientKeyError } from './sender-keys';
 import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
 import { useKeyPins } from './use-key-pins';
@@ -36,7 +36,7 @@ function ChatScreen({ session }: { session: Session }) {
   const [services] = useState(() => createChatServices(session, queryClient));
   const users = useUsers();
   const socketState = useSocketState();
-  const { pins, accept } = useKeyPins(session.user.id, users.data);
+  const { pins, accept } = useKeyPins(services.trust, session.user.id, users.data);
   const [peerId, setPeerId] = useState<string | null>(null);
   const selfId = session.user.id;
   const receiverId = peerId ?? 'all';

@@ -1,9 +1,9 @@
+import type { PinStatus } from '@enclave/client';
 import type { PublicUser } from '@enclave/protocol';
 import { Hash, Lock, ShieldAlert } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import type { SocketState } from '../net/socket';
 import { ConnectionBadge } from './ConnectionBadge';
-import type { PinStatus } from './key-pins';
 
 type ConversationHeaderProps = {
   peer: PublicUser | null;

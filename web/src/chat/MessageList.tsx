@@ -1,3 +1,4 @@
+import type { DecryptResult } from '@enclave/client';
 import type { Message } from '@enclave/protocol';
 import { AlertOctagon, Info, Lock } from 'lucide-react';
 import { useLayoutEffect, useRef } from 'react';
@@ -5,7 +6,6 @@ import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import type { ConversationView } from './chat-store';
-import type { DecryptResult } from './message-decryptor';
 import { useUsers } from './use-users';
 
 export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';

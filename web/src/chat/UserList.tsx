@@ -1,9 +1,9 @@
+import type { PinStatus } from '@enclave/client';
 import type { PublicUser } from '@enclave/protocol';
 import * as ScrollArea from '@radix-ui/react-scroll-area';
 import { Ban, Crown, Hash, ShieldAlert, Undo2 } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
-import type { PinStatus } from './key-pins';
 import { isBannable } from './use-moderation';
 
 /** Moderation controls, given only to admins (the server checks every call again). */

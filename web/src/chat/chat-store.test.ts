@@ -1,8 +1,8 @@
+import type { DecryptResult } from '@enclave/client';
 import type { HistoryResponse, Message } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import type { HistoryParams } from '../net/http';
 import { ChatStore } from './chat-store';
-import type { DecryptResult } from './message-decryptor';
 
 const BOB = '00000000-0000-4000-8000-000000000002';
 

@@ -8,9 +8,9 @@
  * others do when they are opened. Messages are keyed by their server id, so a message that comes
  * both as a frame and in a page is held once.
  */
+import type { DecryptResult } from '@enclave/client';
 import { limits, type HistoryResponse, type Message } from '@enclave/protocol';
 import type { HistoryParams } from '../net/http';
-import type { DecryptResult } from './message-decryptor';
 
 export type ConversationView = {
   /** Oldest first. */

@@ -1,65 +1,37 @@
 /**
- * Trust on first use for contacts' keys (docs/security.md §5): the first fingerprint seen for a
- * member is pinned in IndexedDB; if the server later hands out a different key for that member,
- * the chat warns loudly until the member accepts the new key.
+ * Where the browser keeps the contacts' pinned fingerprints: the `contacts` store of IndexedDB
+ * (lib/enclave-db.ts), one record per owner and contact under `owner:contact`. Logout leaves it
+ * alone, so a server cannot have keys re-pinned by ending a session. What the pins mean is decided
+ * by `KeyTrust` (@enclave/client); this is only its storage.
  */
-import { fingerprint } from '@enclave/crypto';
-import type { PublicUser } from '@enclave/protocol';
+import type { PinRecord, PinStore } from '@enclave/client';
 import { CONTACTS_STORE, withStore, writeBatch } from '../lib/enclave-db';
-
-export type PinStatus = {
-  /** Safety number of the keys the server hands out now. */
-  fingerprint: string;
-  /** True when it differs from the one pinned the first time this member was seen. */
-  changed: boolean;
-};
-
-type PinRecord = { owner: string; contact: string; fingerprint: string; pinnedAt: string };
 
 function pinKey(ownerId: string, contactId: string): string {
   return `${ownerId}:${contactId}`;
 }
 
-function isPinRecord(value: unknown): value is PinRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return typeof record.contact === 'string' && typeof record.fingerprint === 'string';
+/** A stored pin, read as one only when its fields are there (storage is outside input too). */
+function toPinRecord(ownerId: string, value: unknown): PinRecord | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { contact, fingerprint, pinnedAt } = value as Record<string, unknown>;
+  if (typeof contact !== 'string' || typeof fingerprint !== 'string') return null;
+  return { owner: ownerId, contact, fingerprint, pinnedAt: typeof pinnedAt === 'string' ? pinnedAt : '' };
 }
 
-async function readPins(ownerId: string): Promise<Map<string, string>> {
-  const range = IDBKeyRange.bound(`${ownerId}:`, `${ownerId}:\uffff`);
-  const values: unknown[] = await withStore(CONTACTS_STORE, 'readonly', (store) => store.getAll(range));
-  return new Map(values.filter(isPinRecord).map((r) => [r.contact, r.fingerprint]));
-}
+/** The browser's {@link PinStore}, over IndexedDB. */
+export const indexedDbPinStore: PinStore = {
+  async read(ownerId) {
+    const range = IDBKeyRange.bound(`${ownerId}:`, `${ownerId}:\uffff`);
+    const values: unknown[] = await withStore(CONTACTS_STORE, 'readonly', (store) => store.getAll(range));
+    return values.map((value) => toPinRecord(ownerId, value)).filter((record) => record !== null);
+  },
 
-function record(ownerId: string, contactId: string, value: string): PinRecord {
-  return { owner: ownerId, contact: contactId, fingerprint: value, pinnedAt: new Date().toISOString() };
-}
-
-/** Pins (replacing any earlier pin) this fingerprint for the contact: "accept the new key". */
-export async function pinFingerprint(ownerId: string, contactId: string, value: string): Promise<void> {
-  await writeBatch(CONTACTS_STORE, (store) => store.put(record(ownerId, contactId, value), pinKey(ownerId, contactId)));
-}
-
-/** Checks every member against their pin, pinning the ones seen for the first time. */
-export async function checkPins(ownerId: string, users: readonly PublicUser[]): Promise<Map<string, PinStatus>> {
-  const pins = await readPins(ownerId);
-  const statuses = new Map<string, PinStatus>();
-  const firstSeen: PinRecord[] = [];
-  for (const user of users) {
-    if (user.id === ownerId) continue;
-    const current = await fingerprint({
-      encryptionPublicKey: user.encryptionPublicKey,
-      signingPublicKey: user.signingPublicKey,
-    });
-    const pinned = pins.get(user.id);
-    if (pinned === undefined) firstSeen.push(record(ownerId, user.id, current));
-    statuses.set(user.id, { fingerprint: current, changed: pinned !== undefined && pinned !== current });
-  }
-  if (firstSeen.length) {
+  async write(records) {
+    if (!records.length) return;
+    // One transaction for the batch: a first sight of the whole member list is one database open.
     await writeBatch(CONTACTS_STORE, (store) => {
-      for (const r of firstSeen) store.put(r, pinKey(r.owner, r.contact));
+      for (const record of records) store.put(record, pinKey(record.owner, record.contact));
     });
-  }
-  return statuses;
-}
+  },
+};

@@ -9,14 +9,14 @@ export function useUsers() {
   return useQuery({ queryKey: usersQueryKey, queryFn: listUsers });
 }
 
-/** The member list for non-React code: cached, or fetched once when nothing is cached yet. */
-export function ensureUsers(queryClient: QueryClient): Promise<PublicUser[]> {
-  return queryClient.ensureQueryData({ queryKey: usersQueryKey, queryFn: listUsers });
+/** The member list for non-React code: cached, or fetched once (with `list`) when nothing is cached yet. */
+export function ensureUsers(queryClient: QueryClient, list: () => Promise<PublicUser[]> = listUsers): Promise<PublicUser[]> {
+  return queryClient.ensureQueryData({ queryKey: usersQueryKey, queryFn: list });
 }
 
-/** The member list fresh from the server, updating the cache. */
-export function refetchUsers(queryClient: QueryClient): Promise<PublicUser[]> {
-  return queryClient.fetchQuery({ queryKey: usersQueryKey, queryFn: listUsers, staleTime: 0 });
+/** The member list fresh from the server (with `list`), updating the cache. */
+export function refetchUsers(queryClient: QueryClient, list: () => Promise<PublicUser[]> = listUsers): Promise<PublicUser[]> {
+  return queryClient.fetchQuery({ queryKey: usersQueryKey, queryFn: list, staleTime: 0 });
 }
 
 /** Applies a presence frame to the cached list. */

@@ -19,12 +19,25 @@ export const PING_INTERVAL_MS = 25_000;
 /** No frame at all this long after a ping means the connection is dead even if not closed yet. */
 const PONG_TIMEOUT_MS = 10_000;
 
+/** `WebSocket.OPEN`, the same in every implementation (and Node 20, where tests run, has no global WebSocket). */
+const OPEN = 1;
+
 type Listener<T> = (value: T) => void;
 
 function socketUrl(): string {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${location.host}${SOCKET_PATH}`;
 }
+
+/** What the socket is built on; the browser's own by default, fakes in tests (with fake timers). */
+export type RealtimeSocketOptions = {
+  createWebSocket?: (url: string) => WebSocket;
+  url?: () => string;
+  /** Where the browser's `online` and `offline` events come from. */
+  network?: Pick<Window, 'addEventListener' | 'removeEventListener'>;
+  /** A number in [0, 1) that spreads the back-off. */
+  random?: () => number;
+};
 
 export class RealtimeSocket {
   private current: SocketState = 'idle';
@@ -37,6 +50,17 @@ export class RealtimeSocket {
   private readonly stateListeners = new Set<Listener<SocketState>>();
   private readonly frameListeners = new Set<Listener<ServerFrame>>();
   private readonly authListeners = new Set<Listener<void>>();
+  private readonly createWebSocket: (url: string) => WebSocket;
+  private readonly url: () => string;
+  private readonly network: Pick<Window, 'addEventListener' | 'removeEventListener'>;
+  private readonly random: () => number;
+
+  constructor(options: RealtimeSocketOptions = {}) {
+    this.createWebSocket = options.createWebSocket ?? ((url) => new WebSocket(url));
+    this.url = options.url ?? socketUrl;
+    this.network = options.network ?? window;
+    this.random = options.random ?? randomUnit;
+  }
 
   get state(): SocketState {
     return this.current;
@@ -47,15 +71,15 @@ export class RealtimeSocket {
     if (!this.stopped) return;
     this.stopped = false;
     this.attempt = 0;
-    window.addEventListener('online', this.reconnectNow);
-    window.addEventListener('offline', this.dropConnection);
+    this.network.addEventListener('online', this.reconnectNow);
+    this.network.addEventListener('offline', this.dropConnection);
     this.connect();
   }
 
   stop(): void {
     this.stopped = true;
-    window.removeEventListener('online', this.reconnectNow);
-    window.removeEventListener('offline', this.dropConnection);
+    this.network.removeEventListener('online', this.reconnectNow);
+    this.network.removeEventListener('offline', this.dropConnection);
     this.clearTimers();
     const ws = this.ws;
     this.ws = null;
@@ -65,7 +89,7 @@ export class RealtimeSocket {
 
   /** Sends a frame when the socket is open; returns false otherwise. */
   send(frame: ClientFrame): boolean {
-    if (this.ws?.readyState !== WebSocket.OPEN) return false;
+    if (this.ws?.readyState !== OPEN) return false;
     this.ws.send(JSON.stringify(frame));
     return true;
   }
@@ -91,7 +115,7 @@ export class RealtimeSocket {
     this.setState('connecting');
     let ws: WebSocket;
     try {
-      ws = new WebSocket(socketUrl());
+      ws = this.createWebSocket(this.url());
     } catch {
       this.setState('disconnected');
       this.scheduleReconnect();
@@ -178,7 +202,7 @@ export class RealtimeSocket {
 
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
-    const delay = reconnectDelay(this.attempt, randomUnit());
+    const delay = reconnectDelay(this.attempt, this.random());
     this.attempt += 1;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;

@@ -5,7 +5,9 @@
  */
 import type { Epoch, decryptMessage, openEpochShare } from '@enclave/crypto';
 import { limits, type EpochShare, type Message } from '@enclave/protocol';
+import { KEY_CHANGED, type KeyChanged } from './key-trust';
 
+/** What became of one message. */
 export type DecryptResult =
   | { status: 'ok'; text: string }
   /** `retryable`: the failure may pass (network, sender's keys not loaded yet). */
@@ -17,18 +19,18 @@ export type DecryptResult =
   /** Another message id already carried this (epochId, index): a replay, never shown as genuine. */
   | { status: 'replayed' };
 
-/** What `verifyKeyFor` answers when the server's key for a member is not the one pinned for them. */
-export const KEY_CHANGED = 'key_changed';
-
+/** Everything {@link MessageDecryptor} is built from. */
 export type MessageDecryptorOptions = {
   selfId: string;
   decryptKey: CryptoKey;
+  /** The member's own shares of these epochs (at most 100 ids); epochs without one are absent. */
   fetchShares(epochIds: readonly string[]): Promise<EpochShare[]>;
   /**
-   * The sender's verify key from the member list, or null when that member is not known (yet), or
-   * KEY_CHANGED when the listed key is not the one pinned for them (it is then not to be trusted).
+   * The sender's verify key ({@link KeyTrust.verifyKeyFor}): null when that member is not known
+   * (yet), KEY_CHANGED when the listed key is not the one pinned for them (it is then not to be
+   * trusted).
    */
-  verifyKeyFor(userId: string): Promise<CryptoKey | null | typeof KEY_CHANGED>;
+  verifyKeyFor(userId: string): Promise<CryptoKey | null | KeyChanged>;
   crypto: { openEpochShare: typeof openEpochShare; decryptMessage: typeof decryptMessage };
 };
 
@@ -46,6 +48,15 @@ function cryptoErrorKind(error: unknown): string | null {
   return null;
 }
 
+/**
+ * The receiving half of sender keys for one member (see the top of this file).
+ *
+ * @example
+ * ```ts
+ * const decryptor = new MessageDecryptor({ selfId, decryptKey, fetchShares, verifyKeyFor: (id) => trust.verifyKeyFor(id), crypto });
+ * const results = await decryptor.decrypt(page.messages); // message id → DecryptResult
+ * ```
+ */
 export class MessageDecryptor {
   private readonly epochs = new Map<string, Promise<EpochOutcome>>();
   /** `epochId/index` → the id of the first message that decrypted with it. */

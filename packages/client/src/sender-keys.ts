@@ -3,31 +3,41 @@
  * current epoch and its next message index, and starts a new epoch — fetch the members, wrap a
  * fresh chain key for each, upload the signed shares — when there is none, after 100 messages,
  * after 7 days, when the membership moved (a `membership_changed` frame) or when the server
- * refuses a message with 409 membership_changed (then the message is sent again once).
+ * refuses a message with 409 membership_changed (then the message is sent again once). Whether the
+ * recipients may have the chain key is not decided here but by the {@link RecipientTrust} given.
  */
 import type { Epoch, createEpoch, encryptMessage } from '@enclave/crypto';
 import {
   conversationIdFor,
-  errorCodes,
   limits,
   type ConversationMembersResponse,
   type CreateEpochRequest,
   type Message,
   type SendMessageRequest,
 } from '@enclave/protocol';
-import { isApiError } from '../net/api-error';
+import { isMembershipChanged } from './api-failure';
+import type { KeyTrust, Recipient } from './key-trust';
 
+/**
+ * The calls to the server sending needs. A refusal is thrown as an error carrying `status` and
+ * `code` (see {@link isMembershipChanged}).
+ */
 export type SenderKeysApi = {
   conversationMembers(receiverId: string): Promise<ConversationMembersResponse>;
   createEpoch(request: CreateEpochRequest): Promise<void>;
   sendMessage(request: SendMessageRequest): Promise<Message>;
 };
 
+/** The functions of `@enclave/crypto` that sending needs (fakes in tests). */
 export type SenderKeysCrypto = {
   createEpoch: typeof createEpoch;
   encryptMessage: typeof encryptMessage;
 };
 
+/** What decides whether a new epoch's recipients may have its chain key: a {@link KeyTrust}. */
+export type RecipientTrust = Pick<KeyTrust, 'checkRecipients'>;
+
+/** Everything {@link SenderKeys} is built from. */
 export type SenderKeysOptions = {
   /** The member; `encryptionPublicKey` is their own copy (derived from their private key), never the server's. */
   self: { id: string; encryptionPublicKey: string };
@@ -38,23 +48,25 @@ export type SenderKeysOptions = {
   /** Each new epoch, so the receiving side can read the member's own messages without a share fetch. */
   onEpochCreated?: (epoch: Epoch) => void;
   /**
-   * Throws unless every recipient's key is the one this member knows for them (the member list's
-   * key, matching its pin): a server that offers its own key for someone gets no chain key.
+   * Throws unless every recipient may have the chain key (their keys are the ones this member
+   * knows): a server that offers its own key for someone gets nothing. Required: no epoch is
+   * wrapped unchecked.
    */
-  checkRecipients?: (recipients: readonly Recipient[]) => Promise<void>;
+  trust: RecipientTrust;
 };
-
-export type Recipient = { id: string; encryptionPublicKey: string };
-
-/** A recipient's key is not the one this member knows: the message is not sent, and the member is told why. */
-export class RecipientKeyError extends Error {}
 
 type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
 
-function isMembershipChanged(error: unknown): boolean {
-  return isApiError(error, 409, errorCodes.membershipChanged);
-}
-
+/**
+ * The sending half of sender keys for one member: one current epoch per conversation, rotated as
+ * DESIGN.md section 4 says.
+ *
+ * @example
+ * ```ts
+ * const senderKeys = new SenderKeys({ self, signKey, api, crypto: { createEpoch, encryptMessage }, trust });
+ * const message = await senderKeys.send('all', 'hello');
+ * ```
+ */
 export class SenderKeys {
   private readonly epochs = new Map<string, SendingEpoch>();
   private readonly rotations = new Map<string, Promise<SendingEpoch>>();
@@ -137,8 +149,8 @@ export class SenderKeys {
   private async rotate(receiverId: string, conversationId: string): Promise<SendingEpoch> {
     for (let attempt = 0; ; attempt++) {
       const members = await this.options.api.conversationMembers(receiverId);
-      const recipients = this.recipientsOf(members, receiverId, conversationId);
-      await this.options.checkRecipients?.(recipients);
+      const recipients = this.recipientsOf(members, conversationId);
+      await this.options.trust.checkRecipients(receiverId, recipients);
       const { epoch, shares } = await this.options.crypto.createEpoch({
         conversationId,
         senderId: this.options.self.id,
@@ -168,28 +180,19 @@ export class SenderKeys {
     }
   }
 
-  /** The members to wrap for, checked: the right conversation, the sender included, DMs closed. */
-  private recipientsOf(members: ConversationMembersResponse, receiverId: string, conversationId: string): Recipient[] {
+  /**
+   * The members to wrap for, as the server listed them (the trust checks them next), the sender
+   * included: they must be able to read their own messages after a reload.
+   */
+  private recipientsOf(members: ConversationMembersResponse, conversationId: string): Recipient[] {
     const self = this.options.self;
     if (members.conversationId !== conversationId) {
       throw new Error(`members answer is for ${members.conversationId}, not ${conversationId}`);
     }
-    if (receiverId !== 'all') {
-      // A direct message is readable by its two members only; a server that slips in a third
-      // recipient is refused rather than trusted.
-      const stranger = members.members.find((m) => m.id !== self.id && m.id !== receiverId);
-      if (stranger) throw new Error('a direct message may only be wrapped for its two members');
+    const recipients = members.members.map((m) => ({ id: m.id, encryptionPublicKey: m.encryptionPublicKey }));
+    if (!recipients.some((r) => r.id === self.id)) {
+      recipients.push({ id: self.id, encryptionPublicKey: self.encryptionPublicKey });
     }
-    // The sender's own key is always the local copy: a server that lists the sender with a key of
-    // its own would otherwise receive the chain key. A different key for self is refused outright.
-    if (members.members.some((m) => m.id === self.id && m.encryptionPublicKey !== self.encryptionPublicKey)) {
-      throw new RecipientKeyError('The server offered an unknown key for your own account: not sending.');
-    }
-    const recipients = members.members
-      .filter((m) => m.id !== self.id)
-      .map((m) => ({ id: m.id, encryptionPublicKey: m.encryptionPublicKey }));
-    // The sender must be able to read their own messages after a reload.
-    recipients.push({ id: self.id, encryptionPublicKey: self.encryptionPublicKey });
     return recipients;
   }
 }

@@ -1,8 +1,9 @@
 import type { Epoch } from '@enclave/crypto';
-import type { ConversationMembersResponse, CreateEpochRequest, Message, SendMessageRequest } from '@enclave/protocol';
+import type { ConversationMembersResponse, CreateEpochRequest, Message, PublicUser, SendMessageRequest } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../net/api-error';
-import { RecipientKeyError, SenderKeys, type SenderKeysCrypto, type SenderKeysOptions } from './sender-keys';
+import { KeyTrust, RecipientKeyError } from './key-trust';
+import { MemoryPinStore } from './memory-pin-store';
+import { SenderKeys, type RecipientTrust, type SenderKeysCrypto } from './sender-keys';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -11,13 +12,54 @@ const DAY = 24 * 60 * 60 * 1000;
 /** Alice's own copy of her key, derived from her private key. */
 const ALICE_KEY = 'alice-public-key';
 
-const membershipChanged = () => new ApiError(409, '409: changed', 'membership_changed', 'Membership changed');
+/** An api failure as the web's ApiError and the test client's errors carry it: `status` and `code`. */
+class FakeApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(`${status}: ${code}`);
+  }
+}
+
+const membershipChanged = () => new FakeApiError(409, 'membership_changed');
+
+function listed(id: string): PublicUser {
+  return {
+    id,
+    username: id.slice(-1),
+    role: 'member',
+    isCreatorAccount: false,
+    isBanned: false,
+    bannedReason: null,
+    online: true,
+    lastActivity: null,
+    joinedAt: '2026-01-01T00:00:00.000Z',
+    encryptionPublicKey: id === ALICE ? ALICE_KEY : `key-${id}`,
+    signingPublicKey: `sig-${id}`,
+  };
+}
+
+/** The real trust over a member list of Alice, Bob and Carol, with fake key crypto. */
+function realTrust(): KeyTrust {
+  const users = [ALICE, BOB, CAROL].map(listed);
+  return new KeyTrust({
+    self: { id: ALICE, encryptionPublicKey: ALICE_KEY, signingPublicKey: `sig-${ALICE}` },
+    pins: new MemoryPinStore(),
+    members: { current: async () => users, fresh: async () => users },
+    crypto: {
+      fingerprint: async (keys) => `fp:${keys.encryptionPublicKey}/${keys.signingPublicKey}`,
+      importPublicIdentity: async () => ({ encryptKey: {} as CryptoKey, verifyKey: {} as CryptoKey }),
+    },
+  });
+}
 
 function setup(
   options: {
     members?: string[];
     version?: number;
-    checkRecipients?: SenderKeysOptions['checkRecipients'];
+    /** By default the real {@link KeyTrust}. */
+    trust?: RecipientTrust;
     /** The key the server's members answer gives for Alice herself (by default her own). */
     serverKeyForSelf?: string;
   } = {},
@@ -33,8 +75,8 @@ function setup(
     sends: [] as SendMessageRequest[],
   };
   /** Failures to inject, consumed in order. */
-  const failSend: ApiError[] = [];
-  const failEpoch: ApiError[] = [];
+  const failSend: FakeApiError[] = [];
+  const failEpoch: FakeApiError[] = [];
 
   const crypto: SenderKeysCrypto = {
     createEpoch: async ({ conversationId, senderId, membershipVersion, recipients }) => {
@@ -53,7 +95,7 @@ function setup(
     now: () => now,
     crypto,
     onEpochCreated: (epoch) => created.push(epoch),
-    checkRecipients: options.checkRecipients,
+    trust: options.trust ?? realTrust(),
     api: {
       conversationMembers: async (receiverId): Promise<ConversationMembersResponse> => {
         calls.members += 1;
@@ -194,7 +236,7 @@ describe('SenderKeys', () => {
 
   it('does not resend on other errors', async () => {
     const t = setup();
-    t.failSend.push(new ApiError(429, '429: slow down', 'rate_limited'));
+    t.failSend.push(new FakeApiError(429, 'rate_limited'));
     await expect(t.keys.send('all', 'x')).rejects.toMatchObject({ status: 429 });
     expect(t.calls.sends).toHaveLength(0);
   });
@@ -234,7 +276,9 @@ describe('SenderKeys', () => {
 
   it('refuses to wrap a direct message for anyone outside the pair', async () => {
     const t = setup({ members: [ALICE, BOB, CAROL] });
-    await expect(t.keys.send(BOB, 'secret')).rejects.toThrow(/two members/);
+    const error: unknown = await t.keys.send(BOB, 'secret').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RecipientKeyError);
+    expect(String(error)).toMatch(/two members/);
     expect(t.calls.epochs).toHaveLength(0);
     expect(t.calls.sends).toHaveLength(0);
   });
@@ -243,8 +287,10 @@ describe('SenderKeys', () => {
     const seen: string[] = [];
     const t = setup({
       members: [BOB],
-      checkRecipients: async (recipients) => {
-        seen.push(...recipients.filter((r) => r.id === ALICE).map((r) => r.encryptionPublicKey));
+      trust: {
+        checkRecipients: async (_receiverId, recipients) => {
+          seen.push(...recipients.filter((r) => r.id === ALICE).map((r) => r.encryptionPublicKey));
+        },
       },
     });
     await t.keys.send('all', 'hello');
@@ -265,8 +311,10 @@ describe('SenderKeys', () => {
 
   it('wraps nothing when a recipient key is not the one the member knows', async () => {
     const t = setup({
-      checkRecipients: async (recipients) => {
-        if (recipients.some((r) => r.id === BOB)) throw new Error("bob's key changed");
+      trust: {
+        checkRecipients: async (_receiverId, recipients) => {
+          if (recipients.some((r) => r.id === BOB)) throw new Error("bob's key changed");
+        },
       },
     });
     await expect(t.keys.send('all', 'hello')).rejects.toThrow(/key changed/);

@@ -1,7 +1,8 @@
 import type { Epoch } from '@enclave/crypto';
 import type { EpochShare, Message } from '@enclave/protocol';
 import { describe, expect, it, vi } from 'vitest';
-import { KEY_CHANGED, MessageDecryptor } from './message-decryptor';
+import { KEY_CHANGED } from './key-trust';
+import { MessageDecryptor } from './message-decryptor';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const BOB = '00000000-0000-4000-8000-000000000002';

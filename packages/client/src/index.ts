@@ -1,0 +1,17 @@
+/**
+ * @enclave/client: the member's side of Enclave that is neither screen nor network — key trust,
+ * sending with sender keys, reading them — shared by the web app and the server's test client so
+ * that integration tests run the real client logic. Network and storage come in as small
+ * interfaces; this package imports only `@enclave/protocol` and `@enclave/crypto`.
+ */
+export { isApiFailure, isMembershipChanged } from './api-failure';
+export type { ApiFailure } from './api-failure';
+export { KEY_CHANGED, KeyTrust, RecipientKeyError } from './key-trust';
+export type { KeyChanged, KeyTrustCrypto, KeyTrustOptions, MemberList, PinRecord, PinStatus, PinStore, Recipient } from './key-trust';
+export { MemoryPinStore } from './memory-pin-store';
+export { MessageDecryptor } from './message-decryptor';
+export type { DecryptResult, MessageDecryptorOptions } from './message-decryptor';
+export { PublicKeyCache } from './public-key-cache';
+export type { ImportedKeys, KeyOwner } from './public-key-cache';
+export { SenderKeys } from './sender-keys';
+export type { RecipientTrust, SenderKeysApi, SenderKeysCrypto, SenderKeysOptions } from './sender-keys';

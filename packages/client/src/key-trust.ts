@@ -1,0 +1,237 @@
+/**
+ * Every decision about whose keys this member trusts (DESIGN.md section 3), in one place:
+ *
+ * - Trust on first use: the first fingerprint seen for a contact is pinned in a {@link PinStore}.
+ * - A contact whose listed key differs from the pin is never trusted, neither to verify their
+ *   messages nor to wrap a chain key for them, until the member accepts the new key.
+ * - The member's own keys are the ones derived from their private keys; a copy from the server
+ *   that differs is refused, never used.
+ * - An epoch is wrapped only for recipients whose keys are the member list's and their pins, and a
+ *   direct message only for its two members.
+ *
+ * The server hands out the member list and every key; this module is what stops it from slipping
+ * in a key of its own choosing.
+ */
+import type { fingerprint, importPublicIdentity, PublicIdentity } from '@enclave/crypto';
+import type { PublicUser } from '@enclave/protocol';
+import { PublicKeyCache } from './public-key-cache';
+
+/** What {@link KeyTrust.verifyKeyFor} answers when the listed key of a member is not the one pinned for them. */
+export const KEY_CHANGED = 'key_changed';
+
+/** The type of {@link KEY_CHANGED}. */
+export type KeyChanged = typeof KEY_CHANGED;
+
+/** One pinned fingerprint, as a {@link PinStore} keeps it. */
+export type PinRecord = {
+  /** The member who pinned it. */
+  owner: string;
+  /** The member whose keys it is the fingerprint of. */
+  contact: string;
+  fingerprint: string;
+  /** ISO time of pinning. */
+  pinnedAt: string;
+};
+
+/** Where pins live (IndexedDB in the browser, memory in tests). Pins must outlive a session. */
+export type PinStore = {
+  /** Every pin `ownerId` holds. */
+  read(ownerId: string): Promise<readonly PinRecord[]>;
+  /** Stores these pins, each replacing any earlier pin of the same owner and contact. */
+  write(records: readonly PinRecord[]): Promise<void>;
+};
+
+/** A contact's keys compared with their pin. */
+export type PinStatus = {
+  /** Safety number of the keys the server hands out now. */
+  fingerprint: string;
+  /** True when it differs from the one pinned the first time this member was seen. */
+  changed: boolean;
+};
+
+/** A member an epoch's chain key is to be wrapped for, with the key it would be wrapped with. */
+export type Recipient = { id: string; encryptionPublicKey: string };
+
+/** A recipient's key is not the one this member knows: the message is not sent, and the member is told why. */
+export class RecipientKeyError extends Error {
+  override readonly name = 'RecipientKeyError';
+}
+
+/** The member list (with everyone's public keys) as the platform holds it. */
+export type MemberList = {
+  /** The list, from a cache when there is one. */
+  current(): Promise<readonly PublicUser[]>;
+  /** The list fresh from the server: a member who joined a moment ago may not be cached yet. */
+  fresh(): Promise<readonly PublicUser[]>;
+};
+
+/** The functions of `@enclave/crypto` that trust needs (fakes in tests). */
+export type KeyTrustCrypto = {
+  fingerprint: typeof fingerprint;
+  importPublicIdentity: typeof importPublicIdentity;
+};
+
+/** Everything a {@link KeyTrust} is built from. */
+export type KeyTrustOptions = {
+  /** The member, with the public keys derived from their own private keys (never the server's copy). */
+  self: PublicIdentity & { id: string };
+  pins: PinStore;
+  members: MemberList;
+  crypto: KeyTrustCrypto;
+  now?: () => number;
+};
+
+const ownKeyRefused = 'The server offered an unknown key for your own account: not sending.';
+const unknownKeyRefused = 'The server offered an unknown key for a member of this conversation: not sending.';
+const strangerRefused = 'The server listed someone else for a direct message, which is for its two members only: not sending.';
+
+function keysOf(user: PublicIdentity): string {
+  return `${user.encryptionPublicKey}/${user.signingPublicKey}`;
+}
+
+/**
+ * The member's trust in keys: pins contacts on first sight, refuses changed keys until accepted,
+ * and checks the recipients of every new epoch.
+ *
+ * @example
+ * ```ts
+ * const trust = new KeyTrust({ self: { id, ...ownPublicKeys }, pins, members, crypto: { fingerprint, importPublicIdentity } });
+ * const statuses = await trust.check(users); // pins first-seen contacts
+ * await trust.accept(bob.id, statuses.get(bob.id)!.fingerprint); // after comparing safety numbers
+ * ```
+ */
+export class KeyTrust {
+  private readonly options: KeyTrustOptions;
+  private readonly now: () => number;
+  private readonly publicKeys: PublicKeyCache;
+  /**
+   * Contacts whose listed keys were found equal to their pins, with those keys. Only agreement is
+   * remembered: a changed key goes to the store every time, so accepting it (here or in another
+   * tab) is seen at once.
+   */
+  private readonly agreed = new Map<string, string>();
+  /** Pin reads and writes run one at a time, so two first sightings cannot pin different keys. */
+  private pinQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: KeyTrustOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+    this.publicKeys = new PublicKeyCache(options.crypto.importPublicIdentity);
+  }
+
+  /**
+   * Compares every listed contact with their pin, pinning those seen for the first time. The member
+   * is not in the result (their own keys are never taken from the list), nor is a contact whose
+   * listed keys are not even base64 (they are refused everywhere else).
+   */
+  async check(users: readonly PublicUser[]): Promise<Map<string, PinStatus>> {
+    const contacts = users.filter((u) => u.id !== this.options.self.id);
+    const current = await Promise.all(
+      contacts.map(async (user) => {
+        try {
+          return { user, fingerprint: await this.options.crypto.fingerprint(user) };
+        } catch (error) {
+          console.error(`the published keys of ${user.username} are malformed`, error);
+          return null;
+        }
+      }),
+    );
+    const seen = current.filter((c) => c !== null);
+    return this.exclusive(async () => {
+      const pins = new Map((await this.options.pins.read(this.options.self.id)).map((r) => [r.contact, r.fingerprint]));
+      const statuses = new Map<string, PinStatus>();
+      const firstSeen: PinRecord[] = [];
+      for (const { user, fingerprint } of seen) {
+        const pinned = pins.get(user.id);
+        if (pinned === undefined) firstSeen.push(this.record(user.id, fingerprint));
+        const changed = pinned !== undefined && pinned !== fingerprint;
+        statuses.set(user.id, { fingerprint, changed });
+        if (changed) this.agreed.delete(user.id);
+        else this.agreed.set(user.id, keysOf(user));
+      }
+      if (firstSeen.length) await this.options.pins.write(firstSeen);
+      return statuses;
+    });
+  }
+
+  /** The member compared the safety number and accepts this fingerprint as the contact's: it is pinned. */
+  async accept(contactId: string, fingerprint: string): Promise<void> {
+    await this.exclusive(async () => {
+      this.agreed.delete(contactId);
+      await this.options.pins.write([this.record(contactId, fingerprint)]);
+    });
+  }
+
+  /**
+   * The key to verify `userId`'s signatures with: the member's own for themselves, else the
+   * member list's key once it agrees with the pin. Null when the member is not listed (yet) or
+   * their keys do not import or could not be checked; {@link KEY_CHANGED} when the listed key is
+   * not the pinned one (nothing is to be verified with it).
+   */
+  async verifyKeyFor(userId: string): Promise<CryptoKey | null | KeyChanged> {
+    const self = this.options.self;
+    if (userId === self.id) return this.publicKeys.verifyKey(self);
+    const users = await this.options.members.current().catch(() => []);
+    const user = users.find((u) => u.id === userId);
+    if (!user) return null;
+    if (this.agreed.get(user.id) !== keysOf(user)) {
+      let status: PinStatus | undefined;
+      try {
+        status = (await this.check([user])).get(user.id);
+      } catch (error) {
+        console.error('could not check the key pins', error);
+        return null;
+      }
+      if (!status) return null;
+      if (status.changed) return KEY_CHANGED;
+    }
+    return this.publicKeys.verifyKey(user);
+  }
+
+  /**
+   * Throws {@link RecipientKeyError} unless every recipient of a new epoch may have its chain key:
+   * the member themselves with their own key; everyone else listed in the member list with exactly
+   * that key, agreeing with their pin (pinned now if first seen), and importable; and, for a direct
+   * message (`receiverId` not `'all'`), nobody but its two members.
+   */
+  async checkRecipients(receiverId: string, recipients: readonly Recipient[]): Promise<void> {
+    const self = this.options.self;
+    if (receiverId !== 'all' && recipients.some((r) => r.id !== self.id && r.id !== receiverId)) {
+      throw new RecipientKeyError(strangerRefused);
+    }
+    // The member's own key is always the local copy: a server that lists the member with a key of
+    // its own would otherwise receive the chain key.
+    if (recipients.some((r) => r.id === self.id && r.encryptionPublicKey !== self.encryptionPublicKey)) {
+      throw new RecipientKeyError(ownKeyRefused);
+    }
+    const others = recipients.filter((r) => r.id !== self.id);
+    if (!others.length) return;
+    let users = await this.options.members.current();
+    if (others.some((r) => !users.some((u) => u.id === r.id))) users = await this.options.members.fresh();
+    const listed = others.map((r) => {
+      const user = users.find((u) => u.id === r.id);
+      if (!user || user.encryptionPublicKey !== r.encryptionPublicKey) throw new RecipientKeyError(unknownKeyRefused);
+      return user;
+    });
+    const statuses = await this.check(listed);
+    for (const user of listed) {
+      const status = statuses.get(user.id);
+      if (status?.changed) {
+        throw new RecipientKeyError(`The key of ${user.username} changed: compare the safety number before sending.`);
+      }
+      if (!status || !(await this.publicKeys.keys(user))) {
+        throw new RecipientKeyError(`The key of ${user.username} is not a usable key: not sending.`);
+      }
+    }
+  }
+
+  private record(contactId: string, fingerprint: string): PinRecord {
+    return { owner: this.options.self.id, contact: contactId, fingerprint, pinnedAt: new Date(this.now()).toISOString() };
+  }
+
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.pinQueue.catch(() => undefined).then(task);
+    this.pinQueue = run;
+    return run;
+  }
+}

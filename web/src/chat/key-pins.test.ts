@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { indexedDbPinStore } from './key-pins';
+
+/** The `contacts` store as a plain map behind a stand-in for the database helpers (Node has no IndexedDB). */
+const contacts = vi.hoisted(() => new Map<string, unknown>());
+const writes = vi.hoisted(() => ({ batches: 0 }));
+
+vi.mock('../lib/enclave-db', () => {
+  type Range = { lower: string; upper: string };
+  const store = {
+    getAll: (range: Range) => [...contacts.entries()].filter(([key]) => key >= range.lower && key <= range.upper).map(([, value]) => value),
+    put: (value: unknown, key: string) => void contacts.set(key, value),
+  };
+  return {
+    CONTACTS_STORE: 'contacts',
+    withStore: async (_name: string, _mode: string, run: (s: typeof store) => unknown) => run(store),
+    writeBatch: async (_name: string, write: (s: typeof store) => void) => {
+      writes.batches += 1;
+      write(store);
+    },
+  };
+});
+
+const ALICE = '00000000-0000-4000-8000-00000000000a';
+const BOB = '00000000-0000-4000-8000-00000000000b';
+const CAROL = '00000000-0000-4000-8000-00000000000c';
+
+const pin = (owner: string, contact: string, fingerprint: string) => ({ owner, contact, fingerprint, pinnedAt: '2026-01-01T00:00:00.000Z' });
+
+beforeAll(() => {
+  vi.stubGlobal('IDBKeyRange', { bound: (lower: string, upper: string) => ({ lower, upper }) });
+});
+afterAll(() => {
+  vi.unstubAllGlobals();
+});
+beforeEach(() => {
+  contacts.clear();
+  writes.batches = 0;
+});
+
+describe('indexedDbPinStore', () => {
+  it("writes pins under owner:contact in one transaction and reads back only the owner's", async () => {
+    await indexedDbPinStore.write([pin(ALICE, BOB, 'fp-bob'), pin(ALICE, CAROL, 'fp-carol'), pin(BOB, ALICE, 'fp-alice')]);
+    expect(writes.batches).toBe(1);
+    expect([...contacts.keys()].sort()).toEqual([`${ALICE}:${BOB}`, `${ALICE}:${CAROL}`, `${BOB}:${ALICE}`].sort());
+    expect(await indexedDbPinStore.read(ALICE)).toEqual([pin(ALICE, BOB, 'fp-bob'), pin(ALICE, CAROL, 'fp-carol')]);
+  });
+
+  it('replaces the earlier pin of the same contact', async () => {
+    await indexedDbPinStore.write([pin(ALICE, BOB, 'fp-bob')]);
+    await indexedDbPinStore.write([pin(ALICE, BOB, 'fp-bob-2')]);
+    expect((await indexedDbPinStore.read(ALICE)).map((r) => r.fingerprint)).toEqual(['fp-bob-2']);
+  });
+
+  it('skips stored values that are not pins', async () => {
+    contacts.set(`${ALICE}:${BOB}`, { contact: BOB, fingerprint: 42 });
+    contacts.set(`${ALICE}:${CAROL}`, 'garbage');
+    expect(await indexedDbPinStore.read(ALICE)).toEqual([]);
+  });
+
+  it('opens no transaction for nothing to write', async () => {
+    await indexedDbPinStore.write([]);
+    expect(writes.batches).toBe(0);
+  });
+});

@@ -1,0 +1,241 @@
+import type { ServerFrame } from '@enclave/protocol';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PING_INTERVAL_MS, RealtimeSocket, type SocketState } from './socket';
+
+const USER = '00000000-0000-4000-8000-00000000000a';
+
+/** A WebSocket the test drives: it opens, speaks and drops when told to. */
+class FakeWebSocket {
+  readyState = 0;
+  readonly sent: unknown[] = [];
+  closedWith: { code?: number; reason?: string } | null = null;
+  onopen: (() => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+
+  constructor(readonly url: string) {}
+
+  send(data: string): void {
+    this.sent.push(JSON.parse(data));
+  }
+
+  /** The client closes: the close event follows a moment later, as in browsers. */
+  close(code?: number, reason?: string): void {
+    if (this.readyState >= 2) return;
+    this.closedWith = { code, reason };
+    this.readyState = 2;
+    queueMicrotask(() => this.drop());
+  }
+
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+
+  receive(frame: ServerFrame | string): void {
+    this.onmessage?.({ data: typeof frame === 'string' ? frame : JSON.stringify(frame) });
+  }
+
+  /** The connection is gone (server closed it, network dropped). */
+  drop(): void {
+    if (this.readyState === 3) return;
+    this.readyState = 3;
+    this.onclose?.();
+  }
+}
+
+function setup() {
+  const sockets: FakeWebSocket[] = [];
+  const network = new EventTarget();
+  const socket = new RealtimeSocket({
+    url: () => 'ws://enclave.test/ws',
+    createWebSocket: (url) => {
+      const ws = new FakeWebSocket(url);
+      sockets.push(ws);
+      // The fake speaks the part of the WebSocket interface the client uses.
+      return ws as unknown as WebSocket;
+    },
+    network,
+    // The middle of the ±20 % spread: delays are exactly 1 s, 2 s, 4 s…
+    random: () => 0.5,
+  });
+  const states: SocketState[] = [];
+  socket.subscribeState((state) => states.push(state));
+  let authentications = 0;
+  socket.onAuthenticated(() => void (authentications += 1));
+  const frames: ServerFrame[] = [];
+  socket.onFrame((frame) => frames.push(frame));
+  return {
+    socket,
+    sockets,
+    network,
+    states,
+    frames,
+    authentications: () => authentications,
+    latest: () => sockets.at(-1)!,
+    /** Opens the latest socket and lets the server accept the cookie. */
+    authenticate: () => {
+      const ws = sockets.at(-1)!;
+      ws.open();
+      ws.receive({ type: 'authenticated', userId: USER });
+    },
+  };
+}
+
+/** Lets queued close events run. */
+const flush = () => vi.advanceTimersByTimeAsync(0);
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('RealtimeSocket', () => {
+  it('goes connecting → connected → authenticating → authenticated, asking with the cookie only', () => {
+    const t = setup();
+    t.socket.start();
+    expect(t.sockets).toHaveLength(1);
+    expect(t.latest().url).toBe('ws://enclave.test/ws');
+    expect(t.states).toEqual(['connecting']);
+    t.latest().open();
+    expect(t.latest().sent).toEqual([{ type: 'authenticate' }]);
+    t.latest().receive({ type: 'authenticated', userId: USER });
+    expect(t.states).toEqual(['connecting', 'connected', 'authenticating', 'authenticated']);
+    expect(t.socket.state).toBe('authenticated');
+    expect(t.authentications()).toBe(1);
+  });
+
+  it('reconnects after a drop with a doubling back-off, and announces each new authentication', async () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    t.latest().drop();
+    expect(t.socket.state).toBe('disconnected');
+
+    // Each failed attempt waits twice as long as the one before: 1 s, 2 s, 4 s.
+    for (const delay of [1000, 2000, 4000]) {
+      const before = t.sockets.length;
+      await vi.advanceTimersByTimeAsync(delay - 1);
+      expect(t.sockets).toHaveLength(before);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.sockets).toHaveLength(before + 1);
+      expect(t.socket.state).toBe('connecting');
+      t.latest().drop();
+    }
+
+    // Back at last: the chat is told, so it can catch up on what it missed.
+    await vi.advanceTimersByTimeAsync(8000);
+    t.authenticate();
+    expect(t.socket.state).toBe('authenticated');
+    expect(t.authentications()).toBe(2);
+
+    // A success resets the back-off: the next drop waits 1 s again.
+    t.latest().drop();
+    const before = t.sockets.length;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(t.sockets).toHaveLength(before + 1);
+  });
+
+  it('never waits more than 30 s between attempts', async () => {
+    const t = setup();
+    t.socket.start();
+    for (let i = 0; i < 10; i++) {
+      t.latest().drop();
+      const before = t.sockets.length;
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(t.sockets).toHaveLength(before + 1);
+    }
+  });
+
+  it('reports auth_failed, closes, and tries again after the back-off', async () => {
+    const t = setup();
+    t.socket.start();
+    t.latest().open();
+    t.latest().receive({ type: 'auth_failed', message: 'Authentication failed' });
+    expect(t.socket.state).toBe('auth_failed');
+    expect(t.latest().closedWith).toEqual({ code: 1000, reason: 'authentication failed' });
+    await flush();
+    // The failure stays visible while waiting (not "disconnected").
+    expect(t.socket.state).toBe('auth_failed');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(t.sockets).toHaveLength(2);
+    expect(t.socket.state).toBe('connecting');
+    t.authenticate();
+    expect(t.states.slice(-4)).toEqual(['connecting', 'connected', 'authenticating', 'authenticated']);
+  });
+
+  it('does not come back after the session ended', async () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    t.latest().receive({ type: 'session_ended', reason: 'banned', message: 'You have been banned' });
+    t.latest().drop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(t.sockets).toHaveLength(1);
+    expect(t.socket.state).toBe('disconnected');
+    expect(t.frames.map((f) => f.type)).toEqual(['authenticated', 'session_ended']);
+  });
+
+  it('reconnects at once when the browser is back online, and drops the socket when it goes offline', async () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    t.network.dispatchEvent(new Event('offline'));
+    expect(t.latest().closedWith).toEqual({ code: 4001, reason: 'browser offline' });
+    await flush();
+    expect(t.socket.state).toBe('disconnected');
+    t.network.dispatchEvent(new Event('online'));
+    expect(t.sockets).toHaveLength(2);
+    expect(t.socket.state).toBe('connecting');
+    // The skipped back-off timer does not open a third socket later.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(t.sockets).toHaveLength(2);
+  });
+
+  it('pings while authenticated and closes a connection that stopped answering', async () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    await vi.advanceTimersByTimeAsync(PING_INTERVAL_MS);
+    expect(t.latest().sent.at(-1)).toEqual({ type: 'ping' });
+    t.latest().receive({ type: 'pong' });
+    await vi.advanceTimersByTimeAsync(PING_INTERVAL_MS);
+    expect(t.latest().closedWith).toBeNull();
+    // No answer to this ping within 10 s: the connection is dead though not closed.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(t.latest().closedWith).toEqual({ code: 4000, reason: 'no pong' });
+    await flush();
+    expect(t.socket.state).toBe('disconnected');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(t.sockets).toHaveLength(2);
+  });
+
+  it('ignores frames that are not JSON or not in the protocol', () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    t.latest().receive('not json');
+    t.latest().receive(JSON.stringify({ type: 'made_up' }));
+    expect(t.frames.map((f) => f.type)).toEqual(['authenticated']);
+    expect(t.socket.state).toBe('authenticated');
+  });
+
+  it('stops for good: idle, socket closed, no reconnect, no network listeners', async () => {
+    const t = setup();
+    const removed = vi.spyOn(t.network, 'removeEventListener');
+    t.socket.start();
+    t.authenticate();
+    t.socket.stop();
+    expect(t.socket.state).toBe('idle');
+    expect(t.latest().closedWith).toEqual({ code: 1000, reason: 'client stopped' });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(t.sockets).toHaveLength(1);
+    expect(removed.mock.calls.map(([type]) => type).sort()).toEqual(['offline', 'online']);
+    expect(t.socket.send({ type: 'ping' })).toBe(false);
+  });
+});
