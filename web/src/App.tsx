@@ -14,7 +14,7 @@ import { showPendingNotice } from './realtime/session-notice';
 
 // Staff screens and the key checker for buyers: a member's first load carries only login and chat.
 const AdminPage = lazyScreen(() => import('./admin/AdminPage').then((m) => m.AdminPage));
-const SuperAdminPage = lazyScreen(() => import('./super-admin/SuperAdminPage').then((m) => m.SuperAdminPage));
+const CreatorPage = lazyScreen(() => import('./creator/CreatorPage').then((m) => m.CreatorPage));
 const ValidatePage = lazyScreen(() => import('./validate/ValidatePage').then((m) => m.ValidatePage));
 
 function Routes() {
@@ -25,7 +25,7 @@ function Routes() {
       <Route path="/chat" component={ChatPage} />
       <Route path="/admin" component={AdminPage} />
       <Route path="/validate" component={ValidatePage} />
-      <Route path="/super-admin" component={SuperAdminPage} />
+      <Route path="/super-admin" component={CreatorPage} />
       <Route component={NotFound} />
     </Switch>
   );

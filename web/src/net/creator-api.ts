@@ -1,5 +1,5 @@
 /**
- * The network creator's calls (/api/super-admin/* and the key database). Generating and revoking
+ * The network creator's calls (/api/creator/* and the key database). Generating and revoking
  * keys are /admin's calls, shared from admin-api.ts. Every call carries `Authorization: SuperAdmin
  * <key>` from the in-memory creator session and parses its answer with the route's schema.
  */

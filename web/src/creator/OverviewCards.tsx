@@ -2,7 +2,7 @@ import type { Overview } from '@enclave/protocol';
 import { Activity, Ban, MessageSquare, Radio, Users } from 'lucide-react';
 import { StatCard } from '../components/ui/StatCard';
 
-/** The overview's figures, each straight from GET /api/super-admin/overview ("—" until it answered). */
+/** The overview's figures, each straight from GET /api/creator/overview ("—" until it answered). */
 export function OverviewCards({ overview }: { overview: Overview | undefined }) {
   return (
     <section aria-label="Network overview" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
