@@ -19,7 +19,7 @@ import { HttpError, registerErrorHandler } from './http/errors';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
 import { registerWebApp } from './http/web-app';
-import { eventTypes, recordEvent } from './security/events';
+import { eventTypes, flushSecurityEvents, recordEvent } from './security/events';
 import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
@@ -142,6 +142,8 @@ export async function buildApp(opts: {
     close: async () => {
       await gateway.close();
       await app.close();
+      // Repeats of security events held in memory (security/events.ts), before the database closes.
+      await flushSecurityEvents(db);
       rateLimitRedis?.disconnect();
     },
   };

@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { accessKeys, securityEvents, users } from '../db/schema';
 import { defaultRateLimits } from '../config';
+import { eventCount, eventsOf, lastSeenOf } from '../security/events';
 import { getSetting } from './master-key';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
@@ -16,9 +17,11 @@ type Severity = keyof typeof SEVERITY_SCORE;
 export async function heatmap(db: Db, now = new Date()): Promise<Heatmap> {
   const from = new Date(now.getTime() - WEEK_MS);
   // Hours in UTC whatever the database session's time zone; the browser shows them in its own.
+  // A row stands for `details.count` repeats of its event (security/events.ts): count events, not rows.
+  // A row is placed in the hour of its first event.
   const hour = sql<Date>`date_trunc('hour', ${securityEvents.createdAt}, 'UTC')`;
   const rows = await db
-    .select({ hour, type: securityEvents.type, count: count() })
+    .select({ hour, type: securityEvents.type, count: sql<number>`sum(${eventCount()})::int` })
     .from(securityEvents)
     .where(gt(securityEvents.createdAt, from))
     .groupBy(hour, securityEvents.type)
@@ -39,16 +42,18 @@ export async function risk(db: Db, now = new Date()): Promise<Risk> {
       ip: securityEvents.ip,
       severity: securityEvents.severity,
       createdAt: securityEvents.createdAt,
+      details: securityEvents.details,
     })
     .from(securityEvents)
     .leftJoin(users, eq(users.id, securityEvents.userId))
     // Audit entries (an admin or the creator acting) are not threats to score.
     .where(and(gt(securityEvents.createdAt, since), isNull(securityEvents.actor)));
   type Acc = { score: number; events: number; worst: Severity; lastSeen: Date };
-  const add = (map: Map<string, Acc>, key: string, severity: Severity, at: Date) => {
+  // The score is per event: a row of `n` repeats (security/events.ts) scores n times.
+  const add = (map: Map<string, Acc>, key: string, severity: Severity, n: number, at: Date) => {
     const acc = map.get(key) ?? { score: 0, events: 0, worst: 'low', lastSeen: at };
-    acc.score += SEVERITY_SCORE[severity];
-    acc.events += 1;
+    acc.score += SEVERITY_SCORE[severity] * n;
+    acc.events += n;
     if (SEVERITY_SCORE[severity] > SEVERITY_SCORE[acc.worst]) acc.worst = severity;
     if (at > acc.lastSeen) acc.lastSeen = at;
     map.set(key, acc);
@@ -57,11 +62,13 @@ export async function risk(db: Db, now = new Date()): Promise<Risk> {
   const names = new Map<string, string>();
   const ips = new Map<string, Acc>();
   for (const r of rows) {
+    const n = eventsOf(r.details);
+    const at = lastSeenOf(r.details, r.createdAt);
     if (r.userId && r.username) {
-      add(members, r.userId, r.severity, r.createdAt);
+      add(members, r.userId, r.severity, n, at);
       names.set(r.userId, r.username);
     }
-    if (r.ip) add(ips, r.ip, r.severity, r.createdAt);
+    if (r.ip) add(ips, r.ip, r.severity, n, at);
   }
   const rank = (map: Map<string, Acc>) =>
     [...map.entries()]

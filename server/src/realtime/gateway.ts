@@ -51,10 +51,14 @@ export class Gateway {
 
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     let client: Client | null = null;
+    // A socket attempts authentication once: repeats are ignored (each failure is a security event).
+    let attempted = false;
     const deadline = setTimeout(() => socket.close(CLOSE_AUTH_FAILED, 'authentication timeout'), AUTH_DEADLINE_MS);
     const send = (frame: ServerFrame) => sendFrame(socket, frame);
 
     socket.on('message', (data: Buffer, isBinary: boolean) => {
+      // Closing (by us after a failed authentication or the deadline, or by the client): nothing more is processed.
+      if (socket.readyState !== socket.OPEN) return;
       if (isBinary || data.length > MAX_CLIENT_FRAME_BYTES) {
         return send({ type: 'error', message: `Frames must be JSON text of at most ${MAX_CLIENT_FRAME_BYTES} bytes` });
       }
@@ -70,6 +74,8 @@ export class Gateway {
       }
       if (frame.data.type === 'ping') return send({ type: 'pong' });
       if (client) return send({ type: 'authenticated', userId: client.userId });
+      if (attempted) return;
+      attempted = true;
       // Re-read the session: it may have been revoked since the upgrade.
       const token = req.cookies[SESSION_COOKIE];
       const session = () => (token ? resolveSession(this.db, token) : Promise.resolve(null));
@@ -95,6 +101,7 @@ export class Gateway {
         })
         .catch((err: unknown) => {
           this.log.error({ err }, 'socket authentication failed');
+          attempted = false; // the server could not answer: the client may try again
           send({ type: 'error', message: 'Authentication is unavailable, try again' });
         });
     });

@@ -1,12 +1,45 @@
 /**
  * Security events and the audit log (docs/security.md §10): one table, written here only. Each
  * event keeps the address the server really saw and the request's headers minus credentials.
+ *
+ * Anyone can cause events (a wrong login, a refused socket, a 429), so they must not cost a row
+ * each. Repeats of one event — same type, address, member and details — within EVENT_WINDOW_MS are
+ * ONE row: `details.count` says how many events it stands for (a row without one is one event) and
+ * `details.lastSeen` when the last came; `created_at` is the first. Everything that counts events
+ * (the master-key limit below, the creator's panels) sums `count`, never rows.
+ *
+ * Correct across instances and under concurrency: the row of a window is found and incremented in
+ * one transaction holding a PostgreSQL advisory lock on the event's key, so concurrent writers of
+ * the same event — on this instance or any other sharing the database — queue on the lock and add
+ * to the same row, and no increment is lost (the count lives in the database, not in one process).
+ *
+ * Bounded: each instance writes at most MAX_WRITES_PER_SOURCE times per address per window. Beyond
+ * that, repeats only add to an in-memory counter per event, written as one increment when the window
+ * ends (a sweep) or the server closes (`flushSecurityEvents`). So the first events of a burst are in
+ * the database at once — the master-key limit of 5 reads them exactly, on every instance — and a
+ * flood costs at most MAX_WRITES_PER_SOURCE + MAX_HELD_PER_SOURCE writes per address per minute per
+ * instance, whatever it sends. Audit entries (an actor acting) are not coalesced: one row each.
  */
 import net from 'node:net';
-import { and, count, eq, gt } from 'drizzle-orm';
-import type { FastifyRequest } from 'fastify';
+import { and, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
 import { securityEvents } from '../db/schema';
+
+/** Repeats of one event from one source within this window are one row. */
+export const EVENT_WINDOW_MS = 60_000;
+/** Database writes per source address, per window and instance; beyond it repeats are held in memory. */
+export const MAX_WRITES_PER_SOURCE = 100;
+/**
+ * Distinct events held in memory per source; beyond it, further new ones fold into one held event
+ * per type with `details: {mixed: true}` (details a caller can vary, such as a chosen username, cannot
+ * make the held set grow).
+ */
+const MAX_HELD_PER_SOURCE = 20;
+/** How often windows that have ended are written and forgotten. */
+const SWEEP_MS = 10_000;
+/** First key of the advisory locks taken here (the second is the event key's hash). */
+const LOCK_CLASS = 0x5ec0;
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 
@@ -79,14 +112,182 @@ export type EventInput = {
 /** Records an event seen on a request (or, without one, by the server itself). */
 export async function recordEvent(db: Db, req: FastifyRequest | null, event: EventInput): Promise<void> {
   const analysis = req ? analyzeRequest(req) : null;
-  await db.insert(securityEvents).values({
+  const row = {
     type: event.type,
     severity: event.severity,
     userId: event.userId ?? null,
-    actor: event.actor ?? null,
     ip: analysis?.clientIP ?? null,
     details: event.details ?? {},
     ipAnalysis: analysis ?? {},
+  };
+  if (event.actor) {
+    // Audit: an administrator or the creator acting, signed in; each action is a record of its own.
+    await db.insert(securityEvents).values({ ...row, actor: event.actor });
+    return;
+  }
+  await coalescerOf(db).record(row, req?.log ?? null);
+}
+
+/** Writes the repeats held in memory (at shutdown, before the database closes). */
+export async function flushSecurityEvents(db: Db): Promise<void> {
+  await coalescers.get(db)?.flush();
+}
+
+/** How many events a row stands for, in SQL: its `details.count`, else 1. */
+export function eventCount(): SQL<number> {
+  return sql<number>`coalesce((${securityEvents.details}->>'count')::int, 1)`;
+}
+
+/** How many events a row stands for, from its details. */
+export function eventsOf(details: Record<string, unknown>): number {
+  const n = details.count;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+}
+
+/** When a row's last event came: `details.lastSeen`, else its creation. */
+export function lastSeenOf(details: Record<string, unknown>, createdAt: Date): Date {
+  const at = typeof details.lastSeen === 'string' ? new Date(details.lastSeen) : null;
+  return at && !Number.isNaN(at.getTime()) && at > createdAt ? at : createdAt;
+}
+
+type Coalesced = {
+  type: string;
+  severity: Severity;
+  userId: string | null;
+  ip: string | null;
+  details: Record<string, unknown>;
+  ipAnalysis: Record<string, unknown>;
+};
+type Held = { event: Coalesced; n: number; first: Date; last: Date };
+type SourceWindow = { start: number; writes: number; held: Map<string, Held> };
+
+const coalescers = new WeakMap<Db, Coalescer>();
+function coalescerOf(db: Db): Coalescer {
+  let c = coalescers.get(db);
+  if (!c) coalescers.set(db, (c = new Coalescer(db)));
+  return c;
+}
+
+/**
+ * The same event: type, address, member and details. A row keeps the IP analysis (headers) of its
+ * first event. What a caller can vary in details (a username tried with a canary key) only makes
+ * more keys, and the held ones per source are capped (MAX_HELD_PER_SOURCE).
+ */
+function keyOf(e: Coalesced): string {
+  return JSON.stringify([e.type, e.ip, e.userId, e.details]);
+}
+
+/** Per database (so per server): the writes each source has made in its window, and what is held. */
+class Coalescer {
+  private readonly sources = new Map<string, SourceWindow>();
+  private timer: NodeJS.Timeout | null = null;
+  private log: FastifyBaseLogger | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  async record(event: Coalesced, log: FastifyBaseLogger | null): Promise<void> {
+    if (log) this.log = log;
+    const now = Date.now();
+    const source = event.ip ?? '';
+    let win = this.sources.get(source);
+    if (!win || now - win.start >= EVENT_WINDOW_MS) {
+      if (win) this.write(win);
+      win = { start: now, writes: 0, held: new Map() };
+      this.sources.set(source, win);
+      this.timer ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
+    }
+    const at = new Date(now);
+    if (win.writes < MAX_WRITES_PER_SOURCE) {
+      win.writes += 1;
+      await addToWindowRow(this.db, event, 1, at, at);
+      return;
+    }
+    let key = keyOf(event);
+    if (!win.held.has(key) && win.held.size >= MAX_HELD_PER_SOURCE) {
+      event = { ...event, details: { mixed: true } };
+      key = keyOf(event);
+    }
+    const held = win.held.get(key);
+    if (held) {
+      held.n += 1;
+      held.last = at;
+    } else {
+      win.held.set(key, { event, n: 1, first: at, last: at });
+    }
+  }
+
+  /** Writes and forgets the windows that have ended. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [source, win] of this.sources) {
+      if (now - win.start < EVENT_WINDOW_MS) continue;
+      this.sources.delete(source);
+      this.write(win);
+    }
+    if (this.sources.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** In the background: one increment per held event. */
+  private write(win: SourceWindow): void {
+    this.writeHeld(win).catch((err: unknown) => this.log?.error({ err }, 'could not write held security events'));
+  }
+
+  private async writeHeld(win: SourceWindow): Promise<void> {
+    const held = [...win.held.values()];
+    win.held.clear();
+    for (const h of held) await addToWindowRow(this.db, h.event, h.n, h.first, h.last);
+  }
+
+  async flush(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const windows = [...this.sources.values()];
+    this.sources.clear();
+    for (const win of windows) await this.writeHeld(win);
+  }
+}
+
+/**
+ * Adds `n` events (the first at `first`, the last at `last`) to the row of their window — the
+ * latest row of the same event created less than EVENT_WINDOW_MS before `first` — or starts one.
+ * The advisory lock (released at commit) makes find-then-update-or-insert atomic per event key
+ * across every connection and instance: concurrent writers never make two rows of one window, and
+ * the increment itself is done in SQL on the row as locked, so none is lost.
+ */
+async function addToWindowRow(db: Db, e: Coalesced, n: number, first: Date, last: Date): Promise<void> {
+  const key = keyOf(e);
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${key}::text))`);
+    const [row] = await tx
+      .select({ id: securityEvents.id })
+      .from(securityEvents)
+      .where(
+        and(
+          eq(securityEvents.type, e.type),
+          e.ip === null ? isNull(securityEvents.ip) : eq(securityEvents.ip, e.ip),
+          e.userId === null ? isNull(securityEvents.userId) : eq(securityEvents.userId, e.userId),
+          isNull(securityEvents.actor),
+          gt(securityEvents.createdAt, new Date(first.getTime() - EVENT_WINDOW_MS)),
+          sql`(${securityEvents.details} - 'count' - 'lastSeen') = ${JSON.stringify(e.details)}::jsonb`,
+        ),
+      )
+      .orderBy(desc(securityEvents.id))
+      .limit(1);
+    if (row) {
+      await tx
+        .update(securityEvents)
+        .set({
+          details: sql`${securityEvents.details} || jsonb_build_object(
+            'count', ${eventCount()} + ${n}::int,
+            'lastSeen', greatest(${securityEvents.details}->>'lastSeen', ${last.toISOString()}::text))`,
+        })
+        .where(eq(securityEvents.id, row.id));
+    } else {
+      await tx.insert(securityEvents).values({ ...e, actor: null, details: { ...e.details, count: n, lastSeen: last.toISOString() } });
+    }
   });
 }
 
@@ -95,11 +296,24 @@ export function actorOf(req: FastifyRequest): string | null {
   return req.isCreator ? 'creator' : (req.auth?.user.id ?? null);
 }
 
-/** Events of one type from one address in the last minute: a rate limit that holds across instances. */
+/**
+ * Events of one type from one address in the last minute: a rate limit that holds across instances.
+ * It sums the events of the rows whose last event is in the window (a row's events all count while
+ * its latest is recent, so a burst is remembered for at most a minute after it stops).
+ */
 export async function recentFailures(db: Db, ip: string, type: string, windowMs = 60_000): Promise<number> {
+  const since = new Date(Date.now() - windowMs);
   const [row] = await db
-    .select({ n: count() })
+    .select({ n: sql<number>`coalesce(sum(${eventCount()}), 0)::int` })
     .from(securityEvents)
-    .where(and(eq(securityEvents.type, type), eq(securityEvents.ip, ip), gt(securityEvents.createdAt, new Date(Date.now() - windowMs))));
+    .where(
+      and(
+        eq(securityEvents.type, type),
+        eq(securityEvents.ip, ip),
+        // A row's events come within EVENT_WINDOW_MS of its creation: older rows cannot qualify.
+        gt(securityEvents.createdAt, new Date(since.getTime() - EVENT_WINDOW_MS)),
+        sql`coalesce((${securityEvents.details}->>'lastSeen')::timestamptz, ${securityEvents.createdAt}) > ${since.toISOString()}::timestamptz`,
+      ),
+    );
   return row?.n ?? 0;
 }
