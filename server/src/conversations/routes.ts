@@ -50,7 +50,7 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
   const { db } = ctx;
 
   serve(app, routes.conversationMembers, async (req) => {
-    const conversationId = await conversationFor(db, requireAuth(req).user.id, req.query.receiverId);
+    const conversationId = await conversationFor(db, requireAuth(req).user.id, req.query.receiverId, 'write');
     const [version, members] = await Promise.all([membershipVersion(db, conversationId), conversationMembers(db, conversationId)]);
     return { conversationId, membershipVersion: version, members };
   });
@@ -61,7 +61,7 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
     async (req) => {
       const me = requireAuth(req).user.id;
       const { body } = req;
-      const conversationId = await conversationFor(db, me, body.receiverId);
+      const conversationId = await conversationFor(db, me, body.receiverId, 'write');
       await db.transaction(async (tx) => {
         // Hold the member set still while we check the shares cover exactly it.
         await tx.insert(conversations).values({ id: conversationId }).onConflictDoNothing();
