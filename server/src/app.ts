@@ -12,7 +12,7 @@ import { registerAccessControl } from './access/policy';
 import { creatorRoutes } from './creator/routes';
 import { authRoutes } from './auth/routes';
 import { conversationRoutes } from './conversations/routes';
-import type { Config } from './config';
+import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler } from './http/errors';
@@ -44,7 +44,7 @@ export async function buildApp(opts: {
       ...(opts.logStream ? { stream: opts.logStream } : {}),
       redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
     },
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 64 * 1024,
     exposeHeadRoutes: false,
   });
@@ -79,7 +79,7 @@ export async function buildApp(opts: {
     },
     referrerPolicy: { policy: 'no-referrer' },
     // HSTS only means something when a TLS proxy is in front of us.
-    strictTransportSecurity: config.trustProxy ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    strictTransportSecurity: config.trustProxy !== false ? { maxAge: 31_536_000, includeSubDomains: true } : false,
   });
   await app.register(fastifyRateLimit, {
     global: false,
@@ -109,10 +109,11 @@ export async function buildApp(opts: {
 
   registerAccessControl(app, db, opts.masterKeyHash);
   // CSRF: state changes and socket upgrades only from our own origin.
+  const ownOrigin = originCheck(config);
   app.addHook('onRequest', async (req) => {
     const origin = req.headers.origin;
     const guarded = req.method !== 'GET' && req.method !== 'HEAD' ? true : req.url.startsWith(SOCKET_PATH);
-    if (guarded && origin && originHost(origin) !== req.host) {
+    if (guarded && origin !== undefined && !ownOrigin(origin, req.host)) {
       throw new HttpError(403, errorCodes.forbidden, 'Cross-origin request refused');
     }
   });
@@ -149,10 +150,47 @@ export async function buildApp(opts: {
   };
 }
 
-function originHost(origin: string): string | null {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return null;
+/**
+ * Fastify's `trustProxy` for our setting. A hop count becomes a function trusting the last `hops`
+ * addresses (the socket's peer is hop 0): Fastify 5.12.1 and later read a plain number as "trust
+ * nothing", which would count every client under the proxy's address. Either way Fastify takes
+ * `X-Forwarded-Proto` and `X-Forwarded-Host` only when the socket's peer is trusted, and then
+ * only their right-most entry, the one the trusted proxy next to us wrote.
+ */
+export function fastifyTrustProxy(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if ('hops' in trust) {
+    const { hops } = trust;
+    return (_address, hop) => hop < hops;
   }
+  return trust.addresses;
+}
+
+/**
+ * Whether a request's `Origin` is one of ours (docs/security.md §6). With PUBLIC_ORIGIN, exactly
+ * those origins (scheme, host and port), whatever `Host` a proxy passes on. Without it, the origin
+ * of http://HOST:PORT, or any origin whose host is the one the request names (`req.host`: `Host`,
+ * or `X-Forwarded-Host` from a trusted proxy), so that local development keeps working.
+ */
+export function originCheck(config: Pick<Config, 'publicOrigins' | 'host' | 'port'>): (origin: string, requestHost: string) => boolean {
+  const parse = (origin: string) => {
+    try {
+      return new URL(origin);
+    } catch {
+      return null;
+    }
+  };
+  if (config.publicOrigins) {
+    const allowed = new Set(config.publicOrigins);
+    return (origin) => {
+      const url = parse(origin);
+      return url !== null && allowed.has(url.origin);
+    };
+  }
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const listening = parse(`http://${host}:${config.port}`)?.origin;
+  return (origin, requestHost) => {
+    const url = parse(origin);
+    return url !== null && (url.origin === listening || url.host === requestHost);
+  };
 }

@@ -1,6 +1,82 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { webDistDir } from './paths';
+
+/**
+ * Which peers' `X-Forwarded-*` headers are believed (TRUST_PROXY, docs/operations.md §5): none,
+ * the last `hops` proxies (counted from the right of `X-Forwarded-For`; the server must be
+ * reachable only through them), or the proxies at these addresses, CIDRs or `@fastify/proxy-addr`
+ * names. Never every entry.
+ */
+export const trustProxySchema = z.union([
+  z.literal(false),
+  z.strictObject({ hops: z.number().int().positive() }),
+  z.strictObject({ addresses: z.array(z.string()).min(1) }),
+]);
+export type TrustProxy = z.infer<typeof trustProxySchema>;
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (!version || rest.length) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+const trustProxyEnv = z
+  .string()
+  .default('false')
+  .transform((value, ctx): TrustProxy => {
+    const v = value.trim();
+    if (v === 'true') {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'TRUST_PROXY=true is no longer accepted: it believes every X-Forwarded-For entry, which the client writes itself. ' +
+          'Set TRUST_PROXY to the number of proxies in front of the server (usually 1) or to their addresses (e.g. 127.0.0.1 or 10.0.0.0/8).',
+      });
+      return z.NEVER;
+    }
+    if (v === 'false' || v === '0') return false;
+    if (/^\d+$/.test(v)) return { hops: Number(v) };
+    const addresses = v.split(',').map((a) => a.trim());
+    if (!addresses.every(isProxyAddress)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'TRUST_PROXY must be false, a number of proxies, or a comma-separated list of proxy addresses or CIDRs (loopback, linklocal and uniquelocal are names for ranges)',
+      });
+      return z.NEVER;
+    }
+    return { addresses };
+  });
+
+/** PUBLIC_ORIGIN: comma-separated origins (scheme, host, port), normalised as browsers send them in `Origin`. */
+const publicOriginEnv = z
+  .string()
+  .optional()
+  .transform((value, ctx): string[] | undefined => {
+    if (value === undefined) return undefined;
+    const origins: string[] = [];
+    for (const entry of value.split(',').map((o) => o.trim())) {
+      let url: URL | null = null;
+      try {
+        url = new URL(entry);
+      } catch {
+        // refused below
+      }
+      const bare = url && (url.protocol === 'https:' || url.protocol === 'http:') && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+      if (!url || !bare) {
+        ctx.addIssue({ code: 'custom', message: `PUBLIC_ORIGIN must list origins such as https://chat.example.org (scheme, host and port only); got "${entry}"` });
+        return z.NEVER;
+      }
+      origins.push(url.origin);
+    }
+    return origins;
+  });
 
 /** Per-route rate limits: `max` requests per `windowMs`. The server enforces them; the client's are a courtesy. */
 const limitSchema = z.object({ max: z.number().int().positive(), windowMs: z.number().int().positive() });
@@ -15,8 +91,10 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default('enclave'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Set when a reverse proxy terminates TLS in front of us: then forwarded-for and https are believed. */
-  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  /** Reverse proxies in front of us: a hop count or their addresses (see {@link TrustProxy}). */
+  TRUST_PROXY: trustProxyEnv,
+  /** Where browsers reach us, for the Origin check (app.ts); unset: http://HOST:PORT and the request's Host. */
+  PUBLIC_ORIGIN: publicOriginEnv,
   /** The creator's master key, 128 lowercase hex; generated at the first start when absent. */
   MASTER_KEY: z.string().optional(),
 });
@@ -30,7 +108,12 @@ export const configSchema = z.object({
   redisPrefix: z.string(),
   production: z.boolean(),
   logLevel: z.string(),
-  trustProxy: z.boolean(),
+  trustProxy: trustProxySchema,
+  /**
+   * The origins browsers use to reach us (PUBLIC_ORIGIN). Absent: the origin of http://HOST:PORT
+   * and, whatever its scheme, the host the request itself names (local development).
+   */
+  publicOrigins: z.array(z.string()).min(1).optional(),
   masterKey: z.string().optional(),
   /** Built web app to serve; absent in API-only tests. */
   webDist: z.string().optional(),
@@ -55,7 +138,10 @@ export const defaultRateLimits: Config['rateLimits'] = {
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const e = envSchema.parse(env);
+  const parsed = envSchema.safeParse(env);
+  // One line per variable, naming it and what to set: the process stops with this message.
+  if (!parsed.success) throw new Error(`Invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  const e = parsed.data;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -66,7 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: e.REDIS_PREFIX,
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustProxy: e.TRUST_PROXY,
+    publicOrigins: e.PUBLIC_ORIGIN,
     masterKey: e.MASTER_KEY,
     webDist: webDistDir,
     rateLimits: defaultRateLimits,

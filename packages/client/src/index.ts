@@ -7,7 +7,18 @@
 export { isApiFailure, isMembershipChanged } from './api-failure';
 export type { ApiFailure } from './api-failure';
 export { KEY_CHANGED, KeyTrust, RecipientKeyError } from './key-trust';
-export type { KeyChanged, KeyTrustCrypto, KeyTrustOptions, MemberList, PinRecord, PinStatus, PinStore, Recipient } from './key-trust';
+export type {
+  KeyChanged,
+  KeyTrustCrypto,
+  KeyTrustOptions,
+  MemberList,
+  PinRecord,
+  PinStatus,
+  PinStore,
+  Recipient,
+  RecipientCheck,
+  SkippedRecipient,
+} from './key-trust';
 export { MemoryPinStore } from './memory-pin-store';
 export { MessageDecryptor } from './message-decryptor';
 export type { DecryptResult, MessageDecryptorOptions } from './message-decryptor';

@@ -7,7 +7,8 @@
  * - The member's own keys are the ones derived from their private keys; a copy from the server
  *   that differs is refused, never used.
  * - An epoch is wrapped only for recipients whose keys are the member list's and their pins, and a
- *   direct message only for its two members.
+ *   direct message only for its two members. A channel member whose keys are not usable is left
+ *   out and reported rather than failing the epoch.
  *
  * The server hands out the member list and every key; this module is what stops it from slipping
  * in a key of its own choosing.
@@ -51,6 +52,16 @@ export type PinStatus = {
 
 /** A member an epoch's chain key is to be wrapped for, with the key it would be wrapped with. */
 export type Recipient = { id: string; encryptionPublicKey: string };
+
+/**
+ * A member left out of a general-channel epoch because their published keys are not usable (they
+ * do not import, or the encryption key is not RSA-2048 with e = 65537): nobody can wrap a chain
+ * key for them, and they must not stop everyone else from sending.
+ */
+export type SkippedRecipient = { id: string; username: string };
+
+/** What {@link KeyTrust.checkRecipients} allows: whom to wrap for, and whom it left out. */
+export type RecipientCheck = { recipients: Recipient[]; skipped: SkippedRecipient[] };
 
 /** A recipient's key is not the one this member knows: the message is not sent, and the member is told why. */
 export class RecipientKeyError extends Error {
@@ -189,12 +200,15 @@ export class KeyTrust {
   }
 
   /**
-   * Throws {@link RecipientKeyError} unless every recipient of a new epoch may have its chain key:
-   * the member themselves with their own key; everyone else listed in the member list with exactly
-   * that key, agreeing with their pin (pinned now if first seen), and importable; and, for a direct
-   * message (`receiverId` not `'all'`), nobody but its two members.
+   * Decides whom a new epoch's chain key may be wrapped for. Throws {@link RecipientKeyError}
+   * unless every recipient may have it: the member themselves with their own key; everyone else
+   * listed in the member list with exactly that key and agreeing with their pin (pinned now if
+   * first seen); and, for a direct message (`receiverId` not `'all'`), nobody but its two members.
+   * A recipient whose keys are not usable (they do not import, or the encryption key is not
+   * RSA-2048 with e = 65537) refuses a direct message, but in the general channel is only left
+   * out and named in `skipped`: one such account must not stop the channel (docs/security.md §4).
    */
-  async checkRecipients(receiverId: string, recipients: readonly Recipient[]): Promise<void> {
+  async checkRecipients(receiverId: string, recipients: readonly Recipient[]): Promise<RecipientCheck> {
     const self = this.options.self;
     if (receiverId !== 'all' && recipients.some((r) => r.id !== self.id && r.id !== receiverId)) {
       throw new RecipientKeyError(strangerRefused);
@@ -205,7 +219,7 @@ export class KeyTrust {
       throw new RecipientKeyError(ownKeyRefused);
     }
     const others = recipients.filter((r) => r.id !== self.id);
-    if (!others.length) return;
+    if (!others.length) return { recipients: [...recipients], skipped: [] };
     let users = await this.options.members.current();
     if (others.some((r) => !users.some((u) => u.id === r.id))) users = await this.options.members.fresh();
     const listed = others.map((r) => {
@@ -214,15 +228,19 @@ export class KeyTrust {
       return user;
     });
     const statuses = await this.check(listed);
+    const skipped: SkippedRecipient[] = [];
     for (const user of listed) {
       const status = statuses.get(user.id);
+      // A changed key is a question of trust, asked before usability: the member must decide.
       if (status?.changed) {
         throw new RecipientKeyError(`The key of ${user.username} changed: compare the safety number before sending.`);
       }
       if (!status || !(await this.publicKeys.keys(user))) {
-        throw new RecipientKeyError(`The key of ${user.username} is not a usable key: not sending.`);
+        if (receiverId !== 'all') throw new RecipientKeyError(`The key of ${user.username} is not a usable key: not sending.`);
+        skipped.push({ id: user.id, username: user.username });
       }
     }
+    return { recipients: recipients.filter((r) => !skipped.some((s) => s.id === r.id)), skipped };
   }
 
   private record(contactId: string, fingerprint: string): PinRecord {

@@ -290,6 +290,7 @@ describe('SenderKeys', () => {
       trust: {
         checkRecipients: async (_receiverId, recipients) => {
           seen.push(...recipients.filter((r) => r.id === ALICE).map((r) => r.encryptionPublicKey));
+          return { recipients: [...recipients], skipped: [] };
         },
       },
     });
@@ -314,6 +315,7 @@ describe('SenderKeys', () => {
       trust: {
         checkRecipients: async (_receiverId, recipients) => {
           if (recipients.some((r) => r.id === BOB)) throw new Error("bob's key changed");
+          return { recipients: [...recipients], skipped: [] };
         },
       },
     });

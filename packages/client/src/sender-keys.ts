@@ -4,7 +4,9 @@
  * fresh chain key for each, upload the signed shares — when there is none, after 100 messages,
  * after 7 days, when the membership moved (a `membership_changed` frame) or when the server
  * refuses a message with 409 membership_changed (then the message is sent again once). Whether the
- * recipients may have the chain key is not decided here but by the {@link RecipientTrust} given.
+ * recipients may have the chain key is not decided here but by the {@link RecipientTrust} given,
+ * which may leave out channel members whose keys are not usable (reported through
+ * `onRecipientsSkipped`; the server accepts an epoch without them, docs/security.md §4).
  */
 import type { Epoch, createEpoch, encryptMessage } from '@enclave/crypto';
 import {
@@ -16,7 +18,7 @@ import {
   type SendMessageRequest,
 } from '@enclave/protocol';
 import { isMembershipChanged } from './api-failure';
-import type { KeyTrust, Recipient } from './key-trust';
+import type { KeyTrust, Recipient, SkippedRecipient } from './key-trust';
 
 /**
  * The calls to the server sending needs. A refusal is thrown as an error carrying `status` and
@@ -53,6 +55,11 @@ export type SenderKeysOptions = {
    * wrapped unchecked.
    */
   trust: RecipientTrust;
+  /**
+   * After each new epoch, the members it was not wrapped for because their keys are not usable
+   * (usually none: an empty list), so the member can be told who cannot read them.
+   */
+  onRecipientsSkipped?: (conversationId: string, skipped: SkippedRecipient[]) => void;
 };
 
 type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
@@ -149,8 +156,7 @@ export class SenderKeys {
   private async rotate(receiverId: string, conversationId: string): Promise<SendingEpoch> {
     for (let attempt = 0; ; attempt++) {
       const members = await this.options.api.conversationMembers(receiverId);
-      const recipients = this.recipientsOf(members, conversationId);
-      await this.options.trust.checkRecipients(receiverId, recipients);
+      const { recipients, skipped } = await this.options.trust.checkRecipients(receiverId, this.recipientsOf(members, conversationId));
       const { epoch, shares } = await this.options.crypto.createEpoch({
         conversationId,
         senderId: this.options.self.id,
@@ -176,6 +182,7 @@ export class SenderKeys {
       const state: SendingEpoch = { epoch, nextIndex: 0, createdAt: this.now() };
       this.epochs.set(conversationId, state);
       this.options.onEpochCreated?.(epoch);
+      this.options.onRecipientsSkipped?.(conversationId, skipped);
       return state;
     }
   }

@@ -1,6 +1,6 @@
-import { translateErrors } from './errors';
+import { CryptoError, translateErrors } from './errors';
 import { fromBase64, toBase64 } from './encoding';
-import { ecdsaImport, rsaOaepImport } from './algorithms';
+import { ecdsaImport, rsaOaepImport, rsaOaepKeyGen } from './algorithms';
 
 /** A member's public keys as the server stores and hands them out: SPKI, base64. */
 export type PublicIdentity = { encryptionPublicKey: string; signingPublicKey: string };
@@ -75,17 +75,27 @@ export async function derivePublicIdentity(keys: {
   });
 }
 
+/** A big-endian unsigned integer (RSA exponents; a platform may pad them with leading zeros). */
+const bigEndian = (bytes: Uint8Array) => bytes.reduce((value, byte) => value * 256 + byte, 0);
+
 /**
  * Import the RSA-OAEP encryption key of a member (for wrapping an epoch's chain key to them).
- * Internal: not re-exported from the index.
+ * Only the keys accounts are made with are taken: 2048-bit modulus, e = 65537. A longer modulus
+ * would wrap a share too long for the wire (docs/security.md §3), a shorter one or another
+ * exponent is weaker than every other member's. Internal: not re-exported from the index.
  *
- * @throws CryptoError('malformed') when the key is not base64 SPKI of an RSA key.
+ * @throws CryptoError('malformed') when the key is not base64 SPKI of an RSA-2048 key with e = 65537.
  */
 export async function importEncryptKey(encryptionPublicKey: string): Promise<CryptoKey> {
   const spki = fromBase64(encryptionPublicKey);
-  return translateErrors('malformed', 'encryption public key does not import', () =>
+  const key = await translateErrors('malformed', 'encryption public key does not import', () =>
     crypto.subtle.importKey('spki', spki, rsaOaepImport, true, ['encrypt']),
   );
+  const { modulusLength, publicExponent } = key.algorithm as RsaHashedKeyAlgorithm;
+  if (modulusLength !== rsaOaepKeyGen.modulusLength || bigEndian(publicExponent) !== bigEndian(rsaOaepKeyGen.publicExponent)) {
+    throw new CryptoError('malformed', 'encryption public key is not RSA-2048 with exponent 65537');
+  }
+  return key;
 }
 
 /**

@@ -33,11 +33,10 @@ export const errorTexts = {
   wiped: 'Your account has been securely wiped due to security breaches. Create a new vault.',
   banned: 'This account has been banned from the network.',
   keyUsed: 'This access key has already been used',
+  /** Also the answer to a canary key, so that it cannot be told from one that does not exist. */
   keyUnknown: 'This access key is not valid',
   keyRevoked: 'This access key has been revoked',
   keyExpired: 'This access key has expired',
-  /** Canary keys are refused like a key that did not come from a distributor. */
-  keyUnauthorizedSource: 'This access key is not from an authorized source',
   keyMalformed: 'Please enter a valid 64-character access key',
   keyValid: 'This key is valid and unused. You can proceed with registration.',
   usernameTaken: 'Username may already exist or an error occurred',

@@ -26,24 +26,32 @@ describe('who may ban whom', () => {
   });
 });
 
-describe('who may message whom', () => {
+describe('who may read and write whose conversation', () => {
   const peer = (over: Partial<Peer> = {}): Peer => ({ id: PEER, isBanned: false, isCompromised: false, ...over });
   it.each([
-    ['the general channel', 'all', undefined, 'general'],
-    ['a member in good standing', PEER, peer(), `dm:${ME}:${PEER}`],
-  ] as const)('opens %s', (_name, receiverId, p, conversation) => {
-    expect(conversationWith(ME, receiverId, p)).toBe(conversation);
+    ['reading', 'the general channel', 'all', undefined, 'general'],
+    ['writing', 'the general channel', 'all', undefined, 'general'],
+    ['reading', 'a member in good standing', PEER, peer(), `dm:${ME}:${PEER}`],
+    ['writing', 'a member in good standing', PEER, peer(), `dm:${ME}:${PEER}`],
+    ['reading', 'a banned member (their shared history)', PEER, peer({ isBanned: true }), `dm:${ME}:${PEER}`],
+    ['reading', 'a wiped member (their shared history)', PEER, peer({ isCompromised: true }), `dm:${ME}:${PEER}`],
+  ] as const)('%s opens %s', (use, _name, receiverId, p, conversation) => {
+    expect(conversationWith(ME, receiverId, p, use === 'reading' ? 'read' : 'write')).toBe(conversation);
   });
   it.each([
-    ['themselves', ME, undefined, 400, 'You cannot message yourself'],
-    ['an unknown member', PEER, undefined, 404, 'No such member'],
-    ['a banned member', PEER, peer({ isBanned: true }), 403, 'This member is banned'],
-    ['a wiped member', PEER, peer({ isCompromised: true }), 403, 'This member is banned'],
-  ] as const)('refuses %s', (_name, receiverId, p, status, message) => {
-    expect(() => conversationWith(ME, receiverId, p)).toThrow(expect.objectContaining({ status, message }) as HttpError);
+    ['reading', 'themselves', ME, undefined, 400, 'You cannot message yourself'],
+    ['writing', 'themselves', ME, undefined, 400, 'You cannot message yourself'],
+    ['reading', 'an unknown member', PEER, undefined, 404, 'No such member'],
+    ['writing', 'an unknown member', PEER, undefined, 404, 'No such member'],
+    ['writing', 'a banned member', PEER, peer({ isBanned: true }), 403, 'This member is banned'],
+    ['writing', 'a wiped member', PEER, peer({ isCompromised: true }), 403, 'This member is banned'],
+  ] as const)('%s refuses %s', (use, _name, receiverId, p, status, message) => {
+    expect(() => conversationWith(ME, receiverId, p, use === 'reading' ? 'read' : 'write')).toThrow(
+      expect.objectContaining({ status, message }) as HttpError,
+    );
   });
   it('names a direct message the same from both sides', () => {
-    expect(conversationWith(ME, PEER, peer())).toBe(conversationWith(PEER, ME, { ...peer(), id: ME }));
+    expect(conversationWith(ME, PEER, peer(), 'write')).toBe(conversationWith(PEER, ME, { ...peer(), id: ME }, 'write'));
   });
 });
 

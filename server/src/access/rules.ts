@@ -26,14 +26,22 @@ export function banRefusal(actor: Moderator, target: ModerationTarget): HttpErro
 export type Peer = { id: string; isBanned: boolean; isCompromised: boolean };
 
 /**
- * The conversation a member reads or writes with `receiverId` ('all' is the general channel),
- * refusing themselves, unknown members (`peer` undefined) and banned or wiped ones.
+ * What a member does with a conversation: `read` its history, or `write` to it (fetch its members
+ * to wrap an epoch for, upload an epoch, send a message).
  */
-export function conversationWith(me: string, receiverId: string, peer: Peer | undefined): string {
+export type ConversationUse = 'read' | 'write';
+
+/**
+ * The conversation a member reads or writes with `receiverId` ('all' is the general channel),
+ * refusing themselves and unknown members (`peer` undefined). A banned or wiped peer is refused
+ * for writing only: the member keeps reading the history they already share with them (and their
+ * own shares of its epochs, which are theirs whoever the sender was).
+ */
+export function conversationWith(me: string, receiverId: string, peer: Peer | undefined, use: ConversationUse): string {
   if (receiverId === 'all') return GENERAL_CONVERSATION;
   if (receiverId === me) throw new HttpError(400, errorCodes.invalidRequest, 'You cannot message yourself');
   if (!peer) throw new HttpError(404, errorCodes.notFound, 'No such member');
-  if (peer.isBanned || peer.isCompromised) throw new HttpError(403, errorCodes.forbidden, 'This member is banned');
+  if (use === 'write' && (peer.isBanned || peer.isCompromised)) throw new HttpError(403, errorCodes.forbidden, 'This member is banned');
   return conversationIdFor(me, receiverId);
 }
 

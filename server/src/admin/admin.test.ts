@@ -85,7 +85,7 @@ describe('key administration and moderation', () => {
       [revoked!, errorTexts.keyRevoked],
       [expired!, errorTexts.keyExpired],
       [used!, errorTexts.keyUsed],
-      [canary, errorTexts.keyUnauthorizedSource],
+      [canary, errorTexts.keyUnknown],
     ];
     for (const [key, reason] of cases) {
       expect(await validate(key)).toMatchObject({ valid: false, reason });

@@ -19,6 +19,7 @@ import { findKey, redeemable, refusal } from '../keys/service';
 import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../conversations/membership';
 import { emergencyState } from '../creator/emergency';
+import { publicIdentityRefusal } from './public-keys';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 
 const RESERVED_USERNAMES = new Set(['admin']);
@@ -148,6 +149,10 @@ async function register(
       const reason = refusal(await findKey(tx, body.inviteKey), now) ?? errorTexts.keyUnknown;
       throw new HttpError(409, errorCodes.keyInvalid, reason);
     }
+    // After the invite key, so that a refused or canary key answers the same whatever keys come
+    // with it; inside the transaction, so that a refusal here leaves the invite key unspent.
+    const keyRefusal = publicIdentityRefusal(body);
+    if (keyRefusal) throw new HttpError(400, errorCodes.invalidRequest, keyRefusal);
     let user: UserRow | undefined;
     try {
       [user] = await tx

@@ -6,7 +6,7 @@ import { GENERAL_CONVERSATION } from '@enclave/protocol';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { conversations, users } from '../db/schema';
-import { conversationWith } from '../access/rules';
+import { conversationWith, type ConversationUse } from '../access/rules';
 
 /** Moves a conversation to a new member-set version and returns it. */
 export async function bumpMembership(db: Db, conversationId: string): Promise<number> {
@@ -45,14 +45,14 @@ export async function conversationMembers(
 
 /**
  * The conversation `me` reads or writes with `receiverId`, after the per-object rule
- * (access/rules.ts) has looked at the peer.
+ * (access/rules.ts) has looked at the peer for this use.
  */
-export async function conversationFor(db: Db, me: string, receiverId: string): Promise<string> {
-  if (receiverId === 'all' || receiverId === me) return conversationWith(me, receiverId, undefined);
+export async function conversationFor(db: Db, me: string, receiverId: string, use: ConversationUse): Promise<string> {
+  if (receiverId === 'all' || receiverId === me) return conversationWith(me, receiverId, undefined, use);
   const [peer] = await db
     .select({ id: users.id, isBanned: users.isBanned, isCompromised: users.isCompromised })
     .from(users)
     .where(eq(users.id, receiverId))
     .limit(1);
-  return conversationWith(me, receiverId, peer);
+  return conversationWith(me, receiverId, peer, use);
 }

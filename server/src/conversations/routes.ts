@@ -6,9 +6,10 @@ import { errorCodes, limits, routes, type EpochShare } from '@enclave/protocol';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireAuth } from '../access/policy';
+import { publicIdentityRefusal } from '../auth/public-keys';
 import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
-import { conversations, epochs, epochShares } from '../db/schema';
+import { conversations, epochs, epochShares, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
 import { conversationFor, conversationMembers, membershipVersion } from './membership';
@@ -33,6 +34,15 @@ export function sharesFor(db: Db, recipientId: string, epochIds?: string[]): Pro
     .where(epochIds ? and(mine, inArray(epochShares.epochId, epochIds)) : mine);
 }
 
+/** True when every one of these members has published keys no client can use (auth/public-keys.ts). */
+async function allUnusable(db: Db, ids: string[]): Promise<boolean> {
+  const rows = await db
+    .select({ encryptionPublicKey: users.encryptionPublicKey, signingPublicKey: users.signingPublicKey })
+    .from(users)
+    .where(inArray(users.id, ids));
+  return rows.length === ids.length && rows.every((keys) => publicIdentityRefusal(keys) !== null);
+}
+
 /** Limits that count per member, not per address. */
 export const perMember = (req: FastifyRequest) => req.auth?.user.id ?? req.ip;
 
@@ -40,7 +50,7 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
   const { db } = ctx;
 
   serve(app, routes.conversationMembers, async (req) => {
-    const conversationId = await conversationFor(db, requireAuth(req).user.id, req.query.receiverId);
+    const conversationId = await conversationFor(db, requireAuth(req).user.id, req.query.receiverId, 'write');
     const [version, members] = await Promise.all([membershipVersion(db, conversationId), conversationMembers(db, conversationId)]);
     return { conversationId, membershipVersion: version, members };
   });
@@ -51,7 +61,7 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
     async (req) => {
       const me = requireAuth(req).user.id;
       const { body } = req;
-      const conversationId = await conversationFor(db, me, body.receiverId);
+      const conversationId = await conversationFor(db, me, body.receiverId, 'write');
       await db.transaction(async (tx) => {
         // Hold the member set still while we check the shares cover exactly it.
         await tx.insert(conversations).values({ id: conversationId }).onConflictDoNothing();
@@ -60,9 +70,14 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
         const members = await conversationMembers(tx, conversationId);
         const expected = new Set(members.map((m) => m.id));
         const given = new Set(body.shares.map((s) => s.recipientId));
-        if (given.size !== body.shares.length || given.size !== expected.size || [...given].some((id) => !expected.has(id))) {
-          throw membershipChanged();
-        }
+        if (given.size !== body.shares.length || [...given].some((id) => !expected.has(id))) throw membershipChanged();
+        // The shares must cover every current member, except those whose stored public keys are
+        // not usable (docs/security.md §4): no client can wrap for them, so a sender leaves them
+        // out (and tells its member) rather than one such account stopping the whole channel.
+        // Registration refuses such keys, so only accounts from before that check can be left
+        // out, and the server checks each one: a member with a usable key can never be dropped.
+        const left = members.filter((m) => !given.has(m.id)).map((m) => m.id);
+        if (left.length && !(await allUnusable(tx, left))) throw membershipChanged();
         try {
           await tx.insert(epochs).values({ id: body.epochId, conversationId, senderId: me, membershipVersion: body.membershipVersion });
         } catch (err) {

@@ -93,7 +93,7 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     status: https ? 'compliant' : 'non_compliant',
     description: https
       ? 'This request reached the server over HTTPS through the trusted proxy.'
-      : 'This request reached the server over plain HTTP: put a TLS-terminating proxy in front and set TRUST_PROXY=true.',
+      : 'This request reached the server over plain HTTP: put a TLS-terminating proxy in front, have it set X-Forwarded-Proto, and set TRUST_PROXY to its hop count or address.',
   });
 
   const source = await getSetting(db, 'master_key_source');

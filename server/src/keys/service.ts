@@ -49,10 +49,13 @@ export function keyStatus(row: Pick<KeyRow, 'status' | 'usedAt' | 'expiresAt'>, 
   return 'active';
 }
 
-/** Why a stored key cannot be redeemed now, or null when it can. */
+/**
+ * Why a stored key cannot be redeemed now, or null when it can. A canary key is refused exactly as
+ * a key that does not exist, whatever its state: whoever holds a leaked list must not learn which
+ * keys are tripwires (its use raises `canary_key_used`, keys/routes.ts and auth/routes.ts).
+ */
 export function refusal(row: KeyRow | undefined, now = new Date()): string | null {
-  if (!row) return errorTexts.keyUnknown;
-  if (row.isCanary) return errorTexts.keyUnauthorizedSource;
+  if (!row || row.isCanary) return errorTexts.keyUnknown;
   switch (keyStatus(row, now)) {
     case 'revoked':
       return errorTexts.keyRevoked;

@@ -32,7 +32,8 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   serve(app, routes.history, async (req) => {
     const auth = requireAuth(req);
     const q = req.query;
-    const conversationId = await conversationFor(db, auth.user.id, q.receiverId);
+    // Reading: the history with a member banned or wiped since stays readable (access/rules.ts).
+    const conversationId = await conversationFor(db, auth.user.id, q.receiverId, 'read');
     const conds = [eq(messages.conversationId, conversationId)];
     // The channel's earlier messages were never wrapped for a newcomer: do not ship them at all.
     if (conversationId === GENERAL_CONVERSATION) conds.push(gte(messages.createdAt, auth.user.createdAt));
@@ -68,7 +69,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         }
         throw new HttpError(400, errorCodes.invalidRequest, `encryptedContent: ${describeIssues(envelope.error)}`);
       }
-      const conversationId = await conversationFor(db, me, body.receiverId);
+      const conversationId = await conversationFor(db, me, body.receiverId, 'write');
       const row = await db.transaction(async (tx) => {
         const [epoch] = await tx.select().from(epochs).where(eq(epochs.id, body.epochId)).limit(1);
         assertOwnEpoch(me, conversationId, epoch);

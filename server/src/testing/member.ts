@@ -5,7 +5,7 @@
  * the web app runs. Every payload it sends or receives is kept in `wire` so that tests can look for
  * secrets in it.
  */
-import { KeyTrust, MemoryPinStore, MessageDecryptor, SenderKeys, type MemberList } from '@enclave/client';
+import { KeyTrust, MemoryPinStore, MessageDecryptor, SenderKeys, type MemberList, type SkippedRecipient } from '@enclave/client';
 import {
   createAccount,
   createEpoch,
@@ -124,6 +124,8 @@ export class TestMember {
   readonly wire: string[];
   /** The contacts' pinned fingerprints: they last as long as this member, across logins. */
   readonly pins = new MemoryPinStore();
+  /** Members left out of this member's new epochs because their keys are not usable, as SenderKeys reported them. */
+  readonly skipped: { conversationId: string; members: SkippedRecipient[] }[] = [];
   private cookie = '';
   private client: Client | null = null;
   /** The member list as last fetched (the web app's TanStack Query cache). */
@@ -201,6 +203,9 @@ export class TestMember {
       },
       crypto: { createEpoch, encryptMessage },
       onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
+      onRecipientsSkipped: (conversationId, members) => {
+        if (members.length) this.skipped.push({ conversationId, members });
+      },
       trust,
     });
     this.client = { trust, senderKeys, decryptor };

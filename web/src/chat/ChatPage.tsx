@@ -12,6 +12,7 @@ import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
 import { MessageInput } from './MessageInput';
 import { MessageList } from './MessageList';
+import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
 import { useKeyPins } from './use-key-pins';
@@ -113,6 +114,7 @@ function ChatScreen({ session }: { session: Session }) {
             socketState={socketState}
             onAcceptKey={(userId, fp) => void accept(userId, fp)}
           />
+          <SkippedRecipientsBanner skipped={services.skipped} conversationId={conversationId} />
           <MessageList
             view={view}
             selfId={selfId}

@@ -10,6 +10,7 @@ import type { Session } from '../auth/auth-context';
 import * as http from '../net/http';
 import { ChatStore } from './chat-store';
 import { indexedDbPinStore } from './key-pins';
+import { SkippedRecipients } from './skipped-recipients';
 import { ensureUsers, refetchUsers } from './use-users';
 
 export type ChatServices = {
@@ -17,6 +18,8 @@ export type ChatServices = {
   senderKeys: SenderKeys;
   decryptor: MessageDecryptor;
   store: ChatStore;
+  /** Members the latest epoch of each conversation left out (unusable keys), for the warning banner. */
+  skipped: SkippedRecipients;
 };
 
 /** The server calls the chat makes: net/http.ts in the app, a fake in tests. */
@@ -47,6 +50,7 @@ export function createChatServices(session: Session, queryClient: QueryClient, d
     },
     crypto: { fingerprint: e2e.fingerprint, importPublicIdentity: e2e.importPublicIdentity },
   });
+  const skipped = new SkippedRecipients();
   const decryptor = new MessageDecryptor({
     selfId: session.user.id,
     decryptKey: session.privateIdentity.decryptKey,
@@ -60,8 +64,9 @@ export function createChatServices(session: Session, queryClient: QueryClient, d
     api: { conversationMembers: api.conversationMembers, createEpoch: api.createEpoch, sendMessage: api.sendMessage },
     crypto: { createEpoch: e2e.createEpoch, encryptMessage: e2e.encryptMessage },
     onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
+    onRecipientsSkipped: skipped.report,
     trust,
   });
   const store = new ChatStore({ history: api.history, decrypt: (messages) => decryptor.decrypt(messages) });
-  return { trust, senderKeys, decryptor, store };
+  return { trust, senderKeys, decryptor, store, skipped };
 }
