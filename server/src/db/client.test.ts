@@ -32,7 +32,7 @@ describe.runIf(backends.includes('postgres'))('PostgreSQL connections ended unde
     await admin.end();
     expect(rows.length).toBeGreaterThan(0);
     await expect.poll(() => poolErrors.length).toBeGreaterThan(0);
-    expect(poolErrors.every((e) => (e as { code?: string }).code === '57P01')).toBe(true);
+    expect(poolErrors.every((e) => 'code' in e && e.code === '57P01')).toBe(true);
     expect(await database.db.select().from(users)).toEqual([]);
   });
 });
