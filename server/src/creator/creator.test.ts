@@ -6,7 +6,7 @@ import { accessKeys, epochShares, messages, securityEvents, users } from '../db/
 import { createKeys, mintKeys } from '../keys/service';
 import { routeAccess } from '../access/policy';
 import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, TEST_MASTER_KEY, type TestServer } from '../testing/harness';
-import { TestMember } from '../testing/member';
+import { TestMember, type TestSocket } from '../testing/member';
 
 /**
  * Each `it` makes the members, keys and events it looks at; they share the server and its
@@ -24,6 +24,11 @@ describe('creator console', () => {
   const byCreator = <R extends RouteDefinition>(route: R, input: RouteInput<R>) => creator.call(route, input, creatorHeaders);
   const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
   const forgetWrongKeys = () => database.db.delete(securityEvents).where(eq(securityEvents.type, 'master_key_failed'));
+  /** Closes a member's socket and waits until the server no longer counts them online: no test leaves anyone online. */
+  const hangUp = async (member: TestMember, socket: TestSocket) => {
+    socket.close();
+    await expect.poll(async () => (await byCreator(routes.monitoredUsers, {})).users.find((u) => u.id === member.id)?.online).toBe(false);
+  };
 
   beforeAll(async () => {
     ({ database, drop } = await makeDatabase('pglite'));
@@ -93,6 +98,9 @@ describe('creator console', () => {
   });
 
   it('shows an overview that matches the database', async () => {
+    // Whatever other tests left (members banned or active today), the figures are the database's,
+    // and this test's two members add one online and two active.
+    const before = await byCreator(routes.overview, {});
     const alice = await join('alice');
     const bob = await join('bob');
     const socket = await alice.connect();
@@ -100,13 +108,20 @@ describe('creator console', () => {
     await bob.send('all', 'two');
     const overview = await byCreator(routes.overview, {});
     const [u] = await database.db.select({ n: count() }).from(users);
+    const [banned] = await database.db.select({ n: count() }).from(users).where(eq(users.isBanned, true));
     const [m] = await database.db.select({ n: count() }).from(messages);
-    expect(overview).toMatchObject({ totalUsers: u?.n, totalMessages: m?.n, bannedUsers: 0, onlineUsers: 1, emergency: { active: false } });
-    expect(overview.activeUsers).toBe(2);
+    expect(overview).toMatchObject({
+      totalUsers: u?.n,
+      totalMessages: m?.n,
+      bannedUsers: banned?.n,
+      onlineUsers: before.onlineUsers + 1,
+      emergency: { active: false },
+    });
+    expect(overview.activeUsers).toBe(before.activeUsers + 2);
     const monitored = await byCreator(routes.monitoredUsers, {});
     expect(monitored.users.find((x) => x.id === alice.id)).toMatchObject({ online: true, role: 'member', isBanned: false });
     expect(monitored.users.every((x) => x.inviteKey && /^[0-9a-f]{64}$/.test(x.inviteKey))).toBe(true);
-    socket.close();
+    await hangUp(alice, socket);
   });
 
   it('bans and unbans like moderation does', async () => {
@@ -163,7 +178,7 @@ describe('creator console', () => {
     const banned = members.map((m) => m.id);
     expect(await byCreator(routes.creatorUnbanMany, { body: { userIds: banned } })).toEqual({ unbanned: 3 });
     for (const m of members) expect((await m.login()).status).toBe(200);
-    ownSocket.close();
+    await hangUp(own, ownSocket);
   });
 
   it('revokes keys on the server: refused at once, shown in the key database', async () => {
