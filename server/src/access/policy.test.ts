@@ -7,7 +7,7 @@ import type { Database } from '../db/client';
 import { mintKeys } from '../keys/service';
 import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
-import type { Access } from '@enclave/protocol';
+import { routes, type Access } from '@enclave/protocol';
 import { routeAccess } from './policy';
 
 type Role = 'anonymous' | 'member' | 'banned' | 'admin' | 'creator';
@@ -31,12 +31,12 @@ describe('authorization table', () => {
     const member = await TestMember.join(server.url, keys[0]!, 'member');
     const admin = await TestMember.join(server.url, keys[1]!, 'boss');
     const banned = await TestMember.join(server.url, keys[2]!, 'banned');
-    const asCreator = (method: string, path: string, body?: unknown) => admin.request(method, path, body, creatorHeaders);
-    expect((await asCreator('POST', '/api/super-admin/set-role', { userId: admin.id, role: 'admin' })).status).toBe(200);
+    expect((await admin.attempt(routes.setRole, { body: { userId: admin.id, role: 'admin' } }, creatorHeaders)).status).toBe(200);
     // The banned member keeps the cookie of a session the ban revoked.
-    expect((await asCreator('POST', '/api/admin/ban-user', { userId: banned.id, reason: 'test' })).status).toBe(200);
+    expect((await admin.attempt(routes.adminBan, { body: { userId: banned.id, reason: 'test' } }, creatorHeaders)).status).toBe(200);
     const anonymous = new TestMember.Anonymous(server.url);
-    // Empty bodies: the route's own validation answers 400 once access is granted.
+    // Raw paths and empty bodies: the walk goes over the authorization table, not the route
+    // schemas; the route's own validation answers 400 once access is granted.
     callers.anonymous = async (m, p) => (await anonymous.request(m, p, m === 'POST' ? {} : undefined)).status;
     callers.member = async (m, p) => (await member.request(m, p, m === 'POST' ? {} : undefined)).status;
     callers.banned = async (m, p) => (await banned.request(m, p, m === 'POST' ? {} : undefined)).status;
@@ -49,7 +49,9 @@ describe('authorization table', () => {
     await drop?.();
   });
 
-  // Logging out and the emergency shutdown end the callers' sessions: walk them last.
+  // The order of these `it`s is deliberate: they share the callers made in beforeAll, and logging
+  // out and the emergency shutdown end those callers' sessions, so those two are walked last.
+  // Any one of them also passes alone (-t); it is only after those two that the others cannot.
   const last = ['POST /api/auth/logout', 'POST /api/super-admin/emergency-shutdown'];
   const apiRoutes = Object.entries(routeAccess)
     .filter(([route]) => route.includes(' /api/'))

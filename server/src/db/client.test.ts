@@ -39,7 +39,7 @@ describe.runIf(backends.includes('postgres'))('PostgreSQL connections ended unde
     expect(rows.length).toBeGreaterThan(0);
     // Every ended connection was idle in this pool (the database is this test's own).
     await expect.poll(() => poolErrors.length).toBe(rows.length);
-    expect(poolErrors.every((e) => (e as { code?: string }).code === '57P01')).toBe(true);
+    expect(poolErrors.every((e) => 'code' in e && e.code === '57P01')).toBe(true);
     // The process is still up, and the next request is served on a fresh connection.
     expect(await validate()).toMatchObject({ valid: false, reason: errorTexts.keyUnknown });
   });

@@ -22,6 +22,7 @@ import {
   errorResponseSchema,
   errorTexts,
   limits,
+  messageEnvelopeSchema,
   type ServerFrame,
 } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,7 +237,7 @@ const rows: Row[] = [
           // 500 × '€' is the largest legal message: 1,500 UTF-8 bytes + a 16-byte tag. One more
           // character is 3 more bytes; encryptMessage itself refuses to make it, so graft them on.
           const body = await f.sendBody('€'.repeat(limits.messageMaxChars));
-          const env = JSON.parse(body.encryptedContent as string) as { ct: string };
+          const env = messageEnvelopeSchema.parse(JSON.parse(String(body.encryptedContent)));
           const ct = Buffer.concat([Buffer.from(env.ct, 'base64'), Buffer.from('€')]);
           expect(ct.length).toBe(limits.messageMaxChars * 3 + 16 + 3);
           return { ...body, encryptedContent: JSON.stringify({ ...env, ct: ct.toString('base64') }) };
@@ -437,7 +438,7 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
       return { receiverId: 'all', epochId: made.epoch.epochId, index, encryptedContent: await envelope(index, text), messageType: 'text' };
     };
     const envelopeWith = async (over: Record<string, unknown>) => {
-      const env = JSON.parse(await envelope(nextIndex++, 'hello')) as Record<string, unknown>;
+      const env = messageEnvelopeSchema.parse(JSON.parse(await envelope(nextIndex++, 'hello')));
       return JSON.stringify({ ...env, ...over });
     };
 
@@ -497,7 +498,7 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
     // (or be refused), never open a second "dm:" conversation the protocol schema cannot parse.
     const res = await f.alice.request('GET', `/api/conversations/members?receiverId=${upper(f.bob.id)}`);
     if (res.status === 200) {
-      expect((res.body as { conversationId: string }).conversationId).toBe(conversationIdFor(f.alice.id, f.bob.id));
+      expect(conversationMembersResponseSchema.parse(res.body).conversationId).toBe(conversationIdFor(f.alice.id, f.bob.id));
     } else {
       expect(res.status).toBe(400);
       expect(errorResponseSchema.parse(res.body).error).toMatch(/receiverId/);

@@ -1,3 +1,4 @@
+import { routes } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { messages } from '../db/schema';
@@ -5,23 +6,25 @@ import { mintKeys } from '../keys/service';
 import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 
+/**
+ * Each `it` signs up its own Alice and Bob (and whoever else it needs): a member reads the general
+ * channel from the moment they joined, so nothing another test sent shows in their history.
+ */
 describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
   let database: Database;
   let drop: () => Promise<void>;
   let server: TestServer;
-  let alice: TestMember;
-  let bob: TestMember;
 
   const join = async (name: string) => {
     const [key] = await mintKeys(database.db, { count: 1 });
     return TestMember.join(server.url, key!, name);
   };
+  /** Two new members for one test, named after it. */
+  const pair = async (tag: string) => ({ alice: await join(`alice-${tag}`), bob: await join(`bob-${tag}`) });
 
   beforeAll(async () => {
     ({ database, drop } = await makeDatabase(backend));
     server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    alice = await join('alice');
-    bob = await join('bob');
   });
   afterAll(async () => {
     await server?.close();
@@ -30,6 +33,7 @@ describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
   });
 
   it('delivers channel messages readable by every member, signed by their sender', async () => {
+    const { alice, bob } = await pair('channel');
     expect((await alice.send('all', 'hello channel 👋')).status).toBe(201);
     expect((await bob.send('all', 'hi alice')).status).toBe(201);
     for (const reader of [alice, bob]) {
@@ -40,8 +44,9 @@ describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
   });
 
   it('lets a member who joins later read the channel from then on, and nothing before', async () => {
+    const { alice, bob } = await pair('later');
     await alice.send('all', 'before carol');
-    const carol = await join('carol');
+    const carol = await join('carol-later');
     // Alice's epoch was made for the old member set: the server refuses it, she rotates and resends.
     expect((await alice.send('all', 'welcome carol')).status).toBe(201);
     expect((await carol.send('all', 'thanks')).status).toBe(201);
@@ -59,7 +64,8 @@ describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
   });
 
   it('keeps a direct message readable by its two members only', async () => {
-    const eve = await join('eve');
+    const { alice, bob } = await pair('dm');
+    const eve = await join('eve-dm');
     expect((await alice.send(bob.id, 'just for bob')).status).toBe(201);
     const forBob = await bob.decrypt(await bob.history(alice.id));
     expect(forBob.map((m) => m.text)).toEqual(['just for bob']);
@@ -70,11 +76,12 @@ describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
     // Handed the ciphertext, she has no share of its epoch.
     const dm = await alice.history(bob.id);
     expect((await eve.decrypt(dm)).map((m) => m.text)).toEqual([null]);
-    const shares = await eve.request('GET', `/api/epochs/shares?ids=${dm[0]!.epochId}`);
-    expect(shares.body).toEqual({ shares: [] });
+    const shares = await eve.call(routes.epochShares, { query: { ids: dm[0]!.epochId } });
+    expect(shares).toEqual({ shares: [] });
   });
 
   it('stores only ciphertext: the raw rows do not contain the text', async () => {
+    const { alice, bob } = await pair('raw');
     await alice.send(bob.id, 'the raw database must not show this');
     const rows = await database.db.select().from(messages);
     expect(JSON.stringify(rows)).not.toContain('the raw database must not show this');
@@ -82,45 +89,56 @@ describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
   });
 
   it('refuses a replayed message', async () => {
+    const { alice } = await pair('replay');
     await alice.send('all', 'once only');
     const [last] = (await alice.history('all')).filter((m) => m.senderId === alice.id).slice(-1);
-    const replay = await alice.request('POST', '/api/messages/send', {
-      receiverId: 'all',
-      epochId: last!.epochId,
-      index: last!.index,
-      encryptedContent: last!.encryptedContent,
-      messageType: 'text',
+    const replay = await alice.attempt(routes.sendMessage, {
+      body: {
+        receiverId: 'all',
+        epochId: last!.epochId,
+        index: last!.index,
+        encryptedContent: last!.encryptedContent,
+        messageType: 'text',
+      },
     });
     expect(replay.status).toBe(409);
-    expect(replay.body).toMatchObject({ code: 'replay' });
+    expect(replay.error).toMatchObject({ code: 'replay' });
   });
 
   it("refuses a message on someone else's epoch", async () => {
+    const { alice, bob } = await pair('foreign');
+    expect((await alice.send('all', 'on my own epoch')).status).toBe(201);
     const [last] = (await alice.history('all')).filter((m) => m.senderId === alice.id).slice(-1);
-    const res = await bob.request('POST', '/api/messages/send', {
-      receiverId: 'all',
-      epochId: last!.epochId,
-      index: 99,
-      encryptedContent: last!.encryptedContent,
-      messageType: 'text',
+    const res = await bob.attempt(routes.sendMessage, {
+      body: {
+        receiverId: 'all',
+        epochId: last!.epochId,
+        index: 99,
+        encryptedContent: last!.encryptedContent,
+        messageType: 'text',
+      },
     });
     expect(res.status).toBe(400);
   });
 
   it('refuses an epoch whose shares leave out a member', async () => {
-    const members = await alice.request('GET', '/api/conversations/members?receiverId=all');
-    const { membershipVersion } = members.body as { membershipVersion: number };
-    const res = await alice.request('POST', '/api/epochs', {
-      epochId: crypto.randomUUID(),
-      receiverId: 'all',
-      membershipVersion,
-      shares: [{ recipientId: alice.id, wrappedKey: 'A'.repeat(344), signature: 'A'.repeat(88) }],
+    // Bob is the member Alice's shares leave out.
+    const { alice } = await pair('epoch');
+    const { membershipVersion } = await alice.call(routes.conversationMembers, { query: { receiverId: 'all' } });
+    const res = await alice.attempt(routes.createEpoch, {
+      body: {
+        epochId: crypto.randomUUID(),
+        receiverId: 'all',
+        membershipVersion,
+        shares: [{ recipientId: alice.id, wrappedKey: 'A'.repeat(344), signature: 'A'.repeat(88) }],
+      },
     });
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ code: 'membership_changed' });
+    expect(res.error).toMatchObject({ code: 'membership_changed' });
   });
 
   it('pages history backwards and catches up forwards without gaps or duplicates', async () => {
+    const { alice, bob } = await pair('pages');
     const sent: string[] = [];
     for (let i = 0; i < 7; i++) {
       sent.push(`page ${i}`);

@@ -1,3 +1,4 @@
+import { routes } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
@@ -7,21 +8,15 @@ import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '.
 import { TestMember, TestSocket } from '../testing/member';
 import { CLOSE_AUTH_FAILED, CLOSE_SESSION_ENDED } from './gateway';
 
+/** Each `it` signs up the members it connects; they share the server and its database. */
 describe('real-time gateway', () => {
   let database: Database;
   let drop: () => Promise<void>;
   let server: TestServer;
-  let alice: TestMember;
-  let bob: TestMember;
-  let carol: TestMember;
 
   beforeAll(async () => {
     ({ database, drop } = await makeDatabase('pglite'));
     server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 3 });
-    alice = await TestMember.join(server.url, keys[0]!, 'alice');
-    bob = await TestMember.join(server.url, keys[1]!, 'bob');
-    carol = await TestMember.join(server.url, keys[2]!, 'carol');
   });
   afterAll(async () => {
     await server?.close();
@@ -29,12 +24,15 @@ describe('real-time gateway', () => {
     await drop?.();
   });
 
+  const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+
   const onlineOf = async (viewer: TestMember, who: TestMember) => {
-    const res = await viewer.request('GET', '/api/users/all');
-    return (res.body as { users: { id: string; online: boolean }[] }).users.find((u) => u.id === who.id)?.online;
+    const { users } = await viewer.call(routes.users, {});
+    return users.find((u) => u.id === who.id)?.online;
   };
 
   it('authenticates a socket by its session cookie, and refuses one without', async () => {
+    const alice = await join('alice-auth');
     const socket = await alice.connect();
     expect(socket.frames[0]).toEqual({ type: 'authenticated', userId: alice.id });
     socket.close();
@@ -49,6 +47,8 @@ describe('real-time gateway', () => {
   });
 
   it('shows real presence across tabs and announces changes', async () => {
+    const bob = await join('bob-presence');
+    const carol = await join('carol-presence');
     const watcher = await bob.connect();
     expect(await onlineOf(bob, carol)).toBe(false);
     const tab1 = await carol.connect();
@@ -67,13 +67,18 @@ describe('real-time gateway', () => {
   });
 
   it('pushes channel messages to every member and direct messages to their two members only', async () => {
+    const alice = await join('alice-push');
+    const bob = await join('bob-push');
+    const carol = await join('carol-push');
     const [a, b, c] = await Promise.all([alice.connect(), bob.connect(), carol.connect()]);
     const channel = await alice.send('all', 'to everyone');
-    const channelId = (channel.body as { message: { id: number } }).message.id;
+    expect(channel.status).toBe(201);
+    const channelId = channel.body!.message.id;
     for (const s of [a, b, c]) await s.waitFor((f) => f.type === 'chat_message' && f.message.id === channelId);
 
     const dm = await alice.send(bob.id, 'only bob');
-    const dmId = (dm.body as { message: { id: number } }).message.id;
+    expect(dm.status).toBe(201);
+    const dmId = dm.body!.message.id;
     const pushed = await b.waitFor((f) => f.type === 'chat_message' && f.message.id === dmId);
     expect(pushed.type === 'chat_message' && (await bob.decrypt([pushed.message]))[0]?.text).toBe('only bob');
     await a.waitFor((f) => f.type === 'chat_message' && f.message.id === dmId);
@@ -83,8 +88,9 @@ describe('real-time gateway', () => {
   });
 
   it('ends the sockets of a session that logs out', async () => {
+    const alice = await join('alice-logout');
     const socket = await alice.connect();
-    await alice.request('POST', '/api/auth/logout');
+    expect(await alice.call(routes.logout, {})).toEqual({ ok: true });
     await socket.waitFor((f) => f.type === 'session_ended');
     expect((await socket.closed).code).toBe(CLOSE_SESSION_ENDED);
   });

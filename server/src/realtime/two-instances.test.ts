@@ -1,9 +1,12 @@
 /**
  * The production path: two server instances over one PostgreSQL database, joined by the Redis bus.
  * A member's socket may sit on either instance; what happens on one must reach the other.
+ *
+ * Each `it` signs up its own members, each talking to one instance only (Alice to A, Bob and
+ * Carol to B), and opens their sockets itself; they share the two servers and the database.
  */
 import { createEpoch, deriveLoginKey, encryptMessage } from '@enclave/crypto';
-import { conversationIdFor, sessionResponseSchema, userListResponseSchema, type Message, type ServerFrame } from '@enclave/protocol';
+import { conversationIdFor, routes, type ServerFrame } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { mintKeys } from '../keys/service';
@@ -22,31 +25,12 @@ describe('two instances over one PostgreSQL database and the Redis bus', () => {
   let drop: () => Promise<void>;
   let a: TestServer;
   let b: TestServer;
-  let alice: TestMember;
-  let bob: TestMember;
-  let carol: TestMember;
-  let bobSocket: TestSocket;
-  let carolSocket: TestSocket;
-  let aliceSocket: TestSocket;
   const sockets: TestSocket[] = [];
-  const track = (s: TestSocket) => {
-    sockets.push(s);
-    return s;
-  };
 
   beforeAll(async () => {
     ({ database, drop } = await makeDatabase('postgres'));
     a = await startServer(database, { redis: true, config: { rateLimits: relaxedRateLimits } });
     b = await startServer(database, { redis: true, config: { rateLimits: relaxedRateLimits } });
-    const [k1, k2, k3] = await mintKeys(database.db, { count: 3 });
-    // Each member talks to one instance only: Alice to A, Bob and Carol to B.
-    alice = await TestMember.join(a.url, k1!, 'alice');
-    bob = await TestMember.join(b.url, k2!, 'bob');
-    carol = await TestMember.join(b.url, k3!, 'carol');
-    bobSocket = track(await bob.connect());
-    carolSocket = track(await carol.connect());
-    expect(bobSocket.frames).toContainEqual({ type: 'authenticated', userId: bob.id });
-    expect(carolSocket.frames).toContainEqual({ type: 'authenticated', userId: carol.id });
   });
 
   afterAll(async () => {
@@ -59,24 +43,40 @@ describe('two instances over one PostgreSQL database and the Redis bus', () => {
     await drop?.();
   });
 
+  /** A new member who talks to `server` only. */
+  const join = async (server: TestServer, name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  /** The member's socket, on the instance the member talks to, authenticated; closed after the file. */
+  const connect = async (member: TestMember) => {
+    const socket = await member.connect();
+    sockets.push(socket);
+    expect(socket.frames).toContainEqual({ type: 'authenticated', userId: member.id });
+    return socket;
+  };
+
   const onlineOf = async (viewer: TestMember, who: TestMember) => {
-    const res = await viewer.request('GET', '/api/users/all');
+    const res = await viewer.attempt(routes.users, {});
     expect(res.status).toBe(200);
-    return userListResponseSchema.parse(res.body).users.find((u) => u.id === who.id)?.online;
+    return res.body!.users.find((u) => u.id === who.id)?.online;
   };
 
   it('tells Bob on B that Alice came online on A', async () => {
+    const alice = await join(a, 'alice-online');
+    const bob = await join(b, 'bob-online');
+    const bobSocket = await connect(bob);
     expect(await onlineOf(bob, alice)).toBe(false);
-    aliceSocket = track(await alice.connect());
-    expect(aliceSocket.frames).toContainEqual({ type: 'authenticated', userId: alice.id });
+    await connect(alice);
     await bobSocket.waitFor(presenceFrame(alice.id, true), 2000);
   });
 
   it('delivers a general-channel message sent through A to Bob on B within 1 s, and Bob reads it', async () => {
+    const alice = await join(a, 'alice-channel');
+    const bob = await join(b, 'bob-channel');
+    const carol = await join(b, 'carol-channel');
+    const [bobSocket, carolSocket] = [await connect(bob), await connect(carol)];
     const text = `hello from A to the channel ✓ ${Date.now()}`;
     const res = await alice.send('all', text);
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const sent = (res.body as { message: Message }).message;
+    expect(res.status, JSON.stringify(res.error)).toBe(201);
+    const sent = res.body!.message;
     const frame = await bobSocket.waitFor(chatFrame(sent.id), 1000);
     if (frame.type !== 'chat_message') throw new Error('unreachable');
     expect(frame.message).toEqual(sent);
@@ -87,10 +87,14 @@ describe('two instances over one PostgreSQL database and the Redis bus', () => {
   });
 
   it('delivers a direct message from Alice (A) to Bob (B), and not to Carol (B)', async () => {
+    const alice = await join(a, 'alice-dm');
+    const bob = await join(b, 'bob-dm');
+    const carol = await join(b, 'carol-dm');
+    const [aliceSocket, bobSocket, carolSocket] = [await connect(alice), await connect(bob), await connect(carol)];
     const text = `just for Bob ${Date.now()}`;
     const res = await alice.send(bob.id, text);
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const sent = (res.body as { message: Message }).message;
+    expect(res.status, JSON.stringify(res.error)).toBe(201);
+    const sent = res.body!.message;
     const frame = await bobSocket.waitFor(chatFrame(sent.id), 1000);
     if (frame.type !== 'chat_message') throw new Error('unreachable');
     expect(await bob.decrypt([frame.message])).toEqual([{ id: sent.id, senderId: alice.id, text }]);
@@ -99,12 +103,17 @@ describe('two instances over one PostgreSQL database and the Redis bus', () => {
     await sleep(500);
     expect(carolSocket.frames.filter(chatFrame(sent.id))).toEqual([]);
     // Carol cannot read it from history either.
-    const peek = await carol.request('GET', `/api/messages/recent?receiverId=${bob.id}`);
+    const peek = await carol.attempt(routes.history, { query: { receiverId: bob.id } });
     expect(peek.status).toBe(200);
-    expect((peek.body as { messages: Message[] }).messages.map((m) => m.id)).not.toContain(sent.id);
+    expect(peek.body!.messages.map((m) => m.id)).not.toContain(sent.id);
   });
 
   it("shows Alice online in Bob's member list at B, then offline with a presence frame once her socket closes", async () => {
+    const alice = await join(a, 'alice-offline');
+    const bob = await join(b, 'bob-offline');
+    const bobSocket = await connect(bob);
+    const aliceSocket = await connect(alice);
+    await bobSocket.waitFor(presenceFrame(alice.id, true), 2000);
     expect(await onlineOf(bob, alice)).toBe(true);
     const start = bobSocket.frames.length;
     aliceSocket.close();
@@ -114,48 +123,51 @@ describe('two instances over one PostgreSQL database and the Redis bus', () => {
   });
 
   it('logging out on A ends that session\'s socket held by B with session_ended, and only that session', async () => {
-    // Carol signs in a second time (another browser): that session's socket is on B, and the
-    // logout of that same session goes to A.
-    const login = await fetch(`${a.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ loginKey: await deriveLoginKey(carol.token) }),
-    });
+    const carol = await join(b, 'carol-logout');
+    const carolSocket = await connect(carol);
+    // Carol signs in a second time (another browser, with no cookie of its own yet): that
+    // session's socket is on B, and the logout of that same session goes to A.
+    const login = await new TestMember.Anonymous(a.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(carol.token) } });
     expect(login.status).toBe(200);
-    expect(sessionResponseSchema.parse(await login.json()).user.id).toBe(carol.id);
+    expect(login.body!.user.id).toBe(carol.id);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
     expect(cookie).toMatch(/^enclave_session=./);
 
-    const second = track(new TestSocket(`${b.url.replace(/^http/, 'ws')}/ws`, cookie, []));
+    const second = new TestSocket(`${b.url.replace(/^http/, 'ws')}/ws`, cookie, []);
+    sockets.push(second);
     await second.opened;
     second.send({ type: 'authenticate' });
     await second.waitFor((f) => f.type === 'authenticated' && f.userId === carol.id);
 
-    const out = await fetch(`${a.url}/api/auth/logout`, { method: 'POST', headers: { cookie } });
+    const out = await new TestMember.Anonymous(a.url).attempt(routes.logout, {}, { cookie });
     expect(out.status).toBe(200);
     const ended = await second.waitFor((f) => f.type === 'session_ended', 2000);
     expect(ended).toMatchObject({ type: 'session_ended', reason: 'logout' });
     expect((await second.closed).code).toBe(CLOSE_SESSION_ENDED);
     // The session is gone on both instances.
     for (const server of [a, b]) {
-      expect((await fetch(`${server.url}/api/auth/me`, { headers: { cookie } })).status).toBe(401);
+      expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, { cookie })).status).toBe(401);
     }
 
     // Carol's first session, and its socket on B, are untouched.
     await sleep(200);
     expect(carolSocket.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
     expect(carolSocket.ws.readyState).toBe(carolSocket.ws.OPEN);
-    expect((await carol.request('GET', '/api/auth/me')).status).toBe(200);
+    expect((await carol.attempt(routes.me, {})).status).toBe(200);
   });
 
   it('delivers a direct message addressed with an upper-case spelling of the peer id, to the peer on B', async () => {
+    const alice = await join(a, 'alice-upper');
+    const bob = await join(b, 'bob-upper');
+    const bobSocket = await connect(bob);
     // The server accepts upper-case UUIDs as receiverId (z.uuid() allows them). The same member
     // must then get the message, in the same conversation as always.
-    // Built by hand: TestMember.send would stop at the protocol schema of the members answer.
+    // Built by hand, so that the upper-case spelling is what goes over the wire at every step
+    // (TestMember.send goes through the client core, which may spell it otherwise).
     const receiverId = bob.id.toUpperCase();
-    const members = await alice.request('GET', `/api/conversations/members?receiverId=${receiverId}`);
+    const members = await alice.attempt(routes.conversationMembers, { query: { receiverId } });
     expect(members.status).toBe(200);
-    const m = members.body as { conversationId: string; membershipVersion: number; members: { id: string; encryptionPublicKey: string }[] };
+    const m = members.body!;
     const { epoch, shares } = await createEpoch({
       conversationId: m.conversationId,
       senderId: alice.id,
@@ -163,17 +175,19 @@ describe('two instances over one PostgreSQL database and the Redis bus', () => {
       recipients: m.members,
       signKey: alice.identity.signKey,
     });
-    const up = await alice.request('POST', '/api/epochs', { epochId: epoch.epochId, receiverId, membershipVersion: m.membershipVersion, shares });
-    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    const up = await alice.attempt(routes.createEpoch, { body: { epochId: epoch.epochId, receiverId, membershipVersion: m.membershipVersion, shares } });
+    expect(up.status, JSON.stringify(up.error)).toBe(201);
     const encryptedContent = await encryptMessage({ epoch, index: 0, plaintext: 'upper-case address', signKey: alice.identity.signKey });
-    const res = await alice.request('POST', '/api/messages/send', { receiverId, epochId: epoch.epochId, index: 0, encryptedContent, messageType: 'text' });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const sent = (res.body as { message: Message }).message;
+    const res = await alice.attempt(routes.sendMessage, { body: { receiverId, epochId: epoch.epochId, index: 0, encryptedContent, messageType: 'text' } });
+    expect(res.status, JSON.stringify(res.error)).toBe(201);
+    const sent = res.body!.message;
     expect.soft(sent.conversationId, 'the one conversation of Alice and Bob').toBe(conversationIdFor(alice.id, bob.id));
     expect.soft((await bob.history(alice.id)).map((msg) => msg.id), "Bob's history with Alice").toContain(sent.id);
     await expect(bobSocket.waitFor(chatFrame(sent.id), 1000), "frame on Bob's socket at B").resolves.toBeTruthy();
   });
 
+  // A check over the whole file: it comes last so that it sees every test's traffic (alone, it
+  // checks only the two servers' start).
   it('logged no error on either instance', () => {
     for (const server of [a, b]) expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
   });
