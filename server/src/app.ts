@@ -113,7 +113,7 @@ export async function buildApp(opts: {
   app.addHook('onRequest', async (req) => {
     const origin = req.headers.origin;
     const guarded = req.method !== 'GET' && req.method !== 'HEAD' ? true : req.url.startsWith(SOCKET_PATH);
-    if (guarded && origin !== undefined && !ownOrigin(origin, req.host)) {
+    if (guarded && origin && !ownOrigin(origin, req.host)) {
       throw new HttpError(403, errorCodes.forbidden, 'Cross-origin request refused');
     }
   });
