@@ -19,6 +19,8 @@ const AUTH_DEADLINE_MS = 10_000;
 
 export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
+/** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Client = { socket: WebSocket; userId: string; sessionId: string };
 
@@ -51,6 +53,7 @@ export class Gateway {
 
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     let client: Client | null = null;
+    let expiry: { cancel: () => void } | null = null;
     const deadline = setTimeout(() => socket.close(CLOSE_AUTH_FAILED, 'authentication timeout'), AUTH_DEADLINE_MS);
     const send = (frame: ServerFrame) => sendFrame(socket, frame);
 
@@ -86,10 +89,17 @@ export class Gateway {
           this.track(client);
           // From here an `end_sessions` reaches this socket; a ban or logout that landed between the
           // first read and now is seen by this second one.
-          if (!(await session())) {
+          const current = await session();
+          if (!current) {
             send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
             return socket.close(CLOSE_SESSION_ENDED, 'session ended');
           }
+          if (socket.readyState !== socket.OPEN) return;
+          // A socket lives no longer than its session: closed when the session expires.
+          expiry = runAt(current.expiresAt, () => {
+            send({ type: 'session_ended', reason: 'expired', message: 'Your session has expired. Please sign in again.' });
+            socket.close(CLOSE_SESSION_ENDED, 'session expired');
+          });
           send({ type: 'authenticated', userId: auth.user.id });
           await this.announce(client);
         })
@@ -101,6 +111,7 @@ export class Gateway {
 
     socket.on('close', () => {
       clearTimeout(deadline);
+      expiry?.cancel();
       if (client) {
         this.detach(client).catch((err: unknown) => this.log.error({ err }, 'socket detach failed'));
         client = null;
@@ -157,6 +168,20 @@ export class Gateway {
     this.clients.clear();
     await clearInstance(this.db, this.instanceId);
   }
+}
+
+/** Runs `fn` at `when` (at once if past), through timers no longer than setTimeout allows. */
+function runAt(when: Date, fn: () => void): { cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const left = when.getTime() - Date.now();
+    if (left <= 0) return fn();
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    // The socket keeps the process alive, not its expiry.
+    timer.unref();
+  };
+  arm();
+  return { cancel: () => clearTimeout(timer) };
 }
 
 function sendFrame(socket: WebSocket, frame: ServerFrame): void {
