@@ -51,6 +51,18 @@ export class Gateway {
     return this.bus.publish(event);
   }
 
+  /**
+   * Like `publish`, for news of something already committed: a failure is logged, not thrown, so
+   * that what was stored is not answered as an error; members catch up from the database.
+   */
+  async publishCommitted(event: BusEvent): Promise<void> {
+    try {
+      await this.bus.publish(event);
+    } catch (err) {
+      this.log.error({ err, kind: event.kind }, 'could not publish on the bus after a commit');
+    }
+  }
+
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     let client: Client | null = null;
     let expiry: { cancel: () => void } | null = null;
