@@ -27,3 +27,14 @@ export function isApiFailure(error: unknown, status: number, code?: string): err
 export function isMembershipChanged(error: unknown): boolean {
   return isApiFailure(error, 409, errorCodes.membershipChanged);
 }
+
+/**
+ * A failure after which the server may or may not have done what was asked: no answer at all
+ * (status 0, the web app's network failure) or a server error (5xx). A request that is
+ * idempotent may be sent again as it was.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('status' in error)) return false;
+  const { status } = error;
+  return typeof status === 'number' && (status === 0 || status >= 500);
+}

@@ -4,7 +4,7 @@
  * that integration tests run the real client logic. Network and storage come in as small
  * interfaces; this package imports only `@enclave/protocol` and `@enclave/crypto`.
  */
-export { isApiFailure, isMembershipChanged } from './api-failure';
+export { isApiFailure, isMembershipChanged, isTransientFailure } from './api-failure';
 export type { ApiFailure } from './api-failure';
 export { KEY_CHANGED, KeyTrust, RecipientKeyError } from './key-trust';
 export type {
@@ -24,5 +24,5 @@ export { MessageDecryptor } from './message-decryptor';
 export type { DecryptResult, MessageDecryptorOptions } from './message-decryptor';
 export { PublicKeyCache } from './public-key-cache';
 export type { ImportedKeys, KeyOwner } from './public-key-cache';
-export { SenderKeys } from './sender-keys';
+export { SEND_RETRY_DELAYS_MS, SenderKeys } from './sender-keys';
 export type { RecipientTrust, SenderKeysApi, SenderKeysCrypto, SenderKeysOptions } from './sender-keys';

@@ -3,10 +3,13 @@
  * current epoch and its next message index, and starts a new epoch — fetch the members, wrap a
  * fresh chain key for each, upload the signed shares — when there is none, after 100 messages,
  * after 7 days, when the membership moved (a `membership_changed` frame) or when the server
- * refuses a message with 409 membership_changed (then the message is sent again once). Whether the
- * recipients may have the chain key is not decided here but by the {@link RecipientTrust} given,
- * which may leave out channel members whose keys are not usable (reported through
- * `onRecipientsSkipped`; the server accepts an epoch without them, docs/security.md §4).
+ * refuses a message with 409 membership_changed (then the message is sent again once). Each message
+ * carries an id of its own, and after a failure that may have come after the server stored it
+ * (no answer, a 5xx) the very same request is sent again, which the server answers with the stored
+ * message. Whether the recipients may have the chain key is not decided here but by the
+ * {@link RecipientTrust} given, which may leave out channel members whose keys are not usable
+ * (reported through `onRecipientsSkipped`; the server accepts an epoch without them,
+ * docs/security.md §4).
  */
 import type { Epoch, createEpoch, encryptMessage } from '@enclave/crypto';
 import {
@@ -17,7 +20,7 @@ import {
   type Message,
   type SendMessageRequest,
 } from '@enclave/protocol';
-import { isMembershipChanged } from './api-failure';
+import { isMembershipChanged, isTransientFailure } from './api-failure';
 import type { KeyTrust, Recipient, SkippedRecipient } from './key-trust';
 
 /**
@@ -60,7 +63,17 @@ export type SenderKeysOptions = {
    * (usually none: an empty list), so the member can be told who cannot read them.
    */
   onRecipientsSkipped?: (conversationId: string, skipped: SkippedRecipient[]) => void;
+  /** A new id for each message (by default a random UUID). */
+  newMessageId?: () => string;
+  /**
+   * Waits before each resend of a message after a network failure or a 5xx; as many resends as
+   * delays. By default {@link SEND_RETRY_DELAYS_MS}.
+   */
+  sendRetryDelaysMs?: readonly number[];
 };
+
+/** Two resends, after half a second and after two more. */
+export const SEND_RETRY_DELAYS_MS: readonly number[] = [500, 2000];
 
 type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
 
@@ -101,17 +114,20 @@ export class SenderKeys {
   /** Encrypts and sends one text message; returns the message as the server stored it. */
   async send(receiverId: string, plaintext: string): Promise<Message> {
     const conversationId = conversationIdFor(this.options.self.id, receiverId);
+    // One id for the message, kept through every resend. A 409 membership_changed says nothing was
+    // stored under it, so the rotated resend may carry it too.
+    const clientMessageId = (this.options.newMessageId ?? (() => crypto.randomUUID()))();
     try {
-      return await this.sendOnce(receiverId, conversationId, plaintext);
+      return await this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
     } catch (error) {
       if (!isMembershipChanged(error)) throw error;
       // The epoch was made for an older member set: rotate and resend exactly once.
       this.invalidate(conversationId);
-      return this.sendOnce(receiverId, conversationId, plaintext);
+      return this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
     }
   }
 
-  private async sendOnce(receiverId: string, conversationId: string, plaintext: string): Promise<Message> {
+  private async sendOnce(receiverId: string, conversationId: string, plaintext: string, clientMessageId: string): Promise<Message> {
     let state = await this.currentEpoch(receiverId, conversationId);
     // Another send may have taken the last index while this one waited; indexes are taken
     // synchronously here so that two sends never share one.
@@ -127,13 +143,33 @@ export class SenderKeys {
       plaintext,
       signKey: this.options.signKey,
     });
-    return this.options.api.sendMessage({
+    return this.deliver({
       receiverId,
       epochId: state.epoch.epochId,
       index,
       encryptedContent,
       messageType: 'text',
+      clientMessageId,
     });
+  }
+
+  /**
+   * Posts a message; after a failure the server may have stored it despite (no answer, a 5xx),
+   * posts the very same request again: the same id, epoch, index and ciphertext, which the server
+   * answers with the message it stored rather than a second copy or a replay refusal. A new index
+   * or a new encryption would be a second message.
+   */
+  private async deliver(request: SendMessageRequest): Promise<Message> {
+    const delays = this.options.sendRetryDelaysMs ?? SEND_RETRY_DELAYS_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.options.api.sendMessage(request);
+      } catch (error) {
+        const delay = delays[attempt];
+        if (delay === undefined || !isTransientFailure(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   private needsRotation(state: SendingEpoch, conversationId: string): boolean {

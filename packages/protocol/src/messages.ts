@@ -91,6 +91,12 @@ export const sendMessageRequestSchema = z.strictObject({
     .min(1, 'Message is empty')
     .max(limits.envelopeMaxBytes, 'Message exceeds 500 characters'),
   messageType: z.literal('text'),
+  /**
+   * The sender's own id for this message, new for each message and kept for its resends: a
+   * resend of a stored message answers that message instead of storing it twice. Optional for
+   * clients that predate it.
+   */
+  clientMessageId: z.uuid({ message: 'must be a message id' }).toLowerCase().optional(),
 });
 export type SendMessageRequest = z.infer<typeof sendMessageRequestSchema>;
 

@@ -1,28 +1,62 @@
 /** The per-object rules, as tables. */
 import { describe, expect, it } from 'vitest';
 import type { HttpError } from '../http/errors';
-import { assertOwnEpoch, banRefusal, conversationWith, type Moderator, type ModerationTarget, type Peer } from './rules';
+import { assertOwnEpoch, bannedByOf, banRefusal, conversationWith, unbanRefusal, type Moderator, type ModerationTarget, type Peer } from './rules';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const PEER = '00000000-0000-4000-8000-000000000002';
+const ADMIN = '00000000-0000-4000-8000-000000000003';
+const OTHER_ADMIN = '00000000-0000-4000-8000-000000000004';
 
 describe('who may ban whom', () => {
   const creator: Moderator = { kind: 'creator' };
-  const admin: Moderator = { kind: 'admin' };
-  const member: ModerationTarget = { role: 'member', isCreatorAccount: false };
-  const otherAdmin: ModerationTarget = { role: 'admin', isCreatorAccount: false };
-  const creatorsAccount: ModerationTarget = { role: 'member', isCreatorAccount: true };
+  const admin: Moderator = { kind: 'admin', id: ADMIN };
+  const standing = { isBanned: false, bannedBy: null };
+  const member: ModerationTarget = { role: 'member', isCreatorAccount: false, ...standing };
+  const otherAdmin: ModerationTarget = { role: 'admin', isCreatorAccount: false, ...standing };
+  const creatorsAccount: ModerationTarget = { role: 'member', isCreatorAccount: true, ...standing };
+  const bannedByCreator: ModerationTarget = { ...member, isBanned: true, bannedBy: 'creator' };
+  const bannedByAdmin: ModerationTarget = { ...member, isBanned: true, bannedBy: OTHER_ADMIN };
+  const bannedOfOldOrigin: ModerationTarget = { ...member, isBanned: true, bannedBy: null };
   it.each([
-    ['the creator', creator, 'a member', member, true],
-    ['the creator', creator, 'an admin', otherAdmin, true],
-    ["the creator", creator, "one of the creator's accounts", creatorsAccount, true],
-    ['an admin', admin, 'a member', member, true],
-    ['an admin', admin, 'an admin', otherAdmin, false],
-    ['an admin', admin, "one of the creator's accounts", creatorsAccount, false],
-  ] as const)('%s banning %s: %s', (_a, actor, _t, target, allowed) => {
+    ['the creator', creator, 'a member', member, null],
+    ['the creator', creator, 'an admin', otherAdmin, null],
+    ["the creator", creator, "one of the creator's accounts", creatorsAccount, null],
+    ['the creator', creator, "a member the creator banned", bannedByCreator, null],
+    ['the creator', creator, 'a member an admin banned', bannedByAdmin, null],
+    ['an admin', admin, 'a member', member, null],
+    ['an admin', admin, 'an admin', otherAdmin, 'Administrators cannot ban other administrators'],
+    ['an admin', admin, "one of the creator's accounts", creatorsAccount, 'Administrators cannot ban other administrators'],
+    ['an admin', admin, 'a member the creator banned', bannedByCreator, 'This member was banned by the network creator'],
+    ['an admin', admin, 'a member banned before bans recorded their origin', bannedOfOldOrigin, 'This member was banned by the network creator'],
+    ['an admin', admin, 'a member another admin banned', bannedByAdmin, null],
+  ] as const)('%s banning %s: %s', (_a, actor, _t, target, refused) => {
     const refusal = banRefusal(actor, target);
-    expect(refusal === null).toBe(allowed);
-    if (refusal) expect(refusal).toMatchObject({ status: 403, message: 'Administrators cannot ban other administrators' });
+    if (refused === null) expect(refusal).toBeNull();
+    else expect(refusal).toMatchObject({ status: 403, message: refused });
+  });
+
+  it.each([
+    ['the creator', creator, 'a ban of the creator', bannedByCreator, null],
+    ['the creator', creator, "an admin's ban", bannedByAdmin, null],
+    ['the creator', creator, 'a banned admin', { ...otherAdmin, isBanned: true, bannedBy: 'creator' }, null],
+    ['an admin', admin, "another admin's ban", bannedByAdmin, null],
+    ['an admin', admin, 'their own ban', { ...member, isBanned: true, bannedBy: ADMIN }, null],
+    ['an admin', admin, 'a member not banned', member, null],
+    ['an admin', admin, 'a ban of the creator', bannedByCreator, 'Only the network creator can lift this ban'],
+    ['an admin', admin, 'a ban of unknown origin', bannedOfOldOrigin, 'Only the network creator can lift this ban'],
+    ['an admin', admin, 'a banned admin', { ...otherAdmin, isBanned: true, bannedBy: 'creator' }, 'Only the network creator can lift this ban'],
+    ['an admin', admin, "an admin's ban on an admin (promoted while banned)", { ...otherAdmin, isBanned: true, bannedBy: OTHER_ADMIN }, 'Only the network creator can lift this ban'],
+    ["an admin", admin, "an admin's ban on one of the creator's accounts", { ...creatorsAccount, isBanned: true, bannedBy: OTHER_ADMIN }, 'Only the network creator can lift this ban'],
+  ] as const)('%s lifting %s: %s', (_a, actor, _t, target, refused) => {
+    const refusal = unbanRefusal(actor, target);
+    if (refused === null) expect(refusal).toBeNull();
+    else expect(refusal).toMatchObject({ status: 403, message: refused });
+  });
+
+  it('records who banned', () => {
+    expect(bannedByOf(creator)).toBe('creator');
+    expect(bannedByOf(admin)).toBe(ADMIN);
   });
 });
 

@@ -7,19 +7,42 @@ import { conversationIdFor, errorCodes, GENERAL_CONVERSATION, type Role } from '
 import { HttpError } from '../http/errors';
 
 /** Who is acting: the creator by master key, or a signed-in admin. */
-export type Moderator = { kind: 'creator' } | { kind: 'admin' };
+export type Moderator = { kind: 'creator' } | { kind: 'admin'; id: string };
 
-export type ModerationTarget = { role: Role; isCreatorAccount: boolean };
+/** `bannedBy`: 'creator' or the banning admin's id; null on a ban of unknown origin (treated as the creator's). */
+export type ModerationTarget = { role: Role; isCreatorAccount: boolean; isBanned: boolean; bannedBy: string | null };
+
+/** What a ban records as its author (`users.banned_by`). */
+export const bannedByOf = (actor: Moderator): string => (actor.kind === 'creator' ? 'creator' : actor.id);
+
+/** A ban only the creator may lift or replace: the creator's own, or one whose origin is unknown. */
+const creatorsBan = (target: ModerationTarget) => target.isBanned && (target.bannedBy === null || target.bannedBy === 'creator');
+
+const adminsCannotActOnAdmins = () => new HttpError(403, errorCodes.forbidden, 'Administrators cannot ban other administrators');
+const creatorsBanStands = () => new HttpError(403, errorCodes.forbidden, 'This member was banned by the network creator');
+const onlyTheCreatorLifts = () => new HttpError(403, errorCodes.forbidden, 'Only the network creator can lift this ban');
 
 /**
  * Who may ban whom: the creator anyone; an admin only members who are neither administrators nor
- * accounts the creator owns.
+ * accounts the creator owns, and not over a ban of the creator's (banning again would make the
+ * ban the admin's, hence liftable by admins).
  */
 export function banRefusal(actor: Moderator, target: ModerationTarget): HttpError | null {
   if (actor.kind === 'creator') return null;
-  if (target.role === 'admin' || target.isCreatorAccount) {
-    return new HttpError(403, errorCodes.forbidden, 'Administrators cannot ban other administrators');
-  }
+  if (target.role === 'admin' || target.isCreatorAccount) return adminsCannotActOnAdmins();
+  if (creatorsBan(target)) return creatorsBanStands();
+  return null;
+}
+
+/**
+ * Who may lift a ban: the creator any; an admin a ban made by an admin (any admin, not only its
+ * author: moderation is the admins' shared duty, and a ban must stay liftable when its author
+ * is demoted or gone), never one of the creator's, and never on an administrator or an account
+ * the creator owns. Lifting no ban is nobody's concern.
+ */
+export function unbanRefusal(actor: Moderator, target: ModerationTarget): HttpError | null {
+  if (actor.kind === 'creator' || !target.isBanned) return null;
+  if (creatorsBan(target) || target.role === 'admin' || target.isCreatorAccount) return onlyTheCreatorLifts();
   return null;
 }
 

@@ -18,7 +18,7 @@ import { rateLimit, serve } from '../http/routes';
 import { findKey, redeemable, refusal } from '../keys/service';
 import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../conversations/membership';
-import { emergencyState } from '../creator/emergency';
+import { emergencyState, registrationOpen } from '../creator/emergency';
 import { publicIdentityRefusal } from './public-keys';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 
@@ -139,6 +139,11 @@ async function register(
   body: RegisterRequest,
 ): Promise<{ user: UserRow; membershipVersion: number }> {
   return db.transaction(async (tx) => {
+    // The check before the transaction answers early; this one, under the emergency lock, is the
+    // one that holds against a shutdown running at the same time (creator/emergency.ts).
+    if (!(await registrationOpen(tx))) {
+      throw new HttpError(403, errorCodes.forbidden, 'The network is in emergency mode: registration is closed');
+    }
     const now = new Date();
     const [key] = await tx
       .update(accessKeys)

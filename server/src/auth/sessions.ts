@@ -13,7 +13,8 @@ export type SessionUser = {
   isCreatorAccount: boolean;
   createdAt: Date;
 };
-export type AuthContext = { sessionId: string; user: SessionUser };
+/** A live session: its id (the token's hash), its member, and when it ends. */
+export type AuthContext = { sessionId: string; expiresAt: Date; user: SessionUser };
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
@@ -30,6 +31,7 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
   const id = sha256Hex(token);
   const [row] = await db
     .select({
+      expiresAt: sessions.expiresAt,
       id: users.id,
       username: users.username,
       role: users.role,
@@ -48,7 +50,9 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
       ),
     )
     .limit(1);
-  return row ? { sessionId: id, user: row } : null;
+  if (!row) return null;
+  const { expiresAt, ...user } = row;
+  return { sessionId: id, expiresAt, user };
 }
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {

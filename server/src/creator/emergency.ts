@@ -5,31 +5,57 @@
  * lifted.
  */
 import type { EmergencyState } from '@enclave/protocol';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
 import { settings, users } from '../db/schema';
-import { setBanned } from '../users/moderation';
+import { announceBans, applyBans } from '../users/moderation';
 import { getSetting } from './master-key';
 
 const EMERGENCY = 'emergency_since';
 const SHUTDOWN_REASON = 'Emergency shutdown';
+
+/**
+ * A transaction-level lock that a shutdown takes exclusively and a registration shared: a
+ * registration either commits before the shutdown looks for members to ban, or reads the
+ * emergency flag after the shutdown committed it. (A row lock on the flag cannot do this: the row
+ * does not exist until the shutdown writes it.)
+ */
+const EMERGENCY_LOCK = sql`hashtext('enclave.emergency')`;
 
 export async function emergencyState(db: Db): Promise<EmergencyState> {
   const since = await getSetting(db, EMERGENCY);
   return { active: since !== undefined, since: since ?? null };
 }
 
+/**
+ * Inside a registration's transaction, before anything is written: whether the network takes new
+ * members. Waits for a shutdown in progress.
+ */
+export async function registrationOpen(tx: Db): Promise<boolean> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${EMERGENCY_LOCK})`);
+  return !(await emergencyState(tx)).active;
+}
+
+/**
+ * Enters emergency mode and bans every member in one transaction, so that it all happens or none
+ * of it does, whatever the number of members; then closes their sockets.
+ */
 export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: number; emergency: EmergencyState }> {
   const since = new Date().toISOString();
-  // Enter emergency mode first: no registration slips in while members are being banned.
-  await ctx.db.insert(settings).values({ key: EMERGENCY, value: since }).onConflictDoNothing();
-  const targets = await ctx.db
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.isCreatorAccount, false), eq(users.isBanned, false)));
-  await setBanned(ctx, { kind: 'creator' }, targets.map((t) => t.id), { banned: true, reason: SHUTDOWN_REASON });
-  return { banned: targets.length, emergency: await emergencyState(ctx.db) };
+  const { ids, moved } = await ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${EMERGENCY_LOCK})`);
+    await tx.insert(settings).values({ key: EMERGENCY, value: since }).onConflictDoNothing();
+    const targets = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.isCreatorAccount, false), eq(users.isBanned, false)));
+    const ids = targets.map((t) => t.id);
+    const moved = ids.length ? await applyBans(tx, ids, { banned: true, reason: SHUTDOWN_REASON, by: 'creator' }) : [];
+    return { ids, moved };
+  });
+  if (ids.length) await announceBans(ctx, ids, { banned: true, reason: SHUTDOWN_REASON }, moved);
+  return { banned: ids.length, emergency: await emergencyState(ctx.db) };
 }
 
 export async function liftEmergency(db: Db): Promise<EmergencyState> {

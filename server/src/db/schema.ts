@@ -35,6 +35,11 @@ export const users = pgTable(
     isCreatorAccount: boolean('is_creator_account').notNull().default(false),
     isBanned: boolean('is_banned').notNull().default(false),
     bannedReason: text('banned_reason'),
+    /**
+     * Who made the current ban: 'creator', or the banning admin's user id. Only the creator lifts
+     * the creator's bans (access/rules.ts); null while not banned.
+     */
+    bannedBy: text('banned_by'),
     isCompromised: boolean('is_compromised').notNull().default(false),
     lastActivity: timestamp('last_activity', { withTimezone: true }),
     createdAt: createdAt(),
@@ -129,11 +134,15 @@ export const messages = pgTable(
       .references(() => epochs.id, { onDelete: 'cascade' }),
     index: integer('index').notNull(),
     encryptedContent: text('encrypted_content').notNull(),
+    /** The sender's own id for this message: a resend with it returns the stored message. */
+    clientMessageId: uuid('client_message_id'),
     createdAt: createdAt(),
   },
   (t) => [
     // A captured message cannot be stored twice (docs/security.md §4: no replays).
     uniqueIndex('messages_epoch_index_idx').on(t.epochId, t.index),
+    // One message per client id and sender: resending is idempotent (null ids never collide).
+    uniqueIndex('messages_sender_client_id_idx').on(t.senderId, t.clientMessageId),
     index('messages_conversation_idx').on(t.conversationId, t.id),
   ],
 );

@@ -1,5 +1,15 @@
 /** Messages: history and catch-up, and sending (the server stores and relays ciphertext only). */
-import { errorCodes, errorTexts, GENERAL_CONVERSATION, limits, messageEnvelopeSchema, routes, type Message } from '@enclave/protocol';
+import {
+  conversationIdFor,
+  errorCodes,
+  errorTexts,
+  GENERAL_CONVERSATION,
+  limits,
+  messageEnvelopeSchema,
+  routes,
+  type Message,
+  type SendMessageRequest,
+} from '@enclave/protocol';
 import { and, asc, desc, eq, gt, gte, lt } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
@@ -7,22 +17,24 @@ import { assertOwnEpoch } from '../access/rules';
 import type { AppContext } from '../context';
 import { conversationFor } from '../conversations/membership';
 import { membershipChanged, perMember } from '../conversations/routes';
-import { pgErrorCode, UNIQUE_VIOLATION } from '../db/client';
+import type { Db } from '../db/client';
 import { conversations, epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
 
-const messageColumns = {
+/** A message as stored; the sender's name comes from `users`. */
+const storedColumns = {
   id: messages.id,
   conversationId: messages.conversationId,
   senderId: messages.senderId,
-  senderUsername: users.username,
   epochId: messages.epochId,
   index: messages.index,
   encryptedContent: messages.encryptedContent,
   createdAt: messages.createdAt,
 };
+const messageColumns = { ...storedColumns, senderUsername: users.username };
 type MessageRow = { [K in keyof typeof messageColumns]: (typeof messageColumns)[K]['_']['data'] };
+type StoredRow = Omit<MessageRow, 'senderUsername'>;
 
 const toMessage = ({ createdAt, ...m }: MessageRow): Message => ({ ...m, timestamp: createdAt.toISOString() });
 
@@ -69,34 +81,70 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         }
         throw new HttpError(400, errorCodes.invalidRequest, `encryptedContent: ${describeIssues(envelope.error)}`);
       }
+      // A resend of a message already stored (its answer was lost): that message, not a second one,
+      // even if the members have moved since.
+      const resent = await storedResend(db, me, body);
+      if (resent) return { message: toMessage({ ...resent, senderUsername: auth.user.username }) };
       const conversationId = await conversationFor(db, me, body.receiverId, 'write');
-      const row = await db.transaction(async (tx) => {
+      const { row, fresh } = await db.transaction(async (tx) => {
         const [epoch] = await tx.select().from(epochs).where(eq(epochs.id, body.epochId)).limit(1);
         assertOwnEpoch(me, conversationId, epoch);
         const [conv] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('share');
         if ((conv?.membershipVersion ?? 0) !== epoch.membershipVersion) throw membershipChanged();
-        try {
-          const [inserted] = await tx
-            .insert(messages)
-            .values({ conversationId, senderId: me, epochId: body.epochId, index: body.index, encryptedContent: body.encryptedContent })
-            .returning();
-          return inserted;
-        } catch (err) {
-          if (pgErrorCode(err) === UNIQUE_VIOLATION) {
-            throw new HttpError(409, errorCodes.replay, 'This message index was already used in this epoch');
-          }
-          throw err;
-        }
+        const [inserted] = await tx
+          .insert(messages)
+          .values({
+            conversationId,
+            senderId: me,
+            epochId: body.epochId,
+            index: body.index,
+            encryptedContent: body.encryptedContent,
+            clientMessageId: body.clientMessageId ?? null,
+          })
+          .onConflictDoNothing()
+          .returning(storedColumns);
+        if (inserted) return { row: inserted, fresh: true };
+        // Stored meanwhile by the same message sent twice at once, or (epochId, index) taken.
+        const same = await storedResend(tx, me, body);
+        if (same) return { row: same, fresh: false };
+        throw new HttpError(409, errorCodes.replay, 'This message index was already used in this epoch');
       });
-      if (!row) throw new Error('insert returned no row');
       const message = toMessage({ ...row, senderUsername: auth.user.username });
-      await db.update(users).set({ lastActivity: row.createdAt }).where(eq(users.id, me));
+      if (!fresh) return { message };
+      // The message is stored: nothing after this may turn it into an error, or the sender would
+      // send it again. A member who misses the frame catches up from the database.
+      await db
+        .update(users)
+        .set({ lastActivity: row.createdAt })
+        .where(eq(users.id, me))
+        .catch((err: unknown) => req.log.error({ err }, 'could not record the sender’s activity'));
       const to = conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId];
-      await ctx.gateway.publish({ kind: 'deliver', to, frame: { type: 'chat_message', message } });
+      await ctx.gateway.publishCommitted({ kind: 'deliver', to, frame: { type: 'chat_message', message } });
       return { message };
     },
     { rateLimit: rateLimit(ctx.config.rateLimits.send, perMember) },
   );
+}
+
+/**
+ * The message this sender already stored under this client id, if any. The same id on a different
+ * message is refused: a resend carries exactly what was sent.
+ */
+async function storedResend(db: Db, me: string, body: SendMessageRequest): Promise<StoredRow | undefined> {
+  if (!body.clientMessageId) return undefined;
+  const [stored] = await db
+    .select(storedColumns)
+    .from(messages)
+    .where(and(eq(messages.senderId, me), eq(messages.clientMessageId, body.clientMessageId)))
+    .limit(1);
+  if (!stored) return undefined;
+  const same =
+    stored.conversationId === conversationIdFor(me, body.receiverId) &&
+    stored.epochId === body.epochId &&
+    stored.index === body.index &&
+    stored.encryptedContent === body.encryptedContent;
+  if (!same) throw new HttpError(409, errorCodes.replay, 'This message id was already used for another message');
+  return stored;
 }
 
 function safeJson(text: string): unknown {

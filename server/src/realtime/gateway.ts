@@ -19,6 +19,8 @@ const AUTH_DEADLINE_MS = 10_000;
 
 export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
+/** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Client = { socket: WebSocket; userId: string; sessionId: string };
 
@@ -49,10 +51,23 @@ export class Gateway {
     return this.bus.publish(event);
   }
 
+  /**
+   * Like `publish`, for news of something already committed: a failure is logged, not thrown, so
+   * that what was stored is not answered as an error; members catch up from the database.
+   */
+  async publishCommitted(event: BusEvent): Promise<void> {
+    try {
+      await this.bus.publish(event);
+    } catch (err) {
+      this.log.error({ err, kind: event.kind }, 'could not publish on the bus after a commit');
+    }
+  }
+
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     let client: Client | null = null;
     // A socket attempts authentication once: repeats are ignored (each failure is a security event).
     let attempted = false;
+    let expiry: { cancel: () => void } | null = null;
     const deadline = setTimeout(() => socket.close(CLOSE_AUTH_FAILED, 'authentication timeout'), AUTH_DEADLINE_MS);
     const send = (frame: ServerFrame) => sendFrame(socket, frame);
 
@@ -92,10 +107,17 @@ export class Gateway {
           this.track(client);
           // From here an `end_sessions` reaches this socket; a ban or logout that landed between the
           // first read and now is seen by this second one.
-          if (!(await session())) {
+          const current = await session();
+          if (!current) {
             send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
             return socket.close(CLOSE_SESSION_ENDED, 'session ended');
           }
+          if (socket.readyState !== socket.OPEN) return;
+          // A socket lives no longer than its session: closed when the session expires.
+          expiry = runAt(current.expiresAt, () => {
+            send({ type: 'session_ended', reason: 'expired', message: 'Your session has expired. Please sign in again.' });
+            socket.close(CLOSE_SESSION_ENDED, 'session expired');
+          });
           send({ type: 'authenticated', userId: auth.user.id });
           await this.announce(client);
         })
@@ -108,6 +130,7 @@ export class Gateway {
 
     socket.on('close', () => {
       clearTimeout(deadline);
+      expiry?.cancel();
       if (client) {
         this.detach(client).catch((err: unknown) => this.log.error({ err }, 'socket detach failed'));
         client = null;
@@ -164,6 +187,20 @@ export class Gateway {
     this.clients.clear();
     await clearInstance(this.db, this.instanceId);
   }
+}
+
+/** Runs `fn` at `when` (at once if past), through timers no longer than setTimeout allows. */
+function runAt(when: Date, fn: () => void): { cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const left = when.getTime() - Date.now();
+    if (left <= 0) return fn();
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    // The socket keeps the process alive, not its expiry.
+    timer.unref();
+  };
+  arm();
+  return { cancel: () => clearTimeout(timer) };
 }
 
 function sendFrame(socket: WebSocket, frame: ServerFrame): void {

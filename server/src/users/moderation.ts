@@ -1,64 +1,92 @@
 /**
  * Bans take effect at once everywhere (docs/security.md §4 and §6): sessions revoked, sockets told
  * and closed, and every conversation of the member moves to a new member set, so that no later
- * epoch is wrapped for them. Unbanning moves them again, to let the member back in.
+ * epoch is wrapped for them. Unbanning moves them again, to let the member back in. Each ban
+ * records who made it, and who may lift it is decided by access/rules.ts.
  */
 import { GENERAL_CONVERSATION, errorCodes } from '@enclave/protocol';
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AppContext } from '../context';
+import type { Db } from '../db/client';
 import { conversations, sessions, users } from '../db/schema';
 import { HttpError } from '../http/errors';
-import { banRefusal, type Moderator } from '../access/rules';
+import { bannedByOf, banRefusal, unbanRefusal, type Moderator } from '../access/rules';
+
+export type BanChange = { banned: true; reason: string } | { banned: false };
+export type MovedConversation = { id: string; membershipVersion: number };
 
 /**
- * Bans or unbans members in one transaction, whatever their number (an emergency shutdown bans
- * everyone): flags, sessions and every conversation they belong to move together, then the
+ * `column = ANY($1)`: the whole list travels as one array parameter. PostgreSQL takes at most
+ * 65,535 bind parameters per statement, so a list of one parameter per member would fail at scale
+ * (the emergency shutdown bans every member at once).
+ */
+const anyOf = (column: SQLWrapper, ids: readonly string[], type: 'uuid' | 'text'): SQL =>
+  sql`${column} = ANY(${sql.param(ids)}::${sql.raw(type)}[])`;
+
+/**
+ * Bans or unbans members in one transaction, whatever their number: the rules are checked on
+ * rows locked for the change, then flags, sessions and conversations move together, then the
  * sockets are told.
  */
-export async function setBanned(
-  ctx: AppContext,
-  actor: Moderator,
-  userIds: readonly string[],
-  ban: { banned: true; reason: string } | { banned: false },
-): Promise<void> {
-  const { db, gateway } = ctx;
+export async function setBanned(ctx: AppContext, actor: Moderator, userIds: readonly string[], change: BanChange): Promise<void> {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
-  const targets = await db.select({ role: users.role, isCreatorAccount: users.isCreatorAccount }).from(users).where(inArray(users.id, ids));
-  if (targets.length !== ids.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
-  if (ban.banned) {
+  const moved = await ctx.db.transaction(async (tx) => {
+    const targets = await tx
+      .select({ role: users.role, isCreatorAccount: users.isCreatorAccount, isBanned: users.isBanned, bannedBy: users.bannedBy })
+      .from(users)
+      .where(anyOf(users.id, ids, 'uuid'))
+      .for('update');
+    if (targets.length !== ids.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
     for (const target of targets) {
-      const refused = banRefusal(actor, target);
+      const refused = change.banned ? banRefusal(actor, target) : unbanRefusal(actor, target);
       if (refused) throw refused;
     }
-  }
-  const moved = await db.transaction(async (tx) => {
-    await tx
-      .update(users)
-      .set(ban.banned ? { isBanned: true, bannedReason: ban.reason } : { isBanned: false, bannedReason: null })
-      .where(inArray(users.id, ids));
-    if (ban.banned) {
-      await tx.update(sessions).set({ revokedAt: new Date() }).where(and(inArray(sessions.userId, ids), isNull(sessions.revokedAt)));
-    }
-    await tx.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
-    // Direct messages are named dm:<id>:<id>.
-    return tx
-      .update(conversations)
-      .set({ membershipVersion: sql`${conversations.membershipVersion} + 1` })
-      .where(
-        or(
-          eq(conversations.id, GENERAL_CONVERSATION),
-          inArray(sql`split_part(${conversations.id}, ':', 2)`, ids),
-          inArray(sql`split_part(${conversations.id}, ':', 3)`, ids),
-        ),
-      )
-      .returning({ id: conversations.id, membershipVersion: conversations.membershipVersion });
+    return applyBans(tx, ids, change.banned ? { ...change, by: bannedByOf(actor) } : change);
   });
-  if (ban.banned) {
+  await announceBans(ctx, ids, change, moved);
+}
+
+/**
+ * Inside the caller's transaction: sets the ban state of these members (`by`: 'creator' or the
+ * admin's id), revokes their sessions on a ban, and moves the general channel and each of their
+ * direct messages to a new membership version. Returns the conversations moved.
+ */
+export async function applyBans(
+  tx: Db,
+  ids: readonly string[],
+  change: { banned: true; reason: string; by: string } | { banned: false },
+): Promise<MovedConversation[]> {
+  await tx
+    .update(users)
+    .set(change.banned ? { isBanned: true, bannedReason: change.reason, bannedBy: change.by } : { isBanned: false, bannedReason: null, bannedBy: null })
+    .where(anyOf(users.id, ids, 'uuid'));
+  if (change.banned) {
+    await tx.update(sessions).set({ revokedAt: new Date() }).where(and(anyOf(sessions.userId, ids, 'uuid'), isNull(sessions.revokedAt)));
+  }
+  await tx.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
+  // Direct messages are named dm:<id>:<id>.
+  return tx
+    .update(conversations)
+    .set({ membershipVersion: sql`${conversations.membershipVersion} + 1` })
+    .where(
+      or(
+        eq(conversations.id, GENERAL_CONVERSATION),
+        anyOf(sql`split_part(${conversations.id}, ':', 2)`, ids, 'text'),
+        anyOf(sql`split_part(${conversations.id}, ':', 3)`, ids, 'text'),
+      ),
+    )
+    .returning({ id: conversations.id, membershipVersion: conversations.membershipVersion });
+}
+
+/** After the commit: closes the banned members' sockets and tells everyone the member sets moved. */
+export async function announceBans(ctx: AppContext, ids: readonly string[], change: BanChange, moved: readonly MovedConversation[]): Promise<void> {
+  const { gateway } = ctx;
+  if (change.banned) {
     await gateway.publish({
       kind: 'end_sessions',
-      userIds: ids,
-      frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${ban.reason}` },
+      userIds: [...ids],
+      frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${change.reason}` },
     });
   }
   await gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });

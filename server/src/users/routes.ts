@@ -9,6 +9,8 @@ import { serve } from '../http/routes';
 import { onlineUserIds } from '../realtime/presence';
 import { actorOf, eventTypes, recordEvent, type Severity } from '../security/events';
 import { setBanned } from './moderation';
+import { requireAuth } from '../access/policy';
+import type { Moderator } from '../access/rules';
 
 export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db } = ctx;
@@ -44,7 +46,7 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   const audit = (req: FastifyRequest, type: string, severity: Severity, userId: string | null, details: Record<string, unknown> = {}) =>
     recordEvent(db, req, { type, severity, userId, actor: actorOf(req), details });
   // /api/admin/* lets the creator in by master key too: act with the rights of whoever called.
-  const moderator = (req: FastifyRequest) => ({ kind: req.isCreator ? ('creator' as const) : ('admin' as const) });
+  const moderator = (req: FastifyRequest): Moderator => (req.isCreator ? { kind: 'creator' } : { kind: 'admin', id: requireAuth(req).user.id });
 
   serve(app, routes.adminBan, async (req) => {
     const { userId, reason } = req.body;

@@ -1,0 +1,134 @@
+/**
+ * The emergency shutdown at scale and against concurrent registrations (docs/security.md §10):
+ * entering emergency mode and banning every member happen together or not at all, whatever the
+ * number of members, and no registration ends up both accepted and unbanned.
+ */
+import { createAccount, deriveLoginKey, generateAccessToken } from '@enclave/crypto';
+import { GENERAL_CONVERSATION, routes, type RegisterRequest } from '@enclave/protocol';
+import { and, count, eq, inArray, isNull, like, not, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/client';
+import { conversations, sessions, users } from '../db/schema';
+import { mintKeys } from '../keys/service';
+import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember } from '../testing/member';
+
+/** Over PostgreSQL's 65,535 bind parameters even at one per member. */
+const BULK_MEMBERS = 40_000;
+const BULK_DMS = 1_000;
+
+describe.each(backends)('emergency shutdown (%s)', (backend) => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  let creator: InstanceType<typeof TestMember.Anonymous>;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase(backend));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
+    creator = new TestMember.Anonymous(server.url);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  const lift = () => creator.call(routes.liftEmergency, {}, creatorHeaders);
+
+  it(`bans ${BULK_MEMBERS.toLocaleString('en')} members, their sessions and their conversations in one go`, async () => {
+    const own = await join('ownaccount');
+    await creator.call(routes.setCreatorAccount, { body: { userId: own.id, isCreatorAccount: true } }, creatorHeaders);
+    const alice = await join('alice');
+    const socket = await alice.connect();
+
+    // Members made in bulk by SQL, each with a live session; some of them in direct messages.
+    await database.db.execute(sql`
+      INSERT INTO users (username, login_key_hash, encryption_public_key, signing_public_key, encrypted_private_key)
+      SELECT 'bulk' || g, md5('bulk' || g), 'k', 'k', 'k' FROM generate_series(1, ${BULK_MEMBERS}) g`);
+    await database.db.execute(sql`
+      INSERT INTO sessions (id, user_id, expires_at)
+      SELECT md5('session' || id::text), id, now() + interval '1 day' FROM users WHERE username LIKE 'bulk%'`);
+    await database.db.execute(sql`
+      INSERT INTO conversations (id, membership_version)
+      SELECT 'dm:' || least(u.id::text, ${own.id}) || ':' || greatest(u.id::text, ${own.id}), 1
+      FROM users u WHERE u.username LIKE 'bulk%' ORDER BY u.username LIMIT ${BULK_DMS}`);
+    const [general] = await database.db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
+
+    const t0 = performance.now();
+    const res = await creator.attempt(routes.emergencyShutdown, {}, creatorHeaders);
+    const ms = Math.round(performance.now() - t0);
+    console.log(`[${backend}] emergency shutdown of ${BULK_MEMBERS + 1} members: ${ms} ms`);
+
+    expect(res.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.body).toMatchObject({ banned: BULK_MEMBERS + 1, emergency: { active: true } });
+    const [unbanned] = await database.db.select({ n: count() }).from(users).where(eq(users.isBanned, false));
+    expect(unbanned?.n).toBe(1);
+    const [bannedByCreator] = await database.db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.isBanned, true), eq(users.bannedBy, 'creator'), eq(users.bannedReason, 'Emergency shutdown')));
+    expect(bannedByCreator?.n).toBe(BULK_MEMBERS + 1);
+    const [liveBulkSessions] = await database.db
+      .select({ n: count() })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(and(like(users.username, 'bulk%'), isNull(sessions.revokedAt)));
+    expect(liveBulkSessions?.n).toBe(0);
+    const dms = await database.db.select().from(conversations).where(not(eq(conversations.id, GENERAL_CONVERSATION)));
+    expect(dms).toHaveLength(BULK_DMS);
+    expect(dms.every((c) => c.membershipVersion === 2)).toBe(true);
+    const [generalAfter] = await database.db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
+    expect(generalAfter!.membershipVersion).toBeGreaterThan(general!.membershipVersion);
+    await socket.waitFor((f) => f.type === 'session_ended' && f.reason === 'banned');
+    expect((await own.login()).status).toBe(200);
+    expect(ms).toBeLessThan(30_000);
+
+    await lift();
+    await database.db.delete(users).where(like(users.username, 'bulk%'));
+  }, 120_000);
+
+  it('refuses or bans every registration that races a shutdown, never leaves one unbanned', async () => {
+    const ROUNDS = 3;
+    const PER_ROUND = 12;
+    const bodies: RegisterRequest[] = [];
+    const keys = await mintKeys(database.db, { count: ROUNDS * PER_ROUND });
+    for (const [i, inviteKey] of keys.entries()) {
+      const token = generateAccessToken();
+      const account = await createAccount(token);
+      bodies.push({
+        inviteKey,
+        username: `racer${i}`,
+        loginKey: await deriveLoginKey(token),
+        ...account.publicIdentity,
+        encryptedPrivateKey: account.encryptedPrivateKey,
+      });
+    }
+    const anon = new TestMember.Anonymous(server.url);
+    const outcomes: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const batch = bodies.slice(round * PER_ROUND, (round + 1) * PER_ROUND);
+      const registrations = batch.map((body, i) =>
+        new Promise((r) => setTimeout(r, i * 3)).then(() => anon.attempt(routes.register, { body })),
+      );
+      const shutdown = new Promise((r) => setTimeout(r, (PER_ROUND / 2) * 3)).then(() =>
+        creator.call(routes.emergencyShutdown, {}, creatorHeaders),
+      );
+      const [results] = await Promise.all([Promise.all(registrations), shutdown]);
+      for (const r of results) {
+        expect([201, 403], JSON.stringify(r.error)).toContain(r.status);
+        outcomes.push(r.status);
+        if (r.status === 403) expect(r.error?.error).toMatch(/emergency mode/);
+      }
+      const made = await database.db
+        .select({ username: users.username, isBanned: users.isBanned })
+        .from(users)
+        .where(inArray(users.username, batch.map((b) => b.username)));
+      expect(made.filter((u) => !u.isBanned)).toEqual([]);
+      expect(made).toHaveLength(results.filter((r) => r.status === 201).length);
+      await lift();
+    }
+    console.log(`[${backend}] racing registrations: ${outcomes.filter((s) => s === 201).length} accepted then banned, ${outcomes.filter((s) => s === 403).length} refused`);
+  }, 120_000);
+});

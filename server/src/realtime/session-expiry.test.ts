@@ -1,0 +1,61 @@
+/** A socket lives no longer than the session it authenticated with (docs/security.md §6). */
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/client';
+import { sessions } from '../db/schema';
+import { mintKeys } from '../keys/service';
+import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember } from '../testing/member';
+import { CLOSE_SESSION_ENDED } from './gateway';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('session expiry on open sockets', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  let alice: TestMember;
+  let bob: TestMember;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('pglite'));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
+    const [k1, k2] = await mintKeys(database.db, { count: 2 });
+    alice = await TestMember.join(server.url, k1!, 'alice');
+    bob = await TestMember.join(server.url, k2!, 'bob');
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  /** Moves the end of a member's live sessions to `ms` from now. */
+  const expireIn = (m: TestMember, ms: number) =>
+    database.db
+      .update(sessions)
+      .set({ expiresAt: sql`now() + make_interval(secs => ${ms / 1000})` })
+      .where(and(eq(sessions.userId, m.id), isNull(sessions.revokedAt)));
+
+  it('closes an authenticated socket when its session expires, with a session_ended frame', async () => {
+    await expireIn(alice, 1500);
+    const socket = await alice.connect();
+    expect(socket.frames).toContainEqual({ type: 'authenticated', userId: alice.id });
+    const t0 = Date.now();
+    const ended = await socket.waitFor((f) => f.type === 'session_ended', 5000);
+    expect(ended).toMatchObject({ type: 'session_ended', reason: 'expired' });
+    expect((await socket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    // The session is over for HTTP too.
+    expect((await alice.request('GET', '/api/auth/me')).status).toBe(401);
+  });
+
+  it('leaves a socket whose session has its full 30 days open', async () => {
+    const socket = await bob.connect();
+    expect(socket.frames).toContainEqual({ type: 'authenticated', userId: bob.id });
+    await sleep(300);
+    expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+    expect(socket.frames.some((f) => f.type === 'session_ended')).toBe(false);
+    socket.close();
+  });
+});
