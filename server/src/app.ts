@@ -101,7 +101,7 @@ export async function buildApp(opts: {
     },
   });
 
-  registerAccessControl(app, db, opts.masterKeyHash);
+  registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey);
   // CSRF: state changes and socket upgrades only from our own origin.
   app.addHook('onRequest', async (req) => {
     const origin = req.headers.origin;

@@ -95,8 +95,8 @@ export function actorOf(req: FastifyRequest): string | null {
   return req.isCreator ? 'creator' : (req.auth?.user.id ?? null);
 }
 
-/** Events of one type from one address in the last minute: a rate limit that holds across instances. */
-export async function recentFailures(db: Db, ip: string, type: string, windowMs = 60_000): Promise<number> {
+/** Events of one type from one address in the last `windowMs`: a rate limit that holds across instances. */
+export async function recentFailures(db: Db, ip: string, type: string, windowMs: number): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(securityEvents)
