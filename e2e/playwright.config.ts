@@ -4,6 +4,8 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
+  // One migrated empty database, copied for every server of the run (support/data-dir.ts).
+  globalSetup: './support/global-setup.ts',
   // Each spec starts its own server; two cores cannot run several servers and browsers at once.
   workers: 1,
   timeout: 120_000,
