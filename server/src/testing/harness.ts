@@ -25,6 +25,9 @@ export const backends: Backend[] = (process.env.TEST_BACKENDS ?? 'pglite,postgre
   .split(',')
   .filter((b): b is Backend => b === 'pglite' || b === 'postgres');
 
+/** Whether the tests that need Redis run; TEST_REDIS=0 skips them (scripts/test-all.sh sets it when Redis does not answer). */
+export const redisEnabled = process.env.TEST_REDIS !== '0';
+
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** This test file's own Redis namespace: other runs on the same Redis never see its frames or counters. */
