@@ -34,8 +34,7 @@ async function freePort(): Promise<number> {
 export class EnclaveServer {
   /** The server's RATE_LIMIT_WINDOW_MS. */
   readonly rateLimitWindowMs: number;
-  /** A fresh network's data directory (data-dir.ts). */
-  readonly dataDir = newDataDir();
+  private dir: string | null = null;
   /** Everything the server wrote to stdout and stderr, across restarts. */
   log = '';
   port = 0;
@@ -43,6 +42,11 @@ export class EnclaveServer {
 
   constructor(opts: { rateLimitWindowMs?: number } = {}) {
     this.rateLimitWindowMs = opts.rateLimitWindowMs ?? E2E_RATE_LIMIT_WINDOW_MS;
+  }
+
+  /** A fresh network's data directory (data-dir.ts), made when first needed: listing tests makes none. */
+  get dataDir(): string {
+    return (this.dir ??= newDataDir());
   }
 
   get url(): string {
@@ -104,6 +108,6 @@ export class EnclaveServer {
 
   async dispose(): Promise<void> {
     await this.stop();
-    fs.rmSync(this.dataDir, { recursive: true, force: true });
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
