@@ -13,11 +13,12 @@ const shot = storyShots('emergency-shutdown');
 
 test('emergency shutdown sends three members away at once, spares the creator account, and is lifted', async ({ network }) => {
   const api = network.creatorApi;
-  const victims = [await network.join('alice'), await network.join('bob'), await network.join('carol')];
-  const dave = await network.join('dave');
   const page = await network.newCreatorPage();
   await page.goto('/super-admin');
   await openConsole(page);
+  const victims = [await network.join('alice'), await network.join('bob'), await network.join('carol')];
+  const dave = await network.join('dave');
+  await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.locator('[data-member]')).toHaveCount(4);
   await page.getByRole('button', { name: "Mark dave as the creator's account" }).click();
   await expectToast(page, 'Creator Account Marked');

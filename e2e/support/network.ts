@@ -12,8 +12,9 @@ import { E2E_MASTER_KEY, E2E_RATE_LIMIT_WINDOW_MS, EnclaveServer } from './serve
 export const VIEWER_TZ = 'Europe/Berlin';
 
 /**
- * Every browser here is 127.0.0.1, and the server takes five logins per address per window: before
- * a sign-in, wait as a patient person would until the last window had fewer than five.
+ * Every browser here is 127.0.0.1, and the server takes five logins per address per window (the
+ * specification's limit, `limits.loginAttempts`): before a sign-in, wait as a patient person would
+ * until the last window had fewer than five.
  */
 export class LoginBudget {
   private times: number[] = [];
@@ -95,6 +96,7 @@ export const test = base.extend<{
   rateLimitWindowMs: number;
   /** The test's own server, started fresh. */
   server: EnclaveServer;
+  /** The people on it: browsers, members, the creator's API; closed after the test. */
   network: Network;
 }>({
   rateLimitWindowMs: [E2E_RATE_LIMIT_WINDOW_MS, { option: true }],

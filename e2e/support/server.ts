@@ -15,8 +15,7 @@ export const E2E_MASTER_KEY = '5e'.repeat(64);
 
 /**
  * RATE_LIMIT_WINDOW_MS of e2e servers: the production counts (5 logins per address...) over a few
- * seconds instead of a minute, so a spec that signs in often waits seconds, not minutes. Long
- * enough that a person's quick retries in a spec still meet the limit.
+ * seconds instead of a minute, so a spec that signs in often waits seconds, not minutes.
  */
 export const E2E_RATE_LIMIT_WINDOW_MS = 5_000;
 
