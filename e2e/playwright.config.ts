@@ -6,7 +6,8 @@ export default defineConfig({
   testMatch: '*.spec.ts',
   // One migrated empty database, copied for every server of the run (support/data-dir.ts).
   globalSetup: './support/global-setup.ts',
-  // Each spec starts its own server; two cores cannot run several servers and browsers at once.
+  // Each spec (each test of the creator's stories) starts its own server; two cores cannot run
+  // several servers and browsers at once.
   workers: 1,
   timeout: 120_000,
   expect: { timeout: 10_000 },
