@@ -1,17 +1,17 @@
 /**
- * Issue 3, tried as people would: an admin makes a sale batch of keys and exports it, a buyer
- * checks one on /validate and joins with it, and the admin's figures follow.
+ * An admin makes a sale batch of keys and exports it, a buyer checks one on /validate and joins
+ * with it, and the admin's figures follow; /admin shows nothing to anyone else.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { keyStatsSchema, type KeyStats } from '@enclave/protocol';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { joinThroughUi } from './support/members';
+import { expect, test, type Page } from '@playwright/test';
+import { joinThroughUi, promoteToAdmin } from './support/members';
 import { E2E_MASTER_KEY, EnclaveServer } from './support/server';
+import { storyShots } from './support/shots';
+import { expectToast } from './support/toasts';
 
 const server = new EnclaveServer();
-/** Set ENCLAVE_SHOTS_DIR to keep screenshots of the screens for a look by eye. */
-const shotsDir = process.env.ENCLAVE_SHOTS_DIR;
+const shot = storyShots('admin-keys-to-member');
 
 test.beforeAll(async () => {
   await server.start();
@@ -21,31 +21,12 @@ test.afterAll(async () => {
   await server.dispose();
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  if (!shotsDir) return;
-  fs.mkdirSync(shotsDir, { recursive: true });
-  await page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
-}
-
-/** The creator promotes a member, as the /super-admin console would. */
-async function promoteToAdmin(request: APIRequestContext, userId: string): Promise<void> {
-  const res = await request.post(`${server.url}/api/super-admin/set-role`, {
-    headers: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` },
-    data: { userId, role: 'admin' },
-  });
-  expect(res.status()).toBe(200);
-}
-
 /** What the server says, through the admin's own session. */
 async function statsOf(page: Page): Promise<KeyStats> {
   const res = await page.request.get('/api/admin/key-stats');
   expect(res.status()).toBe(200);
   return keyStatsSchema.parse(await res.json());
 }
-
-/** A toast with this title says this (Radix also mirrors it into a live region, hence the filter). */
-const toast = (page: Page, title: string, description: string | RegExp) =>
-  expect(page.getByRole('status').filter({ hasText: title })).toContainText(description);
 
 const usd = (amount: number) => `$${amount.toLocaleString('en-US')}`;
 
@@ -63,8 +44,7 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
   const adminContext = await browser.newContext({ baseURL: server.url });
   await adminContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   const admin = await joinThroughUi(adminContext, adminKey!, 'keymaster');
-  const me = await admin.page.request.get('/api/auth/me');
-  await promoteToAdmin(request, ((await me.json()) as { user: { id: string } }).user.id);
+  await promoteToAdmin(request, server.url, admin);
 
   const page = admin.page;
   await page.goto('/admin');
@@ -78,7 +58,7 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
   await page.getByLabel('Purchase ID (optional)').fill('batch-42');
   await page.getByLabel('Sale price in USD (optional)').fill('30');
   await page.getByRole('button', { name: 'Generate Keys' }).click();
-  await toast(page, 'Keys Generated Successfully', '25 keys generated');
+  await expectToast(page, 'Keys Generated Successfully', '25 keys generated');
 
   const afterGenerate: KeyStats = {
     ...before,
@@ -114,7 +94,7 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
 
   // Staff copy a key for the buyer.
   await listed.first().getByRole('button', { name: /^Copy key / }).click();
-  await toast(page, 'Copied to clipboard', 'The access key is on the clipboard.');
+  await expectToast(page, 'Copied to clipboard', 'The access key is on the clipboard.');
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(soldKey);
 
   // A buyer, in their own browser, checks the key before registering.
@@ -127,7 +107,7 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
   await expect(result).toContainText('Valid Access Key');
   await expect(result).toContainText('This key is valid and unused. You can proceed with registration.');
   await expect(result).toContainText('$30');
-  await toast(buyer, 'Valid Access Key', 'This key is valid and unused. You can proceed with registration.');
+  await expectToast(buyer, 'Valid Access Key', 'This key is valid and unused. You can proceed with registration.');
   await shot(buyer, 'validate-valid');
   await result.getByRole('button', { name: 'Proceed to Registration' }).click();
 
@@ -178,7 +158,7 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
   const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
   await expect(confirm).toContainText(leaked);
   await confirm.getByRole('button', { name: 'Revoke key' }).click();
-  await toast(page, 'Key Revoked', '1 key revoked');
+  await expectToast(page, 'Key Revoked', '1 key revoked');
   const afterRevoke: KeyStats = { ...afterSale, available: afterSale.available - 1, revoked: afterSale.revoked + 1 };
   expect(await statsOf(page)).toEqual(afterRevoke);
   await expectCards(page, afterRevoke);
@@ -207,7 +187,7 @@ test('/admin shows a sign-in-required state and no key data to anyone else', asy
   // A wrong master key is refused by the server, and nothing is shown.
   await page.getByLabel('Master Key').fill('0'.repeat(128));
   await page.getByRole('button', { name: 'Unlock Key Management' }).click();
-  await toast(page, 'Access Denied', 'Invalid creator credentials');
+  await expectToast(page, 'Access Denied', 'Invalid creator credentials');
   await expect(page.locator('[data-stat]')).toHaveCount(0);
 
   // The creator's key opens the panel in this tab.
@@ -230,7 +210,7 @@ test('/validate asks for a key when the input is blank', async ({ browser }) => 
   await expect(page.getByRole('link', { name: 'Purchase Access Key' })).toHaveAttribute('rel', 'noopener noreferrer');
   await page.getByLabel('Access Key').fill('   ');
   await page.getByRole('button', { name: 'Validate', exact: true }).click();
-  await toast(page, 'Invalid Input', 'Please enter an access key');
+  await expectToast(page, 'Invalid Input', 'Please enter an access key');
   await expect(page.getByRole('region', { name: 'Validation result' })).toHaveCount(0);
   await context.close();
 });

@@ -5,9 +5,8 @@
  * message's text.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { expect, test, type Page } from '@playwright/test';
+import { readDatabase } from './support/database';
 import { joinThroughUi, type Member } from './support/members';
 import { EnclaveServer } from './support/server';
 import { WireTap } from './support/wire';
@@ -36,9 +35,9 @@ async function arrival(page: Page, text: string): Promise<number> {
   return ms;
 }
 
-async function dumpDatabase(dataDir: string): Promise<string> {
-  const db = await PGlite.create(path.join(dataDir, 'db'));
-  try {
+/** Every row of every table, as text. */
+async function dumpDatabase(server: EnclaveServer): Promise<string> {
+  return readDatabase(server, async (db) => {
     const tables = await db.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema in ('public', 'drizzle')",
     );
@@ -48,9 +47,7 @@ async function dumpDatabase(dataDir: string): Promise<string> {
       dump += `${table_name}: ${JSON.stringify(rows.rows)}\n`;
     }
     return dump;
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 test('invite to first message, surviving reload and restart, leaking nothing', async ({ browser }) => {
@@ -138,7 +135,7 @@ test('invite to first message, surviving reload and restart, leaking nothing', a
     const places = {
       'HTTP and WebSocket payloads': tap.payloads.join('\n'),
       'server log': server.log,
-      database: await dumpDatabase(server.dataDir),
+      database: await dumpDatabase(server),
     };
     expect(tap.payloads.some((p) => p.startsWith('ws<'))).toBe(true);
     expect(places.database).toContain('encrypted_private_key');

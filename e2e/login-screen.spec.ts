@@ -1,13 +1,11 @@
 /** The login screen's refusals and the 404 page, as a visitor meets them. */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { EnclaveServer } from './support/server';
+import { expectToast } from './support/toasts';
 
 const server = new EnclaveServer();
 test.beforeAll(async () => server.start());
 test.afterAll(async () => server.dispose());
-
-const toast = (page: Page, title: string, description: string | RegExp) =>
-  expect(page.getByRole('status').filter({ hasText: title })).toContainText(description);
 
 test('refuses short, malformed and unknown tokens with the specification texts', async ({ page }) => {
   await page.goto(server.url + '/');
@@ -16,15 +14,15 @@ test('refuses short, malformed and unknown tokens with the specification texts',
 
   await token.fill('abc');
   await go.click();
-  await toast(page, 'Invalid Access Token', 'Access token must be at least 64 characters long');
+  await expectToast(page, 'Invalid Access Token', 'Access token must be at least 64 characters long');
 
   await token.fill('0'.repeat(64));
   await go.click();
-  await toast(page, 'Security Alert', 'Token format validation failed. Suspicious activity detected.');
+  await expectToast(page, 'Security Alert', 'Token format validation failed. Suspicious activity detected.');
 
   await token.fill('0123456789abcdef'.repeat(4));
   await go.click();
-  await toast(page, 'Authentication Failed', 'Invalid access token. Multiple failed attempts trigger automatic data wipe.');
+  await expectToast(page, 'Authentication Failed', 'Invalid access token. Multiple failed attempts trigger automatic data wipe.');
   await expect(page).toHaveURL(server.url + '/');
 });
 
@@ -36,7 +34,7 @@ test('create vault refuses a short or unknown key', async ({ page }) => {
   await expect(page.getByRole('button', { name: 'Validate Access Key' })).toBeDisabled();
   await key.fill('f'.repeat(64));
   await page.getByRole('button', { name: 'Validate Access Key' }).click();
-  await toast(page, 'Invalid Access Key', 'This access key is not valid');
+  await expectToast(page, 'Invalid Access Key', 'This access key is not valid');
 });
 
 test('an unknown path shows the 404 page', async ({ page }) => {

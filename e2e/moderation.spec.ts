@@ -1,22 +1,15 @@
 /**
- * Issue 3, moderation: an admin bans a member from the chat; the ban ends the member's open chat at
- * once and keeps them out; an unban lets them back in.
+ * An admin bans a member from the chat: the ban ends the member's open chat at once and keeps
+ * them out; an unban lets them back in.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { joinThroughUi, signIn } from './support/members';
-import { E2E_MASTER_KEY, EnclaveServer } from './support/server';
+import { expect, test } from '@playwright/test';
+import { joinThroughUi, promoteToAdmin, signIn } from './support/members';
+import { EnclaveServer } from './support/server';
+import { storyShots } from './support/shots';
+import { expectToast } from './support/toasts';
 
 const server = new EnclaveServer();
-/** Set ENCLAVE_SHOTS_DIR to keep screenshots of the screens for a look by eye. */
-const shotsDir = process.env.ENCLAVE_SHOTS_DIR;
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (!shotsDir) return;
-  fs.mkdirSync(shotsDir, { recursive: true });
-  await page.screenshot({ path: path.join(shotsDir, `${name}.png`) });
-}
+const shot = storyShots('moderation');
 
 test.beforeAll(async () => {
   await server.start();
@@ -26,24 +19,11 @@ test.afterAll(async () => {
   await server.dispose();
 });
 
-/** A toast with this title says this (Radix also mirrors it into a live region, hence the filter). */
-const toast = (page: Page, title: string, description: string | RegExp) =>
-  expect(page.getByRole('status').filter({ hasText: title })).toContainText(description);
-
-async function promoteToAdmin(request: APIRequestContext, userId: string): Promise<void> {
-  const res = await request.post(`${server.url}/api/super-admin/set-role`, {
-    headers: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` },
-    data: { userId, role: 'admin' },
-  });
-  expect(res.status()).toBe(200);
-}
-
 test('an admin bans a member, who is sent away at once, then unbans them', async ({ browser, request }) => {
   const [adminKey, memberKey] = server.generateKeys(2);
   const admin = await joinThroughUi(await browser.newContext({ baseURL: server.url }), adminKey!, 'warden');
   const member = await joinThroughUi(await browser.newContext({ baseURL: server.url }), memberKey!, 'rowdy');
-  const me = await admin.page.request.get('/api/auth/me');
-  await promoteToAdmin(request, ((await me.json()) as { user: { id: string } }).user.id);
+  await promoteToAdmin(request, server.url, admin);
 
   // Members do not see moderation; the promoted admin does, as soon as the server says so.
   await expect(member.page.getByText('Admin View')).toHaveCount(0);
@@ -62,9 +42,9 @@ test('an admin bans a member, who is sent away at once, then unbans them', async
   await shot(admin.page, 'chat-ban-dialog');
   await dialog.getByRole('button', { name: 'Ban member' }).click();
   await expect(member.page).toHaveURL(`${server.url}/`, { timeout: 1000 });
-  await toast(member.page, 'Session Ended', 'You have been banned from the network: Spamming the channel');
+  await expectToast(member.page, 'Session Ended', 'You have been banned from the network: Spamming the channel');
 
-  await toast(admin.page, 'User Banned', 'User has been banned from the network');
+  await expectToast(admin.page, 'User Banned', 'User has been banned from the network');
   await expect(dialog).toHaveCount(0);
   await expect(members.getByRole('listitem').filter({ hasText: 'rowdy' })).toContainText('Banned');
   await expect(members.getByRole('button', { name: 'Ban rowdy', exact: true })).toHaveCount(0);
@@ -72,12 +52,12 @@ test('an admin bans a member, who is sent away at once, then unbans them', async
 
   // The token no longer opens the network.
   await signIn(member.page, member.token);
-  await toast(member.page, 'Account Banned', 'This account has been banned from the network.');
+  await expectToast(member.page, 'Account Banned', 'This account has been banned from the network.');
   await expect(member.page).toHaveURL(`${server.url}/`);
 
   // Unbanned, the member comes back with the same token.
   await members.getByRole('button', { name: 'Unban rowdy' }).click();
-  await toast(admin.page, 'User Unbanned', 'User can access the network again');
+  await expectToast(admin.page, 'User Unbanned', 'User can access the network again');
   await expect(members.getByRole('button', { name: 'Ban rowdy', exact: true })).toBeVisible();
   await signIn(member.page, member.token);
   await expect(member.page).toHaveURL(/\/chat$/);

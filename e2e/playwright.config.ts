@@ -4,7 +4,10 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
-  // Each spec starts its own server; two cores cannot run several servers and browsers at once.
+  // One migrated empty database, copied for every server of the run (support/data-dir.ts).
+  globalSetup: './support/global-setup.ts',
+  // Each spec (each test of the creator's stories) starts its own server; two cores cannot run
+  // several servers and browsers at once.
   workers: 1,
   timeout: 120_000,
   expect: { timeout: 10_000 },

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing (Debian's Chromium included) and run every test:
 # type-check, lint, unit, integration (PGlite and PostgreSQL), end-to-end in Chromium.
-# Needs PostgreSQL at 127.0.0.1:5432 and Redis at 127.0.0.1:6379 for the production-path tests.
+# The production-path tests need PostgreSQL (TEST_POSTGRES_URL, default 127.0.0.1:5432) and Redis
+# (TEST_REDIS_URL, default 127.0.0.1:6379). When one does not answer, everything else runs and the
+# skipped tests are named; with CI=true a missing service fails the run instead.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -9,6 +11,37 @@ set -e
 ensure_node_modules
 ensure_chromium
 set +e
+
+postgres_url=${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+redis_url=${TEST_REDIS_URL:-redis://127.0.0.1:6379}
+missing=()
+skipped_notice=""
+# A service already left out (TEST_BACKENDS without postgres, TEST_REDIS=0) is not asked for.
+if [[ ",${TEST_BACKENDS:-pglite,postgres}," == *,postgres,* ]] && ! why=$(node scripts/probe-service.mjs postgres "$postgres_url"); then
+  missing+=("PostgreSQL at $why")
+  export TEST_BACKENDS=pglite
+  skipped_notice+="skipped, no PostgreSQL at $why:
+  the integration suites on PostgreSQL (they ran on PGlite), the PostgreSQL connection tests and
+  the two-instance test. To run them, start PostgreSQL (trust auth, database postgres) at
+  127.0.0.1:5432 or set TEST_POSTGRES_URL to one, and run npm run test:all again.
+"
+fi
+if [[ ${TEST_REDIS:-1} != 0 ]] && ! why=$(node scripts/probe-service.mjs redis "$redis_url"); then
+  missing+=("Redis at $why")
+  export TEST_REDIS=0
+  skipped_notice+="skipped, no Redis at $why:
+  the two-instance test (two servers over one PostgreSQL database and the Redis bus). To run it,
+  start Redis at 127.0.0.1:6379 or set TEST_REDIS_URL to one, and run npm run test:all again.
+"
+fi
+if (( ${#missing[@]} )); then
+  if [[ ${CI:-} == true ]]; then
+    for m in "${missing[@]}"; do echo "error: no answer from $m" >&2; done
+    echo "error: with CI=true every test must run, none is skipped: start the service or point TEST_POSTGRES_URL / TEST_REDIS_URL at it." >&2
+    exit 1
+  fi
+  printf '%s' "$skipped_notice"
+fi
 
 results=$(mktemp -d)
 failed_steps=()
@@ -25,5 +58,8 @@ step integration npx vitest run --project integration --reporter=default --repor
 step build npm run --silent build
 step e2e env E2E_JSON_REPORT="$results/e2e.json" npm run --silent test:e2e
 
-# One closing line for every suite together.
+# One closing line for every suite together, and again what did not run.
 node scripts/summarize.mjs "$results" "${failed_steps[@]}"
+status=$?
+printf '%s' "$skipped_notice"
+exit $status

@@ -1,5 +1,7 @@
 /** A new member, as a person would become one: through the login screen, in their own browser context. */
-import { expect, type BrowserContext, type Page } from '@playwright/test';
+import { sessionResponseSchema } from '@enclave/protocol';
+import { expect, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
+import { E2E_MASTER_KEY } from './server';
 
 export type Member = { context: BrowserContext; page: Page; username: string; token: string };
 
@@ -31,4 +33,15 @@ export async function signIn(page: Page, token: string): Promise<void> {
   await page.goto('/');
   await page.getByLabel('Access Token', { exact: true }).fill(token);
   await page.getByRole('button', { name: 'Decrypt & Access' }).click();
+}
+
+/** The creator promotes a member to admin, as the /super-admin console would (by master key, from another client). */
+export async function promoteToAdmin(request: APIRequestContext, serverUrl: string, member: Member): Promise<void> {
+  const me = await member.page.request.get('/api/auth/me');
+  const { user } = sessionResponseSchema.parse(await me.json());
+  const res = await request.post(`${serverUrl}/api/super-admin/set-role`, {
+    headers: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` },
+    data: { userId: user.id, role: 'admin' },
+  });
+  expect(res.status()).toBe(200);
 }

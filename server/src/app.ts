@@ -107,7 +107,7 @@ export async function buildApp(opts: {
     },
   });
 
-  registerAccessControl(app, db, opts.masterKeyHash);
+  registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey);
   // CSRF: state changes and socket upgrades only from our own origin.
   const ownOrigin = originCheck(config);
   app.addHook('onRequest', async (req) => {

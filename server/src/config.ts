@@ -97,6 +97,11 @@ const envSchema = z.object({
   PUBLIC_ORIGIN: publicOriginEnv,
   /** The creator's master key, 128 lowercase hex; generated at the first start when absent. */
   MASTER_KEY: z.string().optional(),
+  /**
+   * A testing aid: caps the window of every per-address limit at this many milliseconds, counts
+   * unchanged, so a test waits seconds, not minutes, for a limit to lift. Unset in production.
+   */
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().optional(),
 });
 
 export const configSchema = z.object({
@@ -123,6 +128,8 @@ export const configSchema = z.object({
     register: limitSchema,
     send: limitSchema,
     epoch: limitSchema,
+    /** Wrong master keys per address; counted in the security events, so it holds across instances. */
+    masterKey: limitSchema,
   }),
 });
 export type Config = z.infer<typeof configSchema>;
@@ -135,7 +142,25 @@ export const defaultRateLimits: Config['rateLimits'] = {
   send: { max: 30, windowMs: 10_000 },
   // A rotation writes one share per member: far rarer than messages.
   epoch: { max: 20, windowMs: 60_000 },
+  masterKey: { max: 5, windowMs: 60_000 },
 };
+
+/**
+ * The limits with no window longer than `capMs` (RATE_LIMIT_WINDOW_MS): the same counts over a
+ * shorter time, so tests of the limits need not wait out a real minute.
+ */
+export function rateLimitsWithWindowCap(limits: Config['rateLimits'], capMs: number | undefined): Config['rateLimits'] {
+  if (capMs === undefined) return limits;
+  const capped = (l: { max: number; windowMs: number }) => ({ max: l.max, windowMs: Math.min(l.windowMs, capMs) });
+  return {
+    login: capped(limits.login),
+    validateKey: capped(limits.validateKey),
+    register: capped(limits.register),
+    send: capped(limits.send),
+    epoch: capped(limits.epoch),
+    masterKey: capped(limits.masterKey),
+  };
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -156,6 +181,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicOrigins: e.PUBLIC_ORIGIN,
     masterKey: e.MASTER_KEY,
     webDist: webDistDir,
-    rateLimits: defaultRateLimits,
+    rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
   };
 }

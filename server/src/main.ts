@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { buildApp } from './app';
-import { loadConfig } from './config';
+import { defaultRateLimits, loadConfig } from './config';
 import { ensureMasterKey } from './creator/master-key';
 import { openDatabase } from './db/client';
 import { startOperatorSocket } from './operator/socket';
@@ -37,6 +37,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
+  // No default window is longer than login's, so it shows whether RATE_LIMIT_WINDOW_MS shortened any.
+  if (config.rateLimits.login.windowMs < defaultRateLimits.login.windowMs) {
+    console.warn(`RATE_LIMIT_WINDOW_MS: every rate-limit window is at most ${config.rateLimits.login.windowMs} ms (a testing aid, not for production)`);
+  }
   await app.listen({ port: config.port, host: config.host });
   const db = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
   console.log(`Enclave is running at http://${config.host}:${config.port} (${db})`);

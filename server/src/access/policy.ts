@@ -31,16 +31,22 @@ declare module 'fastify' {
   }
 }
 
-/** Wrong master keys per address per minute before the server stops checking them. */
-const MASTER_KEY_ATTEMPTS = 5;
-
 /** The signed-in member of a route whose policy requires one. */
 export function requireAuth(req: FastifyRequest): AuthContext {
   if (!req.auth) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
   return req.auth;
 }
 
-export function registerAccessControl(app: FastifyInstance, db: Db, masterKeyHash: string): void {
+/**
+ * `masterKeyLimit`: wrong master keys per address within its window before the server stops
+ * checking them (config `rateLimits.masterKey`).
+ */
+export function registerAccessControl(
+  app: FastifyInstance,
+  db: Db,
+  masterKeyHash: string,
+  masterKeyLimit: { max: number; windowMs: number },
+): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('isCreator', false);
 
@@ -53,7 +59,7 @@ export function registerAccessControl(app: FastifyInstance, db: Db, masterKeyHas
     }
     if (!matchesMasterKey(key, masterKeyHash)) {
       // The right key always works: wrong ones from an address cannot lock the creator out.
-      if ((await recentFailures(db, req.ip, eventTypes.masterKeyFailed)) >= MASTER_KEY_ATTEMPTS) {
+      if ((await recentFailures(db, req.ip, eventTypes.masterKeyFailed, masterKeyLimit.windowMs)) >= masterKeyLimit.max) {
         throw new HttpError(429, errorCodes.rateLimited, errorTexts.tooManyAttempts);
       }
       await recordEvent(db, req, { type: eventTypes.masterKeyFailed, severity: 'high', details: { route: req.routeOptions.url } });

@@ -121,12 +121,19 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     description: missing.length === 0 ? 'CSP with frame-ancestors none, nosniff and no-referrer are on every response.' : `Missing: ${missing.join(', ')}.`,
   });
 
-  const login = config.rateLimits.login;
-  const strict = login.max <= defaultRateLimits.login.max && login.windowMs >= defaultRateLimits.login.windowMs;
+  // Any limit looser than its default (more attempts, or a shorter window such as RATE_LIMIT_WINDOW_MS) is a warning.
+  const limits = config.rateLimits;
+  const loosened = (Object.keys(defaultRateLimits) as (keyof typeof defaultRateLimits)[]).filter(
+    (name) => limits[name].max > defaultRateLimits[name].max || limits[name].windowMs < defaultRateLimits[name].windowMs,
+  );
+  const per = (l: { max: number; windowMs: number }) => `${l.max} per ${l.windowMs / 1000} s`;
   checks.push({
     name: 'Rate limits on',
-    status: strict ? 'compliant' : 'warning',
-    description: `Login ${login.max} per ${login.windowMs / 1000} s per address; key validation ${config.rateLimits.validateKey.max}, registration ${config.rateLimits.register.max} per minute; sending ${config.rateLimits.send.max} per ${config.rateLimits.send.windowMs / 1000} s per member.`,
+    status: loosened.length === 0 ? 'compliant' : 'warning',
+    description:
+      `Per address: login ${per(limits.login)}, key validation ${per(limits.validateKey)}, registration ${per(limits.register)}, ` +
+      `wrong master keys ${per(limits.masterKey)}; per member: sending ${per(limits.send)}, key rotations ${per(limits.epoch)}.` +
+      (loosened.length === 0 ? '' : ` Looser than the defaults: ${loosened.join(', ')}.`),
   });
 
   const open = and(eq(accessKeys.status, 'active'), isNull(accessKeys.usedAt), eq(accessKeys.isCanary, false));

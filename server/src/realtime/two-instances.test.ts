@@ -10,7 +10,7 @@ import { conversationIdFor, routes, type ServerFrame } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { mintKeys } from '../keys/service';
-import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
 import { CLOSE_SESSION_ENDED } from './gateway';
 
@@ -20,7 +20,8 @@ const chatFrame = (id: number) => (f: ServerFrame) => f.type === 'chat_message' 
 const presenceFrame = (userId: string, online: boolean) => (f: ServerFrame) =>
   f.type === 'presence' && f.userId === userId && f.online === online;
 
-describe('two instances over one PostgreSQL database and the Redis bus', () => {
+// Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
+describe.runIf(backends.includes('postgres') && redisEnabled)('two instances over one PostgreSQL database and the Redis bus', () => {
   let database: Database;
   let drop: () => Promise<void>;
   let a: TestServer;

@@ -301,7 +301,7 @@ export function actorOf(req: FastifyRequest): string | null {
  * It sums the events of the rows whose last event is in the window (a row's events all count while
  * its latest is recent, so a burst is remembered for at most a minute after it stops).
  */
-export async function recentFailures(db: Db, ip: string, type: string, windowMs = 60_000): Promise<number> {
+export async function recentFailures(db: Db, ip: string, type: string, windowMs: number): Promise<number> {
   const since = new Date(Date.now() - windowMs);
   const [row] = await db
     .select({ n: sql<number>`coalesce(sum(${eventCount()}), 0)::int` })

@@ -25,6 +25,9 @@ export const backends: Backend[] = (process.env.TEST_BACKENDS ?? 'pglite,postgre
   .split(',')
   .filter((b): b is Backend => b === 'pglite' || b === 'postgres');
 
+/** Whether the tests that need Redis run; TEST_REDIS=0 skips them (scripts/test-all.sh sets it when Redis does not answer). */
+export const redisEnabled = process.env.TEST_REDIS !== '0';
+
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** This test file's own Redis namespace: other runs on the same Redis never see its frames or counters. */
@@ -70,7 +73,8 @@ export type TestServer = {
 
 /**
  * Limits high enough that a suite's own traffic from 127.0.0.1 never trips them; the tests of the
- * limits themselves use the defaults.
+ * limits themselves use the defaults. Wrong master keys keep theirs: a suite sends few, and the
+ * creator console's tests count them.
  */
 export const relaxedRateLimits: Config['rateLimits'] = {
   login: { max: 10_000, windowMs: 60_000 },
@@ -78,6 +82,7 @@ export const relaxedRateLimits: Config['rateLimits'] = {
   register: { max: 10_000, windowMs: 60_000 },
   send: { max: 10_000, windowMs: 60_000 },
   epoch: { max: 10_000, windowMs: 60_000 },
+  masterKey: defaultRateLimits.masterKey,
 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRateLimits, loadConfig } from './config';
+import type { Database } from './db/client';
+import { creatorHeaders, makeDatabase, startServer, type TestServer } from './testing/harness';
+import { TestMember } from './testing/member';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('RATE_LIMIT_WINDOW_MS', () => {
+  it('leaves the production limits alone when unset', () => {
+    expect(loadConfig({}).rateLimits).toEqual(defaultRateLimits);
+  });
+
+  it('caps every window and keeps every count', () => {
+    const { rateLimits } = loadConfig({ RATE_LIMIT_WINDOW_MS: '3000' });
+    for (const [name, limit] of Object.entries(rateLimits)) {
+      const production = defaultRateLimits[name as keyof typeof defaultRateLimits];
+      expect(limit, name).toEqual({ max: production.max, windowMs: Math.min(3000, production.windowMs) });
+    }
+  });
+
+  it('refuses a value that is not a positive whole number of milliseconds', () => {
+    for (const bad of ['0', '-5', '1.5', 'soon']) expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: bad }), bad).toThrow();
+  });
+});
+
+describe('short windows, same counts (RATE_LIMIT_WINDOW_MS=2000)', () => {
+  const windowMs = 2000;
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  let anon: InstanceType<typeof TestMember.Anonymous>;
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('pglite'));
+    server = await startServer(database, { config: { rateLimits: loadConfig({ RATE_LIMIT_WINDOW_MS: String(windowMs) }).rateLimits } });
+    anon = new TestMember.Anonymous(server.url);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  it('refuses the sixth login within the window and takes logins again after it', async () => {
+    const login = async () => (await anon.request('POST', '/api/auth/login', { loginKey: 'd'.repeat(64) })).status;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push(await login());
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    await sleep(windowMs + 200);
+    expect(await login()).toBe(401);
+  });
+
+  it('blocks the sixth wrong master key within the window, never the right key, and lifts after it', async () => {
+    const wrong = async () =>
+      (await anon.request('GET', '/api/super-admin/overview', undefined, { authorization: `SuperAdmin ${'ef'.repeat(64)}` })).status;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push(await wrong());
+    expect(statuses).toEqual([403, 403, 403, 403, 403, 429]);
+    expect((await anon.request('GET', '/api/super-admin/overview', undefined, creatorHeaders)).status).toBe(200);
+    await sleep(windowMs + 200);
+    expect(await wrong()).toBe(403);
+  });
+});
