@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { KeyTrust, RecipientKeyError } from './key-trust';
 import { MemoryPinStore } from './memory-pin-store';
 import { SenderKeys, type RecipientTrust, type SenderKeysCrypto } from './sender-keys';
+import { listedMember } from './testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -25,19 +26,7 @@ class FakeApiError extends Error {
 const membershipChanged = () => new FakeApiError(409, 'membership_changed');
 
 function listed(id: string): PublicUser {
-  return {
-    id,
-    username: id.slice(-1),
-    role: 'member',
-    isCreatorAccount: false,
-    isBanned: false,
-    bannedReason: null,
-    online: true,
-    lastActivity: null,
-    joinedAt: '2026-01-01T00:00:00.000Z',
-    encryptionPublicKey: id === ALICE ? ALICE_KEY : `key-${id}`,
-    signingPublicKey: `sig-${id}`,
-  };
+  return listedMember(id, id.slice(-1), { encryptionPublicKey: id === ALICE ? ALICE_KEY : `key-${id}`, signingPublicKey: `sig-${id}` });
 }
 
 /** The real trust over a member list of Alice, Bob and Carol, with fake key crypto. */

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KeyTrust, RecipientKeyError, type SkippedRecipient } from './key-trust';
 import { MemoryPinStore } from './memory-pin-store';
 import { SenderKeys } from './sender-keys';
+import { listedMember as listed } from './testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -40,20 +41,6 @@ async function rsaSpki(bits: number, exponent: number[] = [1, 0, 1]): Promise<st
   return toBase64(new Uint8Array(await crypto.subtle.exportKey('spki', key)));
 }
 
-function listed(id: string, username: string, keys: { encryptionPublicKey: string; signingPublicKey: string }): PublicUser {
-  return {
-    id,
-    username,
-    role: 'member',
-    isCreatorAccount: false,
-    isBanned: false,
-    bannedReason: null,
-    online: true,
-    lastActivity: null,
-    joinedAt: '2026-01-01T00:00:00.000Z',
-    ...keys,
-  };
-}
 
 /** Alice with the real crypto, over a member list of Alice, Bob and the unusable members given. */
 function setup(unusable: PublicUser[]) {

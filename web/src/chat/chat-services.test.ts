@@ -7,6 +7,7 @@ import type { Session } from '../auth/auth-context';
 import { ApiError } from '../net/api-error';
 import { createChatServices, type ChatApi, type ChatServices } from './chat-services';
 import { refetchUsers } from './use-users';
+import { listedMember } from '@enclave/client/testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -27,18 +28,7 @@ class FakeServer {
   membershipVersion = 1;
 
   join(id: string, username: string, keys: PublicIdentity): void {
-    this.users.set(id, {
-      id,
-      username,
-      role: 'member',
-      isCreatorAccount: false,
-      isBanned: false,
-      bannedReason: null,
-      online: true,
-      lastActivity: null,
-      joinedAt: '2026-01-01T00:00:00.000Z',
-      ...keys,
-    });
+    this.users.set(id, listedMember(id, username, keys));
   }
 
   /** From now on, shows `callerId` these keys for member `id`. */

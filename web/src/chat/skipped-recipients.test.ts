@@ -1,30 +1,17 @@
 import { MemoryPinStore } from '@enclave/client';
 import { createAccount, generateAccessToken } from '@enclave/crypto';
-import type { Message, PublicUser } from '@enclave/protocol';
+import type { Message } from '@enclave/protocol';
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it, vi } from 'vitest';
 import type { Session } from '../auth/auth-context';
 import { createChatServices, type ChatApi } from './chat-services';
 import { skippedWarning } from './skipped-recipients';
+import { listedMember as listed } from '@enclave/client/testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
 const CAROL = '00000000-0000-4000-8000-00000000000c';
 
-function listed(id: string, username: string, keys: { encryptionPublicKey: string; signingPublicKey: string }): PublicUser {
-  return {
-    id,
-    username,
-    role: 'member',
-    isCreatorAccount: false,
-    isBanned: false,
-    bannedReason: null,
-    online: true,
-    lastActivity: null,
-    joinedAt: '2026-01-01T00:00:00.000Z',
-    ...keys,
-  };
-}
 
 describe('members left out of an epoch', () => {
   it('are named in the chat warning of that conversation, and the message still goes out', async () => {
