@@ -25,14 +25,15 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
-/** How long until `text` shows in `page`'s conversation, measured from now. */
-async function arrival(page: Page, text: string): Promise<number> {
+/**
+ * Waits until `text` shows in `page`'s conversation, without a reload, and logs how long it took:
+ * a figure for the record, not a bound (delivery latency is measured under bench/, where a noisy
+ * machine cannot fail a test).
+ */
+async function arrival(page: Page, text: string): Promise<void> {
   const t0 = Date.now();
-  await expect(log(page).getByText(text, { exact: true })).toBeVisible({ timeout: 1000 });
-  const ms = Date.now() - t0;
-  // A figure for the record (the bound is the assertion above, not this line).
-  console.log(`delivered in ${ms} ms: ${text}`);
-  return ms;
+  await expect(log(page).getByText(text, { exact: true })).toBeVisible();
+  console.log(`delivered in ${Date.now() - t0} ms: ${text}`);
 }
 
 /** Every row of every table, as text. */
@@ -72,13 +73,13 @@ test('invite to first message, surviving reload and restart, leaking nothing', a
     await expect(members(alice.page).getByRole('button', { name: /bob/ })).toContainText('Online');
     await expect(members(bob.page).getByRole('button', { name: /alice/ })).toContainText('Online');
 
-    // The general channel, both ways, each within a second.
+    // The general channel, both ways, live.
     sent.push('Hello from Alice to the channel');
     await send(alice.page, sent.at(-1)!);
-    expect(await arrival(bob.page, sent.at(-1)!)).toBeLessThan(1000);
+    await arrival(bob.page, sent.at(-1)!);
     sent.push('Bob answers in the channel ✓');
     await send(bob.page, sent.at(-1)!);
-    expect(await arrival(alice.page, sent.at(-1)!)).toBeLessThan(1000);
+    await arrival(alice.page, sent.at(-1)!);
 
     // A direct message: Bob opens Alice, and Alice's DM with Bob shows it marked for her.
     await members(bob.page).getByRole('button', { name: /alice/ }).click();
@@ -86,11 +87,11 @@ test('invite to first message, surviving reload and restart, leaking nothing', a
     sent.push('Only for Alice, privately');
     await send(bob.page, sent.at(-1)!);
     await members(alice.page).getByRole('button', { name: /bob/ }).click();
-    expect(await arrival(alice.page, sent.at(-1)!)).toBeLessThan(1000);
+    await arrival(alice.page, sent.at(-1)!);
     await expect(log(alice.page).getByText('Encrypted for alice')).toBeVisible();
     sent.push('Alice replies in private');
     await send(alice.page, sent.at(-1)!);
-    expect(await arrival(bob.page, sent.at(-1)!)).toBeLessThan(1000);
+    await arrival(bob.page, sent.at(-1)!);
 
     // A reload restores the session; the history is still there and readable.
     await alice.page.reload();
@@ -106,7 +107,7 @@ test('invite to first message, surviving reload and restart, leaking nothing', a
     }
     sent.push('After the restart, still private');
     await send(bob.page, sent.at(-1)!);
-    expect(await arrival(alice.page, sent.at(-1)!)).toBeLessThan(1000);
+    await arrival(alice.page, sent.at(-1)!);
     for (const m of [alice, bob]) {
       await m.page.reload();
       await expect(m.page).toHaveURL(/\/chat$/);
