@@ -1,9 +1,10 @@
 import { ArrowLeft, ShieldCheck } from 'lucide-react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
-import { useMasterKey } from '../creator/creator-queries';
+import { creatorQueryKeys, useMasterKey } from '../creator/creator-queries';
 import { MasterKeyCard } from '../creator/MasterKeyCard';
 import { useThreatState } from '../security/threat-state';
 import { pageTexts as t } from './advanced-security-texts';
@@ -24,6 +25,7 @@ export function AdvancedSecurityPage() {
 }
 
 function AdvancedSecurity() {
+  const queryClient = useQueryClient();
   const [live, setLive] = useState(true);
   const events = useLiveEvents(live);
   const metrics = useSecurityMetrics(live);
@@ -33,7 +35,7 @@ function AdvancedSecurity() {
 
   const network = metrics.data?.metrics;
   const threat = combineThreat(network, local);
-  const vectors = recentThreatVectors(events.data ?? [], local.detections);
+  const vectors = events.data ? recentThreatVectors(events.data, local.detections) : null;
   const blockedSet = new Set((blocked.data ?? []).map((b) => b.ip));
 
   return (
@@ -41,7 +43,8 @@ function AdvancedSecurity() {
       <header className="border-b border-border bg-surface/80">
         <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-3">
           <Button variant="ghost" size="sm" asChild>
-            <Link href="/super-admin">
+            {/* The console's figures were fetched before this page opened: marked stale, they are fetched again as it mounts. */}
+            <Link href="/super-admin" onClick={() => void queryClient.invalidateQueries({ queryKey: creatorQueryKeys.all, refetchType: 'none' })}>
               <ArrowLeft aria-hidden="true" /> {t.back}
             </Link>
           </Button>

@@ -1,5 +1,5 @@
 import type { SeverityCounts } from '@enclave/protocol';
-import { AlertTriangle, Radio, ShieldCheck } from 'lucide-react';
+import { AlertTriangle, Loader2, Radio, ShieldCheck } from 'lucide-react';
 import { useId, type ReactNode } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Card } from '../components/ui/Card';
@@ -23,7 +23,8 @@ type CommandCenterProps = {
   /** The network's part of the score; null until the metrics arrived. */
   networkScore: number | null;
   localScore: number;
-  vectors: ThreatVectorRow[];
+  /** Null until the live events arrived. */
+  vectors: ThreatVectorRow[] | null;
   live: boolean;
 };
 
@@ -45,9 +46,11 @@ export function CommandCenter({ threat, networkScore, localScore, vectors, live 
           </div>
         </div>
         <div className="flex flex-wrap items-center gap-2">
-          <Badge tone={levelTone[threat.protectionLevel]} aria-label={`${t.protectionLevel} ${threat.protectionLevel}`} data-protection-level={threat.protectionLevel}>
-            {threat.protectionLevel.toUpperCase()}
-          </Badge>
+          {networkScore === null ? null : (
+            <Badge tone={levelTone[threat.protectionLevel]} aria-label={`${t.protectionLevel} ${threat.protectionLevel}`} data-protection-level={threat.protectionLevel}>
+              {threat.protectionLevel.toUpperCase()}
+            </Badge>
+          )}
           {live ? (
             <span className="inline-flex items-center gap-1.5 text-xs font-medium text-emerald-300" data-live-monitoring>
               <Radio className="size-3.5 animate-pulse" aria-hidden="true" /> {t.liveMonitoring}
@@ -56,25 +59,31 @@ export function CommandCenter({ threat, networkScore, localScore, vectors, live 
         </div>
       </div>
 
-      <div className="grid gap-5 p-5">
-        {networkScore === null ? <p className="text-xs text-muted">{t.waiting}</p> : null}
-        {threat.underAttack ? (
-          <div role="alert" className="flex items-start gap-3 rounded-lg border border-red-500/70 bg-red-950/60 p-4" data-under-attack>
-            <AlertTriangle className="mt-0.5 size-5 shrink-0 animate-pulse text-red-300" aria-hidden="true" />
-            <div>
-              <p className="font-semibold text-red-100">{t.attackTitle}</p>
-              <p className="text-sm text-red-200/90">{t.attackText}</p>
+      {/* Until the network's figures arrive, an empty list would claim that nothing happened. */}
+      {networkScore === null || vectors === null ? (
+        <p className="flex items-center gap-2 p-5 text-sm text-muted" aria-busy="true">
+          <Loader2 className="size-4 animate-spin" aria-hidden="true" /> {t.waiting}
+        </p>
+      ) : (
+        <div className="grid gap-5 p-5">
+          {threat.underAttack ? (
+            <div role="alert" className="flex items-start gap-3 rounded-lg border border-red-500/70 bg-red-950/60 p-4" data-under-attack>
+              <AlertTriangle className="mt-0.5 size-5 shrink-0 animate-pulse text-red-300" aria-hidden="true" />
+              <div>
+                <p className="font-semibold text-red-100">{t.attackTitle}</p>
+                <p className="text-sm text-red-200/90">{t.attackText}</p>
+              </div>
             </div>
-          </div>
-        ) : null}
+          ) : null}
 
-        <div className="grid gap-5 lg:grid-cols-2">
-          <Assessment threat={threat} networkScore={networkScore ?? 0} localScore={localScore} />
-          <Countermeasures names={threat.countermeasures} />
+          <div className="grid gap-5 lg:grid-cols-2">
+            <Assessment threat={threat} networkScore={networkScore} localScore={localScore} />
+            <Countermeasures names={threat.countermeasures} />
+          </div>
+          <Summary counts={threat.counts} />
+          <Vectors rows={vectors} />
         </div>
-        <Summary counts={threat.counts} />
-        <Vectors rows={vectors} />
-      </div>
+      )}
     </Card>
   );
 }
@@ -167,7 +176,7 @@ function Summary({ counts }: { counts: SeverityCounts }) {
         {summaryOrder.map((k) => (
           <div key={k} className="grid justify-items-center gap-0.5 rounded-md bg-surface-raised/60 p-3 text-center">
             <dt className="text-xs text-muted">{t.severities[k]}</dt>
-            <dd className={cn('text-2xl font-semibold tabular-nums', summaryColour[k])} data-summary={k}>
+            <dd className={cn('text-2xl font-semibold tabular-nums', counts[k] > 0 ? summaryColour[k] : 'text-muted')} data-summary={k}>
               {counts[k]}
             </dd>
           </div>

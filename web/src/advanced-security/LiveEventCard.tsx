@@ -90,7 +90,8 @@ function IpAnalysisBlock({ event, blocked, blocking, onBlock }: Omit<LiveEventCa
   const ip = event.ipAnalysis;
   const parts = ipParts(ip, t.unknown);
   const headers = nonEmptyHeaders(ip.headers);
-  const client = ip.clientIP;
+  // The creator's own actions come from the creator's own address: no button to shut it out.
+  const client = event.actor === 'creator' ? null : ip.clientIP;
   return (
     <div className="grid content-start gap-2 rounded-md border border-border bg-background/50 p-3" data-ip-analysis>
       <div className="flex items-center justify-between gap-2">

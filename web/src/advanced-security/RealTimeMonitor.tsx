@@ -1,5 +1,5 @@
 import type { LiveEvent, SecurityState } from '@enclave/protocol';
-import { Activity, Ban, Bug, EyeOff, Pause, Play, Siren } from 'lucide-react';
+import { Activity, Ban, Bug, EyeOff, Loader2, Pause, Play, Siren } from 'lucide-react';
 import { useId } from 'react';
 import { Button } from '../components/ui/Button';
 import { Card } from '../components/ui/Card';
@@ -82,7 +82,11 @@ function LiveEvents({ metrics, events, blockedIps, live, onToggleLive, onBlock, 
         </div>
       </div>
       <div className="p-5">
-        {shown.length === 0 ? (
+        {events === undefined ? (
+          <p className="flex items-center gap-2 text-sm text-muted" aria-busy="true">
+            <Loader2 className="size-4 animate-spin" aria-hidden="true" /> {t.loading}
+          </p>
+        ) : shown.length === 0 ? (
           <div className="grid justify-items-center gap-1 rounded-lg border border-dashed border-border px-4 py-8 text-center" data-empty-state>
             <p className="font-medium">{t.noEvents}</p>
             <p className="text-sm text-muted">{t.noEventsNote}</p>

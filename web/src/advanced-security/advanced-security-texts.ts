@@ -67,6 +67,7 @@ export const monitorTexts = {
   resume: 'Resume',
   pollNote: (seconds: number) => `Refreshes every ${seconds} s while live`,
   pausedNote: 'Paused: nothing is fetched until you resume',
+  loading: 'Loading security events…',
   noEvents: 'No security events detected',
   noEventsNote: 'System is secure',
 
@@ -146,4 +147,14 @@ export const eventDescriptions: Readonly<Record<string, string>> = {
   creator_account_marked: "An account was marked as the creator's own",
   emergency_shutdown: 'Emergency shutdown: members banned, registration closed',
   emergency_lifted: 'Emergency mode was lifted',
+  locked_access: 'A member locked after a breach report tried to sign in',
+  wiped_access: 'A wiped member tried to sign in',
+  decoy_hit: 'A decoy endpoint was probed',
+  blocked_ip_hit: 'A blocked address was refused',
+  blocked_ip_creator_access: 'The master key was used from a blocked address',
+  breach_report: "A member's client reported tampering",
+  ip_blocked: 'An address was blocked',
+  ip_unblocked: 'An address was unblocked',
+  member_unlocked: 'A locked member was unlocked',
+  sessions_revoked: 'A member ended their sessions',
 };

@@ -132,6 +132,11 @@ describe('recentThreatVectors', () => {
     expect(rows[1]).toMatchObject({ origin: 'browser', severity: 'high' });
   });
 
+  it('leaves out audit entries', () => {
+    const rows = recentThreatVectors([event(2, '2026-11-21T10:05:00Z', { type: 'ip_blocked', actor: 'creator' }), event(1, '2026-11-21T10:00:00Z')], []);
+    expect(rows.map((r) => r.key)).toEqual(['network-1']);
+  });
+
   it('dates a coalesced event by its last occurrence', () => {
     const rows = recentThreatVectors(
       [event(1, '2026-11-21T10:05:00Z', { timestamp: '2026-11-21T10:00:00Z', count: 4 }), event(2, '2026-11-21T10:03:00Z')],

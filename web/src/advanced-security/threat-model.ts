@@ -92,10 +92,14 @@ export type ThreatVectorRow = {
   origin: 'network' | 'browser';
 };
 
-/** The last ten threat vectors, newest first, from the network's events and this browser's detections. */
+/**
+ * The last ten threat vectors, newest first, from the network's events and this browser's
+ * detections. Audit entries (an administrator or the creator acting) are records, not threats: the
+ * server counts them in no threat figure, and they are left out here too.
+ */
 export function recentThreatVectors(events: readonly LiveEvent[], detections: readonly Detection[]): ThreatVectorRow[] {
   const rows: ThreatVectorRow[] = [
-    ...events.map((e) => ({
+    ...events.filter((e) => e.actor === null).map((e) => ({
       key: `network-${e.id}`,
       type: e.type,
       severity: e.severity,
