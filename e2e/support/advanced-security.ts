@@ -30,7 +30,6 @@ export async function openCommandCenter(page: Page): Promise<void> {
 
 export const tile = (page: Page, label: string) => page.locator(`[data-stat="${label}"]`);
 export const region = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
-export const summary = (page: Page, severity: 'total' | 'critical' | 'high' | 'medium' | 'low') => page.locator(`[data-summary="${severity}"]`);
 
 const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 

@@ -61,7 +61,7 @@ export function formatResponseTime(ms: number | null): string {
 }
 
 /** Type names are written with underscores; people read spaces. */
-export function spaced(name: string): string {
+function spaced(name: string): string {
   return name.replaceAll('_', ' ');
 }
 
