@@ -8,7 +8,7 @@ import { clientFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/proto
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
-import { resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import { bannedOwner, resolveSession, SESSION_COOKIE } from '../auth/sessions';
 import { eventTypes, recordEvent } from '../security/events';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, refreshPresence, setSocketCount } from './presence';
@@ -131,7 +131,15 @@ export class Gateway {
       session()
         .then(async (auth) => {
           if (!auth) {
-            await recordEvent(this.db, req, { type: eventTypes.socketAuthFailed, severity: 'low' });
+            // A banned member still holding a revoked session's cookie is a banned access attempt.
+            const banned = token ? await bannedOwner(this.db, token) : null;
+            await recordEvent(
+              this.db,
+              req,
+              banned
+                ? { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { channel: 'socket' } }
+                : { type: eventTypes.socketAuthFailed, severity: 'low' },
+            );
             send({ type: 'auth_failed', message: 'Not signed in' });
             return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
           }
