@@ -20,6 +20,8 @@ const AUTH_DEADLINE_MS = 10_000;
 
 export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
+/** WebSocket "policy violation": the socket's address was blocked (its session lives on). */
+export const CLOSE_ADDRESS_BLOCKED = 1008;
 /** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
@@ -28,7 +30,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 const CLOSE_WAIT_MS = 2_000;
 
-type Client = { socket: WebSocket; userId: string; sessionId: string };
+/** `ip`: the address the upgrade came from (`req.ip`), for blocks made while the socket is open. */
+type Client = { socket: WebSocket; userId: string; sessionId: string; ip: string };
 type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
 /** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
 type Timing = (closed: WebSocket[]) => void;
@@ -145,7 +148,7 @@ export class Gateway {
           }
           if (client || socket.readyState !== socket.OPEN) return;
           clearTimeout(deadline);
-          client = { socket, userId: auth.user.id, sessionId: auth.sessionId };
+          client = { socket, userId: auth.user.id, sessionId: auth.sessionId, ip: req.ip };
           this.track(client);
           // From here an `end_sessions` reaches this socket; a ban or logout that landed between the
           // first read and now is seen by this second one.
@@ -230,6 +233,17 @@ export class Gateway {
       }
     }
     if (event.timingId) this.timings.get(event.timingId)?.(closed);
+  }
+
+  /**
+   * Closes the sockets opened from addresses blocked since (security/blocks.ts calls it after each
+   * reload): the upgrade check alone would leave them open. Their sessions are not ended; a
+   * reconnection from there is refused at the upgrade.
+   */
+  closeBlocked(isBlocked: (ip: string) => boolean): void {
+    for (const set of this.clients.values()) {
+      for (const c of set) if (isBlocked(c.ip)) c.socket.close(CLOSE_ADDRESS_BLOCKED, 'address blocked');
+    }
   }
 
   async close(): Promise<void> {
