@@ -13,6 +13,7 @@ import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { showPendingNotice } from './realtime/session-notice';
 
 // Staff screens and the key checker for buyers: a member's first load carries only login and chat.
+const AdvancedSecurityPage = lazyScreen(() => import('./advanced-security/AdvancedSecurityPage').then((m) => m.AdvancedSecurityPage));
 const AdminPage = lazyScreen(() => import('./admin/AdminPage').then((m) => m.AdminPage));
 const CreatorPage = lazyScreen(() => import('./creator/CreatorPage').then((m) => m.CreatorPage));
 const ValidatePage = lazyScreen(() => import('./validate/ValidatePage').then((m) => m.ValidatePage));
@@ -26,6 +27,7 @@ function Routes() {
       <Route path="/admin" component={AdminPage} />
       <Route path="/validate" component={ValidatePage} />
       <Route path="/super-admin" component={CreatorPage} />
+      <Route path="/advanced-security" component={AdvancedSecurityPage} />
       <Route component={NotFound} />
     </Switch>
   );

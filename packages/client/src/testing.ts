@@ -10,6 +10,7 @@ export function listedMember(id: string, username: string, keys: { encryptionPub
     isCreatorAccount: false,
     isBanned: false,
     bannedReason: null,
+    isCompromised: false,
     online: true,
     lastActivity: null,
     joinedAt: '2026-01-01T00:00:00.000Z',

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { keyStatusSchema } from './admin';
 import { isoDate, userIdSchema as userId } from './primitives';
+import { severitySchema } from './security';
 import { publicUserSchema } from './users';
 
 export const emergencyStateSchema = z.object({ active: z.boolean(), since: isoDate.nullable() });
@@ -21,6 +22,8 @@ export type Overview = z.infer<typeof overviewSchema>;
 
 /** A member as the creator monitors them: the public view, plus the invite key redeemed and its sale batch. */
 export const monitoredUserSchema = publicUserSchema.omit({ encryptionPublicKey: true, signingPublicKey: true }).extend({
+  /** Locked by the breach policy: no sign-in until the creator unlocks. */
+  isLocked: z.boolean(),
   inviteKey: z.string().nullable(),
   purchaseId: z.string().nullable(),
 });
@@ -43,8 +46,6 @@ export const accessKeysQuerySchema = z.strictObject({
 export const shutdownResponseSchema = z.object({ banned: z.number().int(), emergency: emergencyStateSchema });
 export const liftEmergencyResponseSchema = z.object({ emergency: emergencyStateSchema });
 export const unbanUsersResponseSchema = z.object({ unbanned: z.number().int() });
-
-export const severitySchema = z.enum(['low', 'medium', 'high', 'critical']);
 
 /** Security events counted per hour and type over the last 7 days. */
 export const heatmapSchema = z.object({

@@ -19,6 +19,10 @@ export const errorCodes = {
   loginFailed: 'login_failed',
   banned: 'banned',
   wiped: 'wiped',
+  /** The breach policy locked the account until the creator unlocks it. */
+  locked: 'locked',
+  /** The request's address is blocked by the creator. */
+  ipBlocked: 'ip_blocked',
   /** The epoch was made for an older member set: rotate and resend (docs/security.md §4). */
   membershipChanged: 'membership_changed',
   /** (epochId, index) was already used. */
@@ -32,6 +36,8 @@ export const errorTexts = {
   tooManyAttempts: 'Too many attempts. Access blocked for security.',
   wiped: 'Your account has been securely wiped due to security breaches. Create a new vault.',
   banned: 'This account has been banned from the network.',
+  locked: 'This account is locked after a security report. The network creator can unlock it.',
+  ipBlocked: 'Access from your network address is blocked.',
   keyUsed: 'This access key has already been used',
   /** Also the answer to a canary key, so that it cannot be told from one that does not exist. */
   keyUnknown: 'This access key is not valid',

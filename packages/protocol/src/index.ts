@@ -11,4 +11,5 @@ export * from './messages';
 export * from './frames';
 export * from './admin';
 export * from './creator';
+export * from './security';
 export * from './routes';

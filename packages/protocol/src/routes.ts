@@ -54,6 +54,26 @@ import {
   sharesResponseSchema,
 } from './messages';
 import { okResponseSchema } from './primitives';
+import {
+  blockIpRequestSchema,
+  blockIpResponseSchema,
+  blockedIpsResponseSchema,
+  breachReportSchema,
+  breachResponseSchema,
+  decoyAnyResponseSchema,
+  decoyAuthResponseSchema,
+  decoyDecryptResponseSchema,
+  decoyPathParamsSchema,
+  decoyRequestSchema,
+  decoyValidateResponseSchema,
+  liveEventsResponseSchema,
+  mySecurityResponseSchema,
+  revokedSessionsResponseSchema,
+  securityMetricsSchema,
+  sessionsResponseSchema,
+  unblockIpRequestSchema,
+  unlockUserRequestSchema,
+} from './security';
 import { userListResponseSchema } from './users';
 
 /**
@@ -66,7 +86,7 @@ export type Method = 'GET' | 'POST' | 'HEAD' | 'DELETE';
 
 export type RouteDefinition = {
   readonly method: Method;
-  /** Fastify syntax: `:name` for a path parameter. */
+  /** Fastify syntax: `:name` for a path parameter, a final `*` for the rest of the path. */
   readonly path: `/api/${string}`;
   readonly access: Access;
   /** One line for the OpenAPI document. */
@@ -123,6 +143,9 @@ export const routes = {
   login: route({ method: 'POST', path: '/api/auth/login', access: 'public', summary: 'Signs in with the key derived from the access token; sets the session cookie', body: loginRequestSchema, status: 200, response: sessionResponseSchema }),
   logout: route({ method: 'POST', path: '/api/auth/logout', access: 'member', summary: "Ends this browser's session and closes its sockets", status: 200, response: okResponseSchema }),
   me: route({ method: 'GET', path: '/api/auth/me', access: 'member', summary: 'The signed-in member and their sealed keys', status: 200, response: sessionResponseSchema }),
+  sessions: route({ method: 'GET', path: '/api/auth/sessions', access: 'member', summary: "The signed-in member's active sessions", status: 200, response: sessionsResponseSchema }),
+  revokeOtherSessions: route({ method: 'POST', path: '/api/auth/sessions/revoke-others', access: 'member', summary: "Ends the member's other sessions and closes their sockets", status: 200, response: revokedSessionsResponseSchema }),
+  revokeAllSessions: route({ method: 'POST', path: '/api/auth/sessions/revoke-all', access: 'member', summary: "Ends every session of the member, this one included (the emergency wipe's server half)", status: 200, response: revokedSessionsResponseSchema }),
   users: route({ method: 'GET', path: '/api/users/all', access: 'member', summary: 'Every member with presence and public keys', status: 200, response: userListResponseSchema }),
 
   // Sender keys and messages.
@@ -148,7 +171,24 @@ export const routes = {
   liftEmergency: route({ method: 'POST', path: '/api/super-admin/lift-emergency', access: 'creator', summary: 'Ends emergency mode (bans stay)', status: 200, response: liftEmergencyResponseSchema }),
   heatmap: route({ method: 'GET', path: '/api/super-admin/security/heatmap', access: 'creator', summary: 'Security events per hour and type, 7 days', status: 200, response: heatmapSchema }),
   risk: route({ method: 'GET', path: '/api/super-admin/security/risk', access: 'creator', summary: 'Risk scores per member and address, 7 days', status: 200, response: riskSchema }),
+  unlockUser: route({ method: 'POST', path: '/api/super-admin/unlock-user', access: 'creator', summary: 'Lets a member locked by the breach policy sign in again', body: unlockUserRequestSchema, status: 200, response: okResponseSchema }),
   compliance: route({ method: 'GET', path: '/api/super-admin/security/compliance', access: 'creator', summary: "Checks of this deployment's security settings", status: 200, response: complianceSchema }),
+
+  // Security monitoring: the creator's live monitor and blocks, a member's own view and reports.
+  liveEvents: route({ method: 'GET', path: '/api/security/live-events', access: 'creator', summary: 'The 50 latest security events, newest first', status: 200, response: liveEventsResponseSchema }),
+  securityMetrics: route({ method: 'GET', path: '/api/security/metrics', access: 'creator', summary: 'Threat aggregates per address, type and member, and the network security state', status: 200, response: securityMetricsSchema }),
+  blockedIps: route({ method: 'GET', path: '/api/security/blocked-ips', access: 'creator', summary: 'Addresses blocked now', status: 200, response: blockedIpsResponseSchema }),
+  blockIp: route({ method: 'POST', path: '/api/security/block-ip', access: 'creator', summary: 'Refuses an address on every route and socket of every instance', body: blockIpRequestSchema, status: 200, response: blockIpResponseSchema }),
+  unblockIp: route({ method: 'POST', path: '/api/security/unblock-ip', access: 'creator', summary: 'Lifts a block', body: unblockIpRequestSchema, status: 200, response: okResponseSchema }),
+  mySecurity: route({ method: 'GET', path: '/api/security/me', access: 'member', summary: "The member's own security events and the breach policy", status: 200, response: mySecurityResponseSchema }),
+  breachReport: route({ method: 'POST', path: '/api/security/breach', access: 'public', summary: "A client reports its own tamper detection; the breach policy applies to the reporter's own account only", body: breachReportSchema, status: 200, response: breachResponseSchema }),
+
+  // Decoys (honeypots): plausible answers, nothing real; every hit is a security event.
+  decoyAuth: route({ method: 'POST', path: '/api/decoy/auth', access: 'public', summary: 'Decoy', body: decoyRequestSchema, status: 200, response: decoyAuthResponseSchema }),
+  decoyValidate: route({ method: 'POST', path: '/api/decoy/validate', access: 'public', summary: 'Decoy', body: decoyRequestSchema, status: 200, response: decoyValidateResponseSchema }),
+  decoyDecrypt: route({ method: 'POST', path: '/api/decoy/decrypt', access: 'public', summary: 'Decoy', body: decoyRequestSchema, status: 200, response: decoyDecryptResponseSchema }),
+  decoyAnyGet: route({ method: 'GET', path: '/api/decoy/*', access: 'public', summary: 'Decoy', params: decoyPathParamsSchema, status: 200, response: decoyAnyResponseSchema }),
+  decoyAnyPost: route({ method: 'POST', path: '/api/decoy/*', access: 'public', summary: 'Decoy', body: decoyRequestSchema, params: decoyPathParamsSchema, status: 200, response: decoyAnyResponseSchema }),
 } as const;
 
 export type Routes = typeof routes;
@@ -169,11 +209,15 @@ export const SOCKET_PATH = '/ws';
  */
 export function routeUrl(r: RouteDefinition, input: { params?: unknown; query?: unknown } = {}): string {
   const params = (input.params ?? {}) as Record<string, string | number>;
-  const path = r.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`${routeKey(r)} needs the path parameter ${name}`);
-    return encodeURIComponent(String(value));
-  });
+  const value = (name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new Error(`${routeKey(r)} needs the path parameter ${name}`);
+    return String(v);
+  };
+  const path = r.path
+    .replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(value(name)))
+    // The rest of the path: its segments encoded, its slashes kept.
+    .replace(/\*$/, () => value('*').split('/').map(encodeURIComponent).join('/'));
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries((input.query ?? {}) as Record<string, unknown>)) {
     if (value !== undefined) search.set(name, String(value));

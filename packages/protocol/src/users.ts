@@ -18,6 +18,8 @@ export const publicUserSchema = z.object({
   isCreatorAccount: z.boolean(),
   isBanned: z.boolean(),
   bannedReason: z.string().nullable(),
+  /** Wiped by the breach policy: no keys left, no share of any later epoch. */
+  isCompromised: z.boolean(),
   online: z.boolean(),
   lastActivity: isoDate.nullable(),
   joinedAt: isoDate,

@@ -3,11 +3,12 @@
  * (its `authenticate` frame carries no secret), then receives the frames the bus routes to its member.
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { clientFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
-import { resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import { bannedOwner, resolveSession, SESSION_COOKIE } from '../auth/sessions';
 import { eventTypes, recordEvent } from '../security/events';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, refreshPresence, setSocketCount } from './presence';
@@ -19,10 +20,21 @@ const AUTH_DEADLINE_MS = 10_000;
 
 export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
+/** WebSocket "policy violation": the socket's address was blocked (its session lives on). */
+export const CLOSE_ADDRESS_BLOCKED = 1008;
 /** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * How long a timed closing (endSessionsTimed) waits for the bus to bring the event back and for
+ * the clients to answer the close; sockets still open then are terminated.
+ */
+const CLOSE_WAIT_MS = 2_000;
 
-type Client = { socket: WebSocket; userId: string; sessionId: string };
+/** `ip`: the address the upgrade came from (`req.ip`), for blocks made while the socket is open. */
+type Client = { socket: WebSocket; userId: string; sessionId: string; ip: string };
+type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
+/** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
+type Timing = (closed: WebSocket[]) => void;
 
 /** Registers the socket's route: every upgrade goes to the gateway. */
 export async function socketRoute(app: FastifyInstance, { gateway }: { gateway: Gateway }): Promise<void> {
@@ -33,6 +45,7 @@ export class Gateway {
   readonly instanceId = randomUUID();
   private readonly clients = new Map<string, Set<Client>>();
   private readonly refreshTimer: NodeJS.Timeout;
+  private readonly timings = new Map<string, Timing>();
 
   constructor(
     private readonly db: Db,
@@ -60,6 +73,30 @@ export class Gateway {
       await this.bus.publish(event);
     } catch (err) {
       this.log.error({ err, kind: event.kind }, 'could not publish on the bus after a commit');
+    }
+  }
+
+  /**
+   * Publishes an `end_sessions` just committed (a ban), and measures on this instance the time
+   * from now until the sockets it holds for those sessions are closed (the close handshake done,
+   * or the socket terminated after CLOSE_WAIT_MS). Sockets on other instances close in their own
+   * time and are not counted. `socketsClosed` 0: there were none here (`ms` then says nothing of
+   * closing a socket).
+   */
+  async endSessionsTimed(event: Omit<EndSessions, 'timingId'>): Promise<{ socketsClosed: number; ms: number }> {
+    const start = performance.now();
+    const timingId = randomUUID();
+    const handled = new Promise<WebSocket[]>((resolve) => {
+      this.timings.set(timingId, resolve);
+      setTimeout(() => resolve([]), CLOSE_WAIT_MS).unref();
+    });
+    try {
+      await this.bus.publish({ ...event, timingId });
+      const closed = await handled;
+      await Promise.all(closed.map((socket) => closedOrTerminated(socket, CLOSE_WAIT_MS)));
+      return { socketsClosed: closed.length, ms: Math.round((performance.now() - start) * 10) / 10 };
+    } finally {
+      this.timings.delete(timingId);
     }
   }
 
@@ -97,13 +134,21 @@ export class Gateway {
       session()
         .then(async (auth) => {
           if (!auth) {
-            await recordEvent(this.db, req, { type: eventTypes.socketAuthFailed, severity: 'low' });
+            // A banned member still holding a revoked session's cookie is a banned access attempt.
+            const banned = token ? await bannedOwner(this.db, token) : null;
+            await recordEvent(
+              this.db,
+              req,
+              banned
+                ? { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { channel: 'socket' } }
+                : { type: eventTypes.socketAuthFailed, severity: 'low' },
+            );
             send({ type: 'auth_failed', message: 'Not signed in' });
             return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
           }
           if (client || socket.readyState !== socket.OPEN) return;
           clearTimeout(deadline);
-          client = { socket, userId: auth.user.id, sessionId: auth.sessionId };
+          client = { socket, userId: auth.user.id, sessionId: auth.sessionId, ip: req.ip };
           this.track(client);
           // From here an `end_sessions` reaches this socket; a ban or logout that landed between the
           // first read and now is seen by this second one.
@@ -170,14 +215,34 @@ export class Gateway {
       for (const set of targets) for (const c of set ?? []) sendFrame(c.socket, event.frame);
       return;
     }
+    if (event.kind === 'end_sessions') this.endSessions(event);
+    // blocks_changed: security/blocks.ts follows it.
+  }
+
+  private endSessions(event: EndSessions): void {
     const users = new Set(event.userIds);
+    const sessionIds = new Set(event.sessionIds);
+    if (event.sessionId) sessionIds.add(event.sessionId);
+    const closed: WebSocket[] = [];
     for (const set of this.clients.values()) {
       for (const c of set) {
-        const match = event.sessionId ? c.sessionId === event.sessionId : users.has(c.userId);
-        if (!match) continue;
+        if (!sessionIds.has(c.sessionId) && !users.has(c.userId)) continue;
         sendFrame(c.socket, event.frame);
         c.socket.close(CLOSE_SESSION_ENDED, 'session ended');
+        closed.push(c.socket);
       }
+    }
+    if (event.timingId) this.timings.get(event.timingId)?.(closed);
+  }
+
+  /**
+   * Closes the sockets opened from addresses blocked since (security/blocks.ts calls it after each
+   * reload): the upgrade check alone would leave them open. Their sessions are not ended; a
+   * reconnection from there is refused at the upgrade.
+   */
+  closeBlocked(isBlocked: (ip: string) => boolean): void {
+    for (const set of this.clients.values()) {
+      for (const c of set) if (isBlocked(c.ip)) c.socket.close(CLOSE_ADDRESS_BLOCKED, 'address blocked');
     }
   }
 
@@ -201,6 +266,18 @@ function runAt(when: Date, fn: () => void): { cancel: () => void } {
   };
   arm();
   return { cancel: () => clearTimeout(timer) };
+}
+
+/** Resolves once the socket is closed; terminates it if its client has not answered the close within `ms`. */
+function closedOrTerminated(socket: WebSocket, ms: number): Promise<void> {
+  if (socket.readyState === socket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => socket.terminate(), ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function sendFrame(socket: WebSocket, frame: ServerFrame): void {

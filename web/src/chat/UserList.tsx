@@ -1,7 +1,7 @@
 import type { PinStatus } from '@enclave/client';
 import type { PublicUser } from '@enclave/protocol';
 import * as ScrollArea from '@radix-ui/react-scroll-area';
-import { Ban, Crown, Hash, ShieldAlert, Undo2 } from 'lucide-react';
+import { Ban, Crown, Hash, ShieldAlert, ShieldOff, Undo2 } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import { isBannable } from './use-moderation';
@@ -114,6 +114,16 @@ function AdminCrown({ user }: { user: PublicUser }) {
   return <Crown className="size-3.5 text-amber-400" role="img" aria-label="Admin" />;
 }
 
+/** Wiped by the breach policy: their keys are gone and they receive no share of later messages. */
+function CompromisedMark({ user }: { user: PublicUser }) {
+  if (!user.isCompromised) return null;
+  return (
+    <span className="inline-flex items-center gap-0.5 rounded border border-red-500/40 bg-red-500/10 px-1 text-[0.65rem] font-medium text-red-300" data-compromised>
+      <ShieldOff className="size-3" aria-hidden="true" /> Compromised
+    </span>
+  );
+}
+
 function SelfEntry({ user }: { user: PublicUser }) {
   return (
     <div className="mb-1 flex items-center justify-between rounded-md px-2 py-2">
@@ -145,6 +155,7 @@ function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps
       <span className="flex min-w-0 items-center gap-1.5 text-sm">
         <span className={cn('truncate font-medium', user.isBanned && 'line-through')}>{user.username}</span>
         <AdminCrown user={user} />
+        <CompromisedMark user={user} />
         {keyChanged ? <ShieldAlert className="size-3.5 text-red-400" role="img" aria-label="Key changed" /> : null}
       </span>
       <StatusLine user={user} />

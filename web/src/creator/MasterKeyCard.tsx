@@ -19,9 +19,10 @@ const MASTER_KEY_PATTERN = new RegExp(`^[0-9a-f]{${limits.masterKeyLength}}$`);
 /**
  * The master-key sign-in (docs/spec.md §5): a password field, the "128-character hex"
  * hint, and a button disabled while the field is empty or a check is running. The console opens
- * once the server accepted the key for the overview call (docs/spec.md §4).
+ * once the server accepted the key for the overview call (docs/spec.md §4). /advanced-security asks
+ * with the same card, under its own subtitle.
  */
-export function MasterKeyCard() {
+export function MasterKeyCard({ subtitle = 'Network creator console · Enclave' }: { subtitle?: string }) {
   const queryClient = useQueryClient();
   const hintId = useId();
   const { value, setValue, candidate, busy, submit } = useMasterKeyEntry({
@@ -45,7 +46,7 @@ export function MasterKeyCard() {
   });
 
   return (
-    <HeroPage icon={Crown} title="Creator Access" subtitle="Network creator console · Enclave" tone="creator">
+    <HeroPage icon={Crown} title="Creator Access" subtitle={subtitle} tone="creator">
       <Card>
         <CardHeader>
           <CardTitle className="flex items-center gap-2">

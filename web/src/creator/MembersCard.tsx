@@ -1,10 +1,10 @@
 import type { MonitoredUser } from '@enclave/protocol';
-import { Crown, ShieldCheck, UserCheck, Users } from 'lucide-react';
+import { Crown, Lock, ShieldAlert, ShieldCheck, UserCheck, Users } from 'lucide-react';
 import { useId } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { Card } from '../components/ui/Card';
-import { banUser, setCreatorAccount, setRole, unbanUser, unbanUsers } from '../net/creator-api';
+import { banUser, setCreatorAccount, setRole, unbanUser, unbanUsers, unlockUser } from '../net/creator-api';
 import { cn } from '../lib/cn';
 import { useCreatorAction, useMonitoredUsers } from './creator-queries';
 import { creatorToasts } from './creator-toasts';
@@ -29,6 +29,11 @@ export function MembersCard() {
     success: (_r, u) => creatorToasts.userUnbanned(u.username),
     failure: (error) => creatorToasts.unbanFailed(error),
   });
+  const unlock = useCreatorAction({
+    run: (u: MonitoredUser) => unlockUser(u.id),
+    success: (_r, u) => creatorToasts.userUnlocked(u.username),
+    failure: (error) => creatorToasts.unlockFailed(error),
+  });
   const unbanAll = useUnbanAll();
   const role = useCreatorAction({
     run: ({ user, to }: { user: MonitoredUser; to: 'member' | 'admin' }) => setRole(user.id, to),
@@ -44,7 +49,7 @@ export function MembersCard() {
   const list = users.data ?? [];
   const banned = list.filter((u) => u.isBanned);
   const online = list.filter((u) => u.online && !u.isBanned).length;
-  const busy = ban.isPending || unban.isPending || unbanAll.isPending || role.isPending || mark.isPending;
+  const busy = ban.isPending || unban.isPending || unlock.isPending || unbanAll.isPending || role.isPending || mark.isPending;
 
   return (
     <Card role="region" aria-labelledby={titleId}>
@@ -130,6 +135,11 @@ export function MembersCard() {
                     </td>
                     <td className="px-3 py-2">
                       <div className="flex justify-end gap-1.5">
+                        {u.isLocked ? (
+                          <Button size="sm" variant="secondary" disabled={busy} aria-label={`Unlock ${u.username}`} onClick={() => unlock.mutate(u)}>
+                            <Lock aria-hidden="true" /> Unlock
+                          </Button>
+                        ) : null}
                         {u.isBanned ? (
                           <Button size="sm" variant="secondary" disabled={busy} aria-label={`Unban ${u.username}`} onClick={() => unban.mutate(u)}>
                             Unban
@@ -177,15 +187,28 @@ export function MembersCard() {
   );
 }
 
+/** Presence or ban, and the breach policy's marks: locked (no sign-in until unlocked) and compromised (wiped). */
 function MemberStatus({ user }: { user: MonitoredUser }) {
   const state = user.isBanned ? 'banned' : user.online ? 'online' : 'offline';
   const dot = { banned: 'bg-red-500', online: 'bg-emerald-400', offline: 'bg-slate-500' }[state];
   const label = { banned: 'Banned', online: 'Online', offline: 'Offline' }[state];
   return (
-    <span className="inline-flex items-center gap-1.5" data-member-state={state}>
-      <span className={cn('size-2 rounded-full', dot)} aria-hidden="true" />
-      {label}
-    </span>
+    <div className="flex flex-wrap items-center gap-1.5">
+      <span className="inline-flex items-center gap-1.5" data-member-state={state}>
+        <span className={cn('size-2 rounded-full', dot)} aria-hidden="true" />
+        {label}
+      </span>
+      {user.isLocked ? (
+        <Badge tone="warning" data-member-locked title="Locked by the breach policy: cannot sign in until unlocked">
+          <Lock aria-hidden="true" /> Locked
+        </Badge>
+      ) : null}
+      {user.isCompromised ? (
+        <Badge tone="danger" data-member-compromised title="Wiped by the breach policy: keys gone, no share of later messages">
+          <ShieldAlert aria-hidden="true" /> Compromised
+        </Badge>
+      ) : null}
+    </div>
   );
 }
 

@@ -27,6 +27,8 @@ export const creatorToasts = {
   userUnbanned: (username: string) => good('User Unbanned', `${username} can sign in again.`),
   banFailed: (error: unknown) => bad('Ban Failed', serverText(error, 'Failed to connect to server')),
   unbanFailed: (error: unknown) => bad('Unban Failed', serverText(error, 'Failed to connect to server')),
+  userUnlocked: (username: string) => good('User Unlocked', `${username} can sign in again.`),
+  unlockFailed: (error: unknown) => bad('Unlock Failed', serverText(error, 'Failed to connect to server')),
   bulkUnbanned: (n: number) => good('Users Unbanned', `${plural(n, 'member')} can sign in again.`),
   roleChanged: (username: string, role: 'member' | 'admin') =>
     good('Role Updated', role === 'admin' ? `${username} is now an admin.` : `${username} is now a member.`),

@@ -6,13 +6,16 @@
 import {
   routes,
   type AccessKey,
+  type BlockedIp,
   type Compliance,
   type EmergencyState,
   type Heatmap,
   type KeyStatus,
+  type LiveEvent,
   type MonitoredUser,
   type Overview,
   type Risk,
+  type SecurityMetrics,
 } from '@enclave/protocol';
 import { creatorHeaders, masterKeyHeader } from './creator-session';
 import { call } from './http';
@@ -52,6 +55,11 @@ export async function setRole(userId: string, role: 'member' | 'admin'): Promise
   await call(routes.setRole, { body: { userId, role } }, creatorHeaders());
 }
 
+/** Lets a member locked by the breach policy sign in again. */
+export async function unlockUser(userId: string): Promise<void> {
+  await call(routes.unlockUser, { body: { userId } }, creatorHeaders());
+}
+
 /** Marks (or unmarks) an account as the creator's own: the emergency shutdown spares it. */
 export async function setCreatorAccount(userId: string, isCreatorAccount: boolean): Promise<void> {
   await call(routes.setCreatorAccount, { body: { userId, isCreatorAccount } }, creatorHeaders());
@@ -83,4 +91,26 @@ export function fetchRisk(): Promise<Risk> {
 
 export function fetchCompliance(): Promise<Compliance> {
   return call(routes.compliance, {}, creatorHeaders());
+}
+
+/** The 50 latest security events, newest first (docs/spec.md §9). */
+export async function fetchLiveEvents(): Promise<LiveEvent[]> {
+  return (await call(routes.liveEvents, {}, creatorHeaders())).events;
+}
+
+export function fetchSecurityMetrics(): Promise<SecurityMetrics> {
+  return call(routes.securityMetrics, {}, creatorHeaders());
+}
+
+export async function fetchBlockedIps(): Promise<BlockedIp[]> {
+  return (await call(routes.blockedIps, {}, creatorHeaders())).blocked;
+}
+
+/** Blocks an address until unblocked, with the specification's reason (docs/spec.md §7). */
+export async function blockIp(ip: string, reason: string): Promise<BlockedIp> {
+  return (await call(routes.blockIp, { body: { ip, reason } }, creatorHeaders())).block;
+}
+
+export async function unblockIp(ip: string): Promise<void> {
+  await call(routes.unblockIp, { body: { ip } }, creatorHeaders());
 }
