@@ -1,6 +1,6 @@
 /** The login screen's refusals and the 404 page, as a visitor meets them. */
-import { expect, test } from '@playwright/test';
 import { EnclaveServer } from './support/server';
+import { expect, test } from './support/test';
 import { expectToast } from './support/toasts';
 
 const server = new EnclaveServer();
