@@ -19,14 +19,16 @@ import { HttpError, registerErrorHandler } from './http/errors';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
 import { registerWebApp } from './http/web-app';
+import { BlockList } from './security/blocks';
 import { eventTypes, flushSecurityEvents, recordEvent } from './security/events';
+import { securityRoutes } from './security/routes';
 import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
 import { Gateway, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
-export type App = { app: FastifyInstance; gateway: Gateway; close: () => Promise<void> };
+export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; close: () => Promise<void> };
 
 /** Builds the HTTP + WebSocket server over an open database and bus. `logStream` lets tests read the log. */
 export async function buildApp(opts: {
@@ -55,7 +57,9 @@ export async function buildApp(opts: {
   app.setSerializerCompiler(serializerCompiler);
 
   const gateway = new Gateway(db, bus, app.log);
-  const ctx: AppContext = { db, config, gateway };
+  const blocks = new BlockList(db, app.log);
+  await blocks.start(bus);
+  const ctx: AppContext = { db, config, gateway, blocks };
   const rateLimitRedis = config.redisUrl ? new Redis(config.redisUrl) : undefined;
 
   registerErrorHandler(app);
@@ -107,7 +111,7 @@ export async function buildApp(opts: {
     },
   });
 
-  registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey);
+  registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey, blocks);
   // CSRF: state changes and socket upgrades only from our own origin.
   const ownOrigin = originCheck(config);
   app.addHook('onRequest', async (req) => {
@@ -134,15 +138,18 @@ export async function buildApp(opts: {
   await app.register(conversationRoutes, { ctx });
   await app.register(messageRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
+  await app.register(securityRoutes, { ctx });
 
   await registerWebApp(app, config);
 
   return {
     app,
     gateway,
+    blocks,
     close: async () => {
       await gateway.close();
       await app.close();
+      await blocks.close();
       // Repeats of security events held in memory (security/events.ts), before the database closes.
       await flushSecurityEvents(db);
       rateLimitRedis?.disconnect();

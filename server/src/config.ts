@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { breachPolicySchema } from '@enclave/protocol';
 import { z } from 'zod';
 import { webDistDir } from './paths';
 
@@ -102,6 +103,8 @@ const envSchema = z.object({
    * unchanged, so a test waits seconds, not minutes, for a limit to lift. Unset in production.
    */
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().optional(),
+  /** What a signed-in member's own breach report does to their account (docs/security.md §10). */
+  BREACH_POLICY: breachPolicySchema.default('log'),
 });
 
 export const configSchema = z.object({
@@ -122,6 +125,8 @@ export const configSchema = z.object({
   masterKey: z.string().optional(),
   /** Built web app to serve; absent in API-only tests. */
   webDist: z.string().optional(),
+  /** log: an event only; lock: the reporter's account locked until the creator unlocks; wipe: their keys deleted. */
+  breachPolicy: breachPolicySchema,
   rateLimits: z.object({
     login: limitSchema,
     validateKey: limitSchema,
@@ -130,6 +135,8 @@ export const configSchema = z.object({
     epoch: limitSchema,
     /** Wrong master keys per address; counted in the security events, so it holds across instances. */
     masterKey: limitSchema,
+    /** Client breach reports (a public route). */
+    breach: limitSchema,
   }),
 });
 export type Config = z.infer<typeof configSchema>;
@@ -143,6 +150,8 @@ export const defaultRateLimits: Config['rateLimits'] = {
   // A rotation writes one share per member: far rarer than messages.
   epoch: { max: 20, windowMs: 60_000 },
   masterKey: { max: 5, windowMs: 60_000 },
+  // A client reports once per detection burst; more is a flood of the events table.
+  breach: { max: 10, windowMs: 60_000 },
 };
 
 /**
@@ -159,6 +168,7 @@ export function rateLimitsWithWindowCap(limits: Config['rateLimits'], capMs: num
     send: capped(limits.send),
     epoch: capped(limits.epoch),
     masterKey: capped(limits.masterKey),
+    breach: capped(limits.breach),
   };
 }
 
@@ -181,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicOrigins: e.PUBLIC_ORIGIN,
     masterKey: e.MASTER_KEY,
     webDist: webDistDir,
+    breachPolicy: e.BREACH_POLICY,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
   };
 }

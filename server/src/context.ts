@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Gateway } from './realtime/gateway';
+import type { BlockList } from './security/blocks';
 
 /** What every feature's routes are built from. */
-export type AppContext = { db: Db; config: Config; gateway: Gateway };
+export type AppContext = { db: Db; config: Config; gateway: Gateway; blocks: BlockList };

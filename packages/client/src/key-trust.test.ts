@@ -20,6 +20,7 @@ function user(id: string, name: string, keys: Partial<PublicIdentity> = {}): Pub
     isCreatorAccount: false,
     isBanned: false,
     bannedReason: null,
+    isCompromised: false,
     online: true,
     lastActivity: null,
     joinedAt: '2026-01-01T00:00:00.000Z',

@@ -23,6 +23,8 @@ describe('authorization table', () => {
   let drop: () => Promise<void>;
   let server: TestServer;
   const callers = {} as Record<Role, (method: string, path: string) => Promise<number>>;
+  /** Signs the member and the admin in again (a route walked before ended their sessions). */
+  let signInAgain: () => Promise<void>;
 
   beforeAll(async () => {
     ({ database, drop } = await makeDatabase('pglite'));
@@ -34,6 +36,9 @@ describe('authorization table', () => {
     expect((await admin.attempt(routes.setRole, { body: { userId: admin.id, role: 'admin' } }, creatorHeaders)).status).toBe(200);
     // The banned member keeps the cookie of a session the ban revoked.
     expect((await admin.attempt(routes.adminBan, { body: { userId: banned.id, reason: 'test' } }, creatorHeaders)).status).toBe(200);
+    signInAgain = async () => {
+      for (const m of [member, admin]) expect((await m.login()).status).toBe(200);
+    };
     const anonymous = new TestMember.Anonymous(server.url);
     // Raw paths and empty bodies: the walk goes over the authorization table, not the route
     // schemas; the route's own validation answers 400 once access is granted.
@@ -49,16 +54,18 @@ describe('authorization table', () => {
     await drop?.();
   });
 
-  // The order of these `it`s is deliberate: they share the callers made in beforeAll, and logging
-  // out and the emergency shutdown end those callers' sessions, so those two are walked last.
-  // Any one of them also passes alone (-t); it is only after those two that the others cannot.
-  const last = ['POST /api/auth/logout', 'POST /api/super-admin/emergency-shutdown'];
+  // The order of these `it`s is deliberate: they share the callers made in beforeAll, and ending
+  // every session, logging out and the emergency shutdown end those callers' sessions, so those
+  // three are walked last. Any one of them also passes alone (-t); it is only after those that the
+  // others cannot.
+  const last = ['POST /api/auth/sessions/revoke-all', 'POST /api/auth/logout', 'POST /api/super-admin/emergency-shutdown'];
   const apiRoutes = Object.entries(routeAccess)
     .filter(([route]) => route.includes(' /api/'))
     .sort(([a], [b]) => last.indexOf(a) - last.indexOf(b));
   for (const [route, access] of apiRoutes) {
     it(`${route} is ${access}`, async () => {
       const [method, path] = route.split(' ') as [string, string];
+      if (last.includes(route)) await signInAgain();
       for (const role of Object.keys(callers) as Role[]) {
         const status = await callers[role](method, path);
         if (allowed[access].includes(role)) {

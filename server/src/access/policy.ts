@@ -7,7 +7,8 @@ import { errorCodes, errorTexts, routeKey, routes, SOCKET_PATH, type Access } fr
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
 import { HttpError } from '../http/errors';
-import { resolveSession, SESSION_COOKIE, type AuthContext } from '../auth/sessions';
+import { bannedOwner, resolveSession, SESSION_COOKIE, type AuthContext } from '../auth/sessions';
+import type { BlockList } from '../security/blocks';
 import { matchesMasterKey, presentedMasterKey } from '../creator/master-key';
 import { eventTypes, recentFailures, recordEvent } from '../security/events';
 
@@ -39,19 +40,22 @@ export function requireAuth(req: FastifyRequest): AuthContext {
 
 /**
  * `masterKeyLimit`: wrong master keys per address within its window before the server stops
- * checking them (config `rateLimits.masterKey`).
+ * checking them (config `rateLimits.masterKey`). `blocks`: the addresses refused before anything
+ * else (security/blocks.ts).
  */
 export function registerAccessControl(
   app: FastifyInstance,
   db: Db,
   masterKeyHash: string,
   masterKeyLimit: { max: number; windowMs: number },
+  blocks: BlockList,
 ): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('isCreator', false);
 
   /** Checks `Authorization: SuperAdmin <key>`; a wrong key is a security event and counts against the address. */
   const checkCreator = async (req: FastifyRequest): Promise<void> => {
+    if (req.isCreator) return;
     const header = req.headers.authorization;
     const key = presentedMasterKey(header);
     if (!key) {
@@ -76,6 +80,26 @@ export function registerAccessControl(
     }
   });
 
+  // Blocked addresses first: every route, the 404s, the web app and the socket upgrade (GET /ws)
+  // are refused, unless the request carries the valid master key, so that the creator can never
+  // lock themselves out (docs/security.md §10). Wrong keys count against the address as anywhere.
+  app.addHook('onRequest', async (req) => {
+    if (!blocks.isBlocked(req.ip)) return;
+    const channel = req.url.startsWith(SOCKET_PATH) ? 'socket' : 'http';
+    if (presentedMasterKey(req.headers.authorization)) {
+      try {
+        await checkCreator(req);
+        await recordEvent(db, req, { type: eventTypes.blockedIpCreator, severity: 'low', details: { channel } });
+        return;
+      } catch {
+        // A wrong key from a blocked address is refused as the block, having counted as a wrong key.
+      }
+    }
+    blocks.countHit(req.ip);
+    await recordEvent(db, req, { type: eventTypes.blockedIpHit, severity: 'medium', details: { channel } });
+    throw new HttpError(403, errorCodes.ipBlocked, errorTexts.ipBlocked);
+  });
+
   // Before the body is even parsed: who is calling, and may they call this route at all?
   app.addHook('onRequest', async (req) => {
     const url = req.routeOptions.url;
@@ -86,6 +110,11 @@ export function registerAccessControl(
     if (access === 'creator' || (access === 'admin' && req.headers.authorization)) return checkCreator(req);
     const token = req.cookies[SESSION_COOKIE];
     req.auth = token ? await resolveSession(db, token) : null;
+    if (!req.auth && token) {
+      // A banned member still holding the cookie of a session their ban revoked.
+      const banned = await bannedOwner(db, token);
+      if (banned) await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { route: url } });
+    }
     const auth = requireAuth(req);
     if (access === 'admin' && auth.user.role !== 'admin') {
       throw new HttpError(403, errorCodes.forbidden, 'Administrator access required');

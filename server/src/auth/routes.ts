@@ -86,12 +86,19 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
         await recordEvent(db, req, { type: eventTypes.loginFailed, severity: 'medium' });
         throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
       }
-      if (user.isCompromised) throw new HttpError(403, errorCodes.wiped, errorTexts.wiped);
+      if (user.isCompromised) {
+        await recordEvent(db, req, { type: eventTypes.wipedLogin, severity: 'high', userId: user.id });
+        throw new HttpError(403, errorCodes.wiped, errorTexts.wiped);
+      }
       if (user.isBanned) {
         await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: user.id });
         throw new HttpError(403, errorCodes.banned, errorTexts.banned);
       }
-      const session = await createSession(db, user.id);
+      if (user.isLocked) {
+        await recordEvent(db, req, { type: eventTypes.lockedLogin, severity: 'medium', userId: user.id });
+        throw new HttpError(403, errorCodes.locked, errorTexts.locked);
+      }
+      const session = await createSession(db, user.id, req.headers['user-agent']);
       await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
       setSessionCookie(req, reply, session.token);
       return sessionResponse(user);
@@ -120,7 +127,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 }
 
-function setSessionCookie(req: Pick<FastifyRequest, 'protocol'>, reply: FastifyReply, token: string): void {
+export function setSessionCookie(req: Pick<FastifyRequest, 'protocol'>, reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
     path: '/',
     httpOnly: true,

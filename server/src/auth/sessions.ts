@@ -1,10 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { SessionInfo } from '@enclave/protocol';
+import { and, desc, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { sessions, users } from '../db/schema';
 
 export const SESSION_COOKIE = 'enclave_session';
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Stored User-Agent length (docs/security.md §6). */
+const USER_AGENT_MAX = 200;
+/**
+ * Hex characters of a session's hash that name it in the member's session list: enough to tell
+ * a member's sessions apart, far too few to stand for the session (the hash is not the token
+ * either, but it never leaves the server).
+ */
+const PUBLIC_ID_HEX = 12;
 
 export type SessionUser = {
   id: string;
@@ -19,14 +28,14 @@ export type AuthContext = { sessionId: string; expiresAt: Date; user: SessionUse
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
 /** Issues a session: the browser gets a random token, the database only its hash. */
-export async function createSession(db: Db, userId: string): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession(db: Db, userId: string, userAgent: string | undefined): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await db.insert(sessions).values({ id: sha256Hex(token), userId, expiresAt });
+  await db.insert(sessions).values({ id: sha256Hex(token), userId, expiresAt, userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null });
   return { token, expiresAt };
 }
 
-/** The live session behind a cookie token; banned members have none. */
+/** The live session behind a cookie token; banned, wiped and locked members have none. */
 export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
   const id = sha256Hex(token);
   const [row] = await db
@@ -47,6 +56,7 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
         gt(sessions.expiresAt, new Date()),
         eq(users.isBanned, false),
         eq(users.isCompromised, false),
+        eq(users.isLocked, false),
       ),
     )
     .limit(1);
@@ -57,4 +67,46 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
   await db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
+}
+
+const live = (userId: string) => and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()));
+
+/** A member's live sessions, newest first, each named by a short prefix of its hash. */
+export async function listSessions(db: Db, userId: string, currentId: string): Promise<SessionInfo[]> {
+  const rows = await db
+    .select({ id: sessions.id, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt, userAgent: sessions.userAgent })
+    .from(sessions)
+    .where(live(userId))
+    .orderBy(desc(sessions.createdAt));
+  return rows.map((r) => ({
+    id: r.id.slice(0, PUBLIC_ID_HEX),
+    createdAt: r.createdAt.toISOString(),
+    expiresAt: r.expiresAt.toISOString(),
+    userAgent: r.userAgent,
+    current: r.id === currentId,
+  }));
+}
+
+/** Revokes a member's live sessions, all of them or all but `except`; the ids revoked. */
+export async function revokeSessionsOfUser(db: Db, userId: string, except?: string): Promise<string[]> {
+  const rows = await db
+    .update(sessions)
+    .set({ revokedAt: new Date() })
+    .where(and(live(userId), except ? ne(sessions.id, except) : undefined))
+    .returning({ id: sessions.id });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The member behind a cookie token that no longer opens a session because they are banned
+ * (an access attempt worth an event), else null.
+ */
+export async function bannedOwner(db: Db, token: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, sha256Hex(token)), eq(users.isBanned, true)))
+    .limit(1);
+  return row?.id ?? null;
 }

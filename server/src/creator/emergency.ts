@@ -9,7 +9,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
 import { settings, users } from '../db/schema';
-import { announceBans, applyBans } from '../users/moderation';
+import { announceBans, applyBans, type BanTiming } from '../users/moderation';
 import { getSetting } from './master-key';
 
 const EMERGENCY = 'emergency_since';
@@ -41,7 +41,7 @@ export async function registrationOpen(tx: Db): Promise<boolean> {
  * Enters emergency mode and bans every member in one transaction, so that it all happens or none
  * of it does, whatever the number of members; then closes their sockets.
  */
-export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: number; emergency: EmergencyState }> {
+export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: number; emergency: EmergencyState; timing: BanTiming }> {
   const since = new Date().toISOString();
   const { ids, moved } = await ctx.db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${EMERGENCY_LOCK})`);
@@ -54,8 +54,8 @@ export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: numb
     const moved = ids.length ? await applyBans(tx, ids, { banned: true, reason: SHUTDOWN_REASON, by: 'creator' }) : [];
     return { ids, moved };
   });
-  if (ids.length) await announceBans(ctx, ids, { banned: true, reason: SHUTDOWN_REASON }, moved);
-  return { banned: ids.length, emergency: await emergencyState(ctx.db) };
+  const timing = ids.length ? await announceBans(ctx, ids, { banned: true, reason: SHUTDOWN_REASON }, moved) : { socketsClosed: 0 };
+  return { banned: ids.length, emergency: await emergencyState(ctx.db), timing };
 }
 
 export async function liftEmergency(db: Db): Promise<EmergencyState> {

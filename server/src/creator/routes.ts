@@ -54,6 +54,8 @@ export async function creatorRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       isCreatorAccount: u.isCreatorAccount,
       isBanned: u.isBanned,
       bannedReason: u.bannedReason,
+      isCompromised: u.isCompromised,
+      isLocked: u.isLocked,
       online: online.has(u.id),
       lastActivity: u.lastActivity?.toISOString() ?? null,
       joinedAt: u.createdAt.toISOString(),
@@ -64,8 +66,8 @@ export async function creatorRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
 
   serve(app, routes.emergencyShutdown, async (req) => {
-    const result = await emergencyShutdown(ctx);
-    await recordEvent(db, req, { type: eventTypes.emergencyShutdown, severity: 'critical', actor: 'creator', details: { banned: result.banned } });
+    const { timing, ...result } = await emergencyShutdown(ctx);
+    await recordEvent(db, req, { type: eventTypes.emergencyShutdown, severity: 'critical', actor: 'creator', details: { banned: result.banned, ...timing } });
     return result;
   });
 

@@ -1,5 +1,5 @@
 /** The console's security panels, computed from the security_events table and this deployment. */
-import { routes, type Compliance, type Heatmap, type Risk } from '@enclave/protocol';
+import { routes, severityScores, type Compliance, type Heatmap, type Risk, type Severity } from '@enclave/protocol';
 import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
@@ -10,9 +10,6 @@ import { eventCount, eventsOf, lastSeenOf } from '../security/events';
 import { getSetting } from './master-key';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
-/** docs/spec.md §9: threat scores by severity. */
-export const SEVERITY_SCORE = { low: 1, medium: 3, high: 7, critical: 15 } as const;
-type Severity = keyof typeof SEVERITY_SCORE;
 
 export async function heatmap(db: Db, now = new Date()): Promise<Heatmap> {
   const from = new Date(now.getTime() - WEEK_MS);
@@ -52,9 +49,9 @@ export async function risk(db: Db, now = new Date()): Promise<Risk> {
   // The score is per event: a row of `n` repeats (security/events.ts) scores n times.
   const add = (map: Map<string, Acc>, key: string, severity: Severity, n: number, at: Date) => {
     const acc = map.get(key) ?? { score: 0, events: 0, worst: 'low', lastSeen: at };
-    acc.score += SEVERITY_SCORE[severity] * n;
+    acc.score += severityScores[severity] * n;
     acc.events += n;
-    if (SEVERITY_SCORE[severity] > SEVERITY_SCORE[acc.worst]) acc.worst = severity;
+    if (severityScores[severity] > severityScores[acc.worst]) acc.worst = severity;
     if (at > acc.lastSeen) acc.lastSeen = at;
     map.set(key, acc);
   };
@@ -132,7 +129,7 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     status: loosened.length === 0 ? 'compliant' : 'warning',
     description:
       `Per address: login ${per(limits.login)}, key validation ${per(limits.validateKey)}, registration ${per(limits.register)}, ` +
-      `wrong master keys ${per(limits.masterKey)}; per member: sending ${per(limits.send)}, key rotations ${per(limits.epoch)}.` +
+      `wrong master keys ${per(limits.masterKey)}, breach reports ${per(limits.breach)}; per member: sending ${per(limits.send)}, key rotations ${per(limits.epoch)}.` +
       (loosened.length === 0 ? '' : ` Looser than the defaults: ${loosened.join(', ')}.`),
   });
 
@@ -155,6 +152,18 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     description: config.databaseUrl
       ? 'PostgreSQL is external: its backups are not visible from here; verify them with your database provider.'
       : `The embedded database in ${config.dataDir} has no backup: copy the data directory regularly or move to PostgreSQL.`,
+  });
+
+  const policy = config.breachPolicy;
+  checks.push({
+    name: 'Breach policy',
+    status: policy === 'log' ? 'warning' : 'compliant',
+    description:
+      policy === 'log'
+        ? "BREACH_POLICY=log: a member's own breach report is only logged; set lock or wipe to act on the reporter's account."
+        : policy === 'lock'
+          ? "BREACH_POLICY=lock: a member's own breach report locks their account until the creator unlocks it."
+          : "BREACH_POLICY=wipe: a member's own breach report deletes their sealed keys and shares and ends their sessions.",
   });
 
   const [canaries] = await db.select({ n: count() }).from(accessKeys).where(eq(accessKeys.isCanary, true));

@@ -29,7 +29,7 @@ export const users = pgTable(
     loginKeyHash: text('login_key_hash').notNull(),
     encryptionPublicKey: text('encryption_public_key').notNull(),
     signingPublicKey: text('signing_public_key').notNull(),
-    /** PBKDF2/AES-GCM bundle only the access token opens. */
+    /** PBKDF2/AES-GCM bundle only the access token opens; WIPED_BUNDLE once the breach policy wiped it. */
     encryptedPrivateKey: text('encrypted_private_key').notNull(),
     role: text('role', { enum: ['member', 'admin'] }).notNull().default('member'),
     isCreatorAccount: boolean('is_creator_account').notNull().default(false),
@@ -40,7 +40,10 @@ export const users = pgTable(
      * the creator's bans (access/rules.ts); null while not banned.
      */
     bannedBy: text('banned_by'),
+    /** Wiped by the breach policy (security/breach.ts): bundle and shares deleted, never a recipient again. */
     isCompromised: boolean('is_compromised').notNull().default(false),
+    /** Locked by the breach policy: no sign-in until the creator unlocks. */
+    isLocked: boolean('is_locked').notNull().default(false),
     lastActivity: timestamp('last_activity', { withTimezone: true }),
     createdAt: createdAt(),
   },
@@ -80,6 +83,8 @@ export const sessions = pgTable(
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** The browser's User-Agent at sign-in, cut to 200 characters, for the member's session list. */
+    userAgent: text('user_agent'),
   },
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
@@ -188,3 +193,17 @@ export const securityEvents = pgTable(
   },
   (t) => [index('security_events_created_idx').on(t.createdAt), index('security_events_type_idx').on(t.type)],
 );
+
+/**
+ * Addresses the creator refuses on every route and socket upgrade of every instance
+ * (security/blocks.ts). `ip` is normalized: IPv4-mapped IPv6 is stored as the IPv4 address.
+ */
+export const blockedIps = pgTable('blocked_ips', {
+  ip: text('ip').primaryKey(),
+  reason: text('reason').notNull(),
+  createdAt: createdAt(),
+  /** Null: until unblocked. */
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
+  /** Requests and socket upgrades refused since the block. */
+  hits: integer('hits').notNull().default(0),
+});

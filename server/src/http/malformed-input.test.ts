@@ -77,6 +77,12 @@ const EPOCH_BODY_LIMIT = limits.epochMaxRecipients * 640;
 const oversize = (limit: number) => JSON.stringify({ pad: 'x'.repeat(limit) });
 
 const upper = (id: string) => id.toUpperCase();
+
+/** The decoys' body limit (server/src/security/routes.ts). */
+const DECOY_BODY_LIMIT = 4 * KiB;
+const vector = { type: 'debugger_detected', severity: 'high', description: 'debugger statement took 240 ms', timestamp: '2026-01-01T00:00:00.000Z' };
+/** A well-formed breach report. */
+const breachBody = () => ({ reason: 'tamper detected', timestamp: '2026-01-01T00:00:00.000Z', threatVectors: [vector], securityMetrics: { threatLevel: 40, detections: 1 } });
 const uuids = (n: number) => Array.from({ length: n }, () => randomUUID()).join(',');
 
 /** What every body-taking route must refuse the same way, whatever its schema. */
@@ -328,6 +334,42 @@ const rows: Row[] = [
     expectMessage,
   })),
 
+  // ------------------------------------------------------------ POST /api/security/breach (public)
+  ...bodyBasics('POST /api/security/breach', 'anonymous'),
+  ...(
+    [
+      ['reason missing', { ...breachBody(), reason: undefined }, /reason: .*expected string, received undefined/],
+      ['threatVectors of the wrong type', { ...breachBody(), threatVectors: {} }, /threatVectors: .*expected array, received object/],
+      ['a vector type that is not a type name', { ...breachBody(), threatVectors: [{ ...vector, type: 'DROP TABLE' }] }, /threatVectors\.0\.type: must be a lower-case type name/],
+      ["a vector severity 'extreme'", { ...breachBody(), threatVectors: [{ ...vector, severity: 'extreme' }] }, /threatVectors\.0\.severity: /],
+      ['21 vectors', { ...breachBody(), threatVectors: Array.from({ length: 21 }, () => vector) }, /threatVectors: Too big/],
+      ['threatLevel 101', { ...breachBody(), securityMetrics: { threatLevel: 101, detections: 1 } }, /securityMetrics\.threatLevel: Too big/],
+      ['timestamp not a date', { ...breachBody(), timestamp: 'yesterday' }, /timestamp: /],
+      ['a field naming another account', { ...breachBody(), userId: randomUUID() }, /Unrecognized key.*"userId"/],
+      ['a reported address that is not one', { ...breachBody(), addresses: { publicIP: 'example.org' } }, /addresses\.publicIP: must be an IP address/],
+    ] as const
+  ).map(([name, body, expectMessage]): Row => ({
+    name: `POST /api/security/breach — ${name}`,
+    as: 'anonymous',
+    method: 'POST',
+    path: '/api/security/breach',
+    body,
+    expectStatus: 400,
+    expectMessage,
+  })),
+
+  // ------------------------------------------------------------ the decoys (public, any body)
+  ...(['/api/decoy/auth', '/api/decoy/validate', '/api/decoy/decrypt', '/api/decoy/*'] as const).flatMap((route): Row[] => {
+    const path = route.replace('*', 'admin/export');
+    const row = (r: Omit<Row, 'method' | 'path' | 'as'>): Row => ({ ...r, name: `POST ${route} — ${r.name}`, method: 'POST', path, as: 'anonymous' });
+    return [
+      row({ name: 'non-JSON text as application/json', body: '{"decoy":', expectStatus: 400, expectMessage: /not valid JSON/i }),
+      row({ name: 'text/plain content type', body: '{}', contentType: 'text/plain', expectStatus: 415, expectMessage: /Content-Type must be application\/json/ }),
+      row({ name: 'body over the 4 KiB limit', body: oversize(DECOY_BODY_LIMIT), expectStatus: 413, expectMessage: /too large/i }),
+    ];
+  }),
+  { name: 'GET /api/decoy/* — a path over 512 characters', as: 'anonymous', method: 'GET', path: `/api/decoy/${'a'.repeat(513)}`, expectStatus: 400, expectMessage: /\*: Too big/ },
+
   // ------------------------------------------------------------ every member route, signed out
   ...(
     [
@@ -339,6 +381,10 @@ const rows: Row[] = [
       ['GET', `/api/epochs/shares?ids=${randomUUID()}`, undefined],
       ['GET', '/api/messages/recent?receiverId=all', undefined],
       ['POST', '/api/messages/send', (f: Fixture) => f.sendBody()],
+      ['GET', '/api/auth/sessions', undefined],
+      ['POST', '/api/auth/sessions/revoke-others', undefined],
+      ['POST', '/api/auth/sessions/revoke-all', undefined],
+      ['GET', '/api/security/me', undefined],
     ] as const
   ).flatMap(([method, path, body]): Row[] => [
     { name: `${method} ${path.split('?')[0]} — anonymous`, as: 'anonymous', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },

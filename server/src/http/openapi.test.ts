@@ -10,10 +10,13 @@ import { TestMember } from '../testing/member';
 
 const tableKeys = Object.values(routes).map(routeKey).sort();
 
-/** `METHOD /path` of every operation in an OpenAPI document, path parameters back in Fastify syntax. */
+/**
+ * `METHOD /path` of every operation in an OpenAPI document, path parameters back in Fastify syntax
+ * (`{name}` → `:name`, the rest of the path `{*}` → `*`).
+ */
 function documentKeys(doc: { paths: Record<string, unknown> }): string[] {
   return Object.entries(doc.paths)
-    .flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+    .flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace(/\{\*\}$/, '*')}`))
     .sort();
 }
 

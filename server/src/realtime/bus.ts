@@ -10,13 +10,18 @@ import { z } from 'zod';
 export const busEventSchema = z.discriminatedUnion('kind', [
   /** Send a frame to every authenticated socket ('all') or to the sockets of these members. */
   z.object({ kind: z.literal('deliver'), to: z.union([z.literal('all'), z.array(z.string())]), frame: serverFrameSchema }),
-  /** Tell and close the sockets of a session, or of every session of these members. */
+  /** Tell and close the sockets of a session, of these sessions, or of every session of these members. */
   z.object({
     kind: z.literal('end_sessions'),
     sessionId: z.string().optional(),
+    sessionIds: z.array(z.string()).optional(),
     userIds: z.array(z.string()).optional(),
     frame: serverFrameSchema,
+    /** Set by the instance that publishes it to time its own sockets' closing (Gateway.endSessionsTimed). */
+    timingId: z.string().optional(),
   }),
+  /** The blocked addresses changed: every instance reloads its set (security/blocks.ts). */
+  z.object({ kind: z.literal('blocks_changed') }),
 ]);
 export type BusEvent = z.infer<typeof busEventSchema>;
 

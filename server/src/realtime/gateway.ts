@@ -3,6 +3,7 @@
  * (its `authenticate` frame carries no secret), then receives the frames the bus routes to its member.
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { clientFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -21,8 +22,16 @@ export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
 /** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * How long a timed closing (endSessionsTimed) waits for the bus to bring the event back and for
+ * the clients to answer the close; sockets still open then are terminated.
+ */
+const CLOSE_WAIT_MS = 2_000;
 
 type Client = { socket: WebSocket; userId: string; sessionId: string };
+type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
+/** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
+type Timing = (closed: WebSocket[]) => void;
 
 /** Registers the socket's route: every upgrade goes to the gateway. */
 export async function socketRoute(app: FastifyInstance, { gateway }: { gateway: Gateway }): Promise<void> {
@@ -33,6 +42,7 @@ export class Gateway {
   readonly instanceId = randomUUID();
   private readonly clients = new Map<string, Set<Client>>();
   private readonly refreshTimer: NodeJS.Timeout;
+  private readonly timings = new Map<string, Timing>();
 
   constructor(
     private readonly db: Db,
@@ -60,6 +70,30 @@ export class Gateway {
       await this.bus.publish(event);
     } catch (err) {
       this.log.error({ err, kind: event.kind }, 'could not publish on the bus after a commit');
+    }
+  }
+
+  /**
+   * Publishes an `end_sessions` just committed (a ban), and measures on this instance the time
+   * from now until the sockets it holds for those sessions are closed (the close handshake done,
+   * or the socket terminated after CLOSE_WAIT_MS). Sockets on other instances close in their own
+   * time and are not counted. `socketsClosed` 0: there were none here (`ms` then says nothing of
+   * closing a socket).
+   */
+  async endSessionsTimed(event: Omit<EndSessions, 'timingId'>): Promise<{ socketsClosed: number; ms: number }> {
+    const start = performance.now();
+    const timingId = randomUUID();
+    const handled = new Promise<WebSocket[]>((resolve) => {
+      this.timings.set(timingId, resolve);
+      setTimeout(() => resolve([]), CLOSE_WAIT_MS).unref();
+    });
+    try {
+      await this.bus.publish({ ...event, timingId });
+      const closed = await handled;
+      await Promise.all(closed.map((socket) => closedOrTerminated(socket, CLOSE_WAIT_MS)));
+      return { socketsClosed: closed.length, ms: Math.round((performance.now() - start) * 10) / 10 };
+    } finally {
+      this.timings.delete(timingId);
     }
   }
 
@@ -170,15 +204,24 @@ export class Gateway {
       for (const set of targets) for (const c of set ?? []) sendFrame(c.socket, event.frame);
       return;
     }
+    if (event.kind === 'end_sessions') this.endSessions(event);
+    // blocks_changed: security/blocks.ts follows it.
+  }
+
+  private endSessions(event: EndSessions): void {
     const users = new Set(event.userIds);
+    const sessionIds = new Set(event.sessionIds);
+    if (event.sessionId) sessionIds.add(event.sessionId);
+    const closed: WebSocket[] = [];
     for (const set of this.clients.values()) {
       for (const c of set) {
-        const match = event.sessionId ? c.sessionId === event.sessionId : users.has(c.userId);
-        if (!match) continue;
+        if (!sessionIds.has(c.sessionId) && !users.has(c.userId)) continue;
         sendFrame(c.socket, event.frame);
         c.socket.close(CLOSE_SESSION_ENDED, 'session ended');
+        closed.push(c.socket);
       }
     }
+    if (event.timingId) this.timings.get(event.timingId)?.(closed);
   }
 
   async close(): Promise<void> {
@@ -201,6 +244,18 @@ function runAt(when: Date, fn: () => void): { cancel: () => void } {
   };
   arm();
   return { cancel: () => clearTimeout(timer) };
+}
+
+/** Resolves once the socket is closed; terminates it if its client has not answered the close within `ms`. */
+function closedOrTerminated(socket: WebSocket, ms: number): Promise<void> {
+  if (socket.readyState === socket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => socket.terminate(), ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function sendFrame(socket: WebSocket, frame: ServerFrame): void {

@@ -21,6 +21,7 @@
  * instance, whatever it sends. Audit entries (an actor acting) are not coalesced: one row each.
  */
 import net from 'node:net';
+import type { IpAnalysis, Severity } from '@enclave/protocol';
 import { and, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
@@ -41,7 +42,7 @@ const SWEEP_MS = 10_000;
 /** First key of the advisory locks taken here (the second is the event key's hash). */
 const LOCK_CLASS = 0x5ec0;
 
-export type Severity = 'low' | 'medium' | 'high' | 'critical';
+export type { Severity };
 
 export const eventTypes = {
   loginFailed: 'login_failed',
@@ -60,17 +61,25 @@ export const eventTypes = {
   creatorAccountChanged: 'creator_account_marked',
   emergencyShutdown: 'emergency_shutdown',
   emergencyLifted: 'emergency_lifted',
+  /** A locked or wiped member tries to sign in. */
+  lockedLogin: 'locked_access',
+  wipedLogin: 'wiped_access',
+  decoyHit: 'decoy_hit',
+  /** A request or socket upgrade refused because its address is blocked. */
+  blockedIpHit: 'blocked_ip_hit',
+  /** The creator's master key served from a blocked address (so a mistaken block can be undone). */
+  blockedIpCreator: 'blocked_ip_creator_access',
+  breachReport: 'breach_report',
+  ipBlocked: 'ip_blocked',
+  ipUnblocked: 'ip_unblocked',
+  memberUnlocked: 'member_unlocked',
+  sessionsRevoked: 'sessions_revoked',
 } as const;
 
 const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);
 
-export type IpAnalysis = {
-  clientIP: string | null;
-  /** The X-Forwarded-For chain, only when a trusted proxy is configured. */
-  forwardedFor: string[];
-  classification: 'loopback' | 'private' | 'public' | 'unknown';
-  headers: Record<string, string>;
-};
+/** What a member's own client reported of its addresses (breach reports only); the server never guesses them. */
+export type ReportedAddresses = { localNetworkIP?: string; publicIP?: string; webrtcIPs?: string[] };
 
 function classifyIp(ip: string | null): IpAnalysis['classification'] {
   if (!ip) return 'unknown';
@@ -86,7 +95,7 @@ function classifyIp(ip: string | null): IpAnalysis['classification'] {
   return net.isIPv6(ip) ? 'public' : 'unknown';
 }
 
-function analyzeRequest(req: FastifyRequest): IpAnalysis {
+function analyzeRequest(req: FastifyRequest, reported: ReportedAddresses): IpAnalysis {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (SECRET_HEADERS.has(name) || value === undefined || value === '') continue;
@@ -97,6 +106,34 @@ function analyzeRequest(req: FastifyRequest): IpAnalysis {
     // Fastify fills `ips` from X-Forwarded-For only when a trusted proxy is configured.
     forwardedFor: req.ips ?? [],
     classification: classifyIp(req.ip ?? null),
+    localNetworkIP: reported.localNetworkIP ?? null,
+    publicIP: reported.publicIP ?? null,
+    webrtcIPs: reported.webrtcIPs ?? [],
+    headers,
+  };
+}
+
+const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const stringOf = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const CLASSES = new Set<IpAnalysis['classification']>(['loopback', 'private', 'public', 'unknown']);
+
+/**
+ * A stored row's IP analysis in the protocol's shape. Rows written before the reported addresses
+ * existed (or by the server itself, `{}`) have none: null and empty, never guessed.
+ */
+export function ipAnalysisOf(stored: Record<string, unknown>, ip: string | null): IpAnalysis {
+  const headers: Record<string, string> = {};
+  if (stored.headers && typeof stored.headers === 'object') {
+    for (const [k, v] of Object.entries(stored.headers)) if (typeof v === 'string') headers[k] = v;
+  }
+  const classification = stored.classification as IpAnalysis['classification'];
+  return {
+    clientIP: stringOf(stored.clientIP) ?? ip,
+    forwardedFor: stringsOf(stored.forwardedFor),
+    classification: CLASSES.has(classification) ? classification : classifyIp(ip),
+    localNetworkIP: stringOf(stored.localNetworkIP),
+    publicIP: stringOf(stored.publicIP),
+    webrtcIPs: stringsOf(stored.webrtcIPs),
     headers,
   };
 }
@@ -107,11 +144,13 @@ export type EventInput = {
   userId?: string | null;
   actor?: string | null;
   details?: Record<string, unknown>;
+  /** Addresses the member's own client reported (a breach report); kept in the IP analysis only. */
+  reported?: ReportedAddresses;
 };
 
 /** Records an event seen on a request (or, without one, by the server itself). */
 export async function recordEvent(db: Db, req: FastifyRequest | null, event: EventInput): Promise<void> {
-  const analysis = req ? analyzeRequest(req) : null;
+  const analysis = req ? analyzeRequest(req, event.reported ?? {}) : null;
   const row = {
     type: event.type,
     severity: event.severity,

@@ -83,6 +83,7 @@ export const relaxedRateLimits: Config['rateLimits'] = {
   send: { max: 10_000, windowMs: 60_000 },
   epoch: { max: 10_000, windowMs: 60_000 },
   masterKey: defaultRateLimits.masterKey,
+  breach: { max: 10_000, windowMs: 60_000 },
 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -95,6 +96,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     trustProxy: false,
     redisPrefix: REDIS_PREFIX,
     rateLimits: defaultRateLimits,
+    breachPolicy: 'log',
     ...overrides,
   };
 }

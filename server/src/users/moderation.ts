@@ -14,6 +14,15 @@ import { bannedByOf, banRefusal, unbanRefusal, type Moderator } from '../access/
 
 export type BanChange = { banned: true; reason: string } | { banned: false };
 export type MovedConversation = { id: string; membershipVersion: number };
+/**
+ * A ban's sockets closing as timed on the instance that made it (Gateway.endSessionsTimed), for the
+ * ban's audit event: the security metrics' response time is the median of `socketsClosedMs`.
+ */
+export type BanTiming = { socketsClosed: number; socketsClosedMs?: number };
+
+/** The audit details of a ban's timing: the ms only when this instance closed a socket. */
+export const timingDetails = (t: { socketsClosed: number; ms: number } | null): BanTiming =>
+  !t ? { socketsClosed: 0 } : t.socketsClosed > 0 ? { socketsClosed: t.socketsClosed, socketsClosedMs: t.ms } : { socketsClosed: 0 };
 
 /**
  * `column = ANY($1)`: the whole list travels as one array parameter. PostgreSQL takes at most
@@ -28,9 +37,9 @@ const anyOf = (column: SQLWrapper, ids: readonly string[], type: 'uuid' | 'text'
  * rows locked for the change, then flags, sessions and conversations move together, then the
  * sockets are told.
  */
-export async function setBanned(ctx: AppContext, actor: Moderator, userIds: readonly string[], change: BanChange): Promise<void> {
+export async function setBanned(ctx: AppContext, actor: Moderator, userIds: readonly string[], change: BanChange): Promise<BanTiming> {
   const ids = [...new Set(userIds)];
-  if (ids.length === 0) return;
+  if (ids.length === 0) return { socketsClosed: 0 };
   const moved = await ctx.db.transaction(async (tx) => {
     const targets = await tx
       .select({ role: users.role, isCreatorAccount: users.isCreatorAccount, isBanned: users.isBanned, bannedBy: users.bannedBy })
@@ -44,7 +53,7 @@ export async function setBanned(ctx: AppContext, actor: Moderator, userIds: read
     }
     return applyBans(tx, ids, change.banned ? { ...change, by: bannedByOf(actor) } : change);
   });
-  await announceBans(ctx, ids, change, moved);
+  return announceBans(ctx, ids, change, moved);
 }
 
 /**
@@ -61,9 +70,21 @@ export async function applyBans(
     .update(users)
     .set(change.banned ? { isBanned: true, bannedReason: change.reason, bannedBy: change.by } : { isBanned: false, bannedReason: null, bannedBy: null })
     .where(anyOf(users.id, ids, 'uuid'));
-  if (change.banned) {
-    await tx.update(sessions).set({ revokedAt: new Date() }).where(and(anyOf(sessions.userId, ids, 'uuid'), isNull(sessions.revokedAt)));
-  }
+  if (change.banned) await revokeSessionsOf(tx, ids);
+  return moveConversationsOf(tx, ids);
+}
+
+/** Inside the caller's transaction: revokes every live session of these members. */
+export async function revokeSessionsOf(tx: Db, ids: readonly string[]): Promise<void> {
+  await tx.update(sessions).set({ revokedAt: new Date() }).where(and(anyOf(sessions.userId, ids, 'uuid'), isNull(sessions.revokedAt)));
+}
+
+/**
+ * Inside the caller's transaction: moves the general channel and each direct message of these
+ * members to a new membership version, so that the next epoch of each is wrapped for the member
+ * set as it is now. Returns the conversations moved.
+ */
+export async function moveConversationsOf(tx: Db, ids: readonly string[]): Promise<MovedConversation[]> {
   await tx.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
   // Direct messages are named dm:<id>:<id>.
   return tx
@@ -79,16 +100,26 @@ export async function applyBans(
     .returning({ id: conversations.id, membershipVersion: conversations.membershipVersion });
 }
 
-/** After the commit: closes the banned members' sockets and tells everyone the member sets moved. */
-export async function announceBans(ctx: AppContext, ids: readonly string[], change: BanChange, moved: readonly MovedConversation[]): Promise<void> {
+/**
+ * After the commit: closes the banned members' sockets (timed, see BanTiming) and tells everyone
+ * the member sets moved.
+ */
+export async function announceBans(ctx: AppContext, ids: readonly string[], change: BanChange, moved: readonly MovedConversation[]): Promise<BanTiming> {
   const { gateway } = ctx;
-  if (change.banned) {
-    await gateway.publish({
-      kind: 'end_sessions',
-      userIds: [...ids],
-      frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${change.reason}` },
-    });
-  }
+  const timing = change.banned
+    ? await gateway.endSessionsTimed({
+        kind: 'end_sessions',
+        userIds: [...ids],
+        frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${change.reason}` },
+      })
+    : null;
+  await announceMoves(ctx, moved);
+  return timingDetails(timing);
+}
+
+/** After the commit: every client refetches the member list, and the members of each moved conversation rotate. */
+export async function announceMoves(ctx: AppContext, moved: readonly MovedConversation[]): Promise<void> {
+  const { gateway } = ctx;
   await gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
   for (const c of moved) {
     const to = c.id === GENERAL_CONVERSATION ? 'all' : c.id.split(':').slice(1);

@@ -25,6 +25,7 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
           isCreatorAccount: users.isCreatorAccount,
           isBanned: users.isBanned,
           bannedReason: users.bannedReason,
+          isCompromised: users.isCompromised,
           lastActivity: users.lastActivity,
           createdAt: users.createdAt,
           encryptionPublicKey: users.encryptionPublicKey,
@@ -50,8 +51,8 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   serve(app, routes.adminBan, async (req) => {
     const { userId, reason } = req.body;
-    await setBanned(ctx, moderator(req), [userId], { banned: true, reason });
-    await audit(req, eventTypes.userBanned, 'high', userId, { reason });
+    const timing = await setBanned(ctx, moderator(req), [userId], { banned: true, reason });
+    await audit(req, eventTypes.userBanned, 'high', userId, { reason, ...timing });
     return { ok: true as const };
   });
 
@@ -64,8 +65,8 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   serve(app, routes.creatorBan, async (req) => {
     const { userId, reason } = req.body;
-    await setBanned(ctx, { kind: 'creator' }, [userId], { banned: true, reason });
-    await audit(req, eventTypes.userBanned, 'high', userId, { reason });
+    const timing = await setBanned(ctx, { kind: 'creator' }, [userId], { banned: true, reason });
+    await audit(req, eventTypes.userBanned, 'high', userId, { reason, ...timing });
     return { ok: true as const };
   });
 

@@ -1,0 +1,165 @@
+/**
+ * Security monitoring routes (docs/security.md §10): the creator's live events, metrics and
+ * blocks; a member's own security view and sessions; client breach reports; the decoys.
+ */
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { errorCodes, routes, severityScores, type RouteDefinition, type RouteResponse, type Severity } from '@enclave/protocol';
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context';
+import { users } from '../db/schema';
+import { requireAuth } from '../access/policy';
+import { listSessions, resolveSession, revokeSessionsOfUser, SESSION_COOKIE } from '../auth/sessions';
+import { HttpError } from '../http/errors';
+import { rateLimit, serve, type RouteRequest } from '../http/routes';
+import { applyBreachPolicy } from './breach';
+import { activeBlocks, blockIp, normalizeIp, unblockIp } from './blocks';
+import { eventTypes, recordEvent } from './events';
+import { liveEvents, mySecurity, securityMetrics } from './metrics';
+
+/** A decoy takes any body, but not a large one: it has nothing to do with it. */
+const DECOY_BODY_LIMIT = 4 * 1024;
+/** The path kept in a decoy hit's details. */
+const DECOY_PATH_MAX = 200;
+const DESCRIPTION_MAX = 100;
+
+export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  const { db, config, gateway, blocks } = ctx;
+
+  /** The signed-in member behind the request's cookie, on a public route (no session required). */
+  const sessionOf = async (req: FastifyRequest) => {
+    const token = req.cookies[SESSION_COOKIE];
+    return token ? resolveSession(db, token) : null;
+  };
+
+  serve(app, routes.liveEvents, async () => ({ events: await liveEvents(db) }));
+
+  serve(app, routes.securityMetrics, async (req) => securityMetrics(db, { breachPolicy: config.breachPolicy, https: req.protocol === 'https' }));
+
+  serve(app, routes.blockedIps, async () => {
+    // This instance's refused hits not yet written; other instances add theirs within seconds.
+    await blocks.flushHits();
+    return { blocked: await activeBlocks(db) };
+  });
+
+  const ipOf = (ip: string) => {
+    const normalized = normalizeIp(ip);
+    if (!normalized) throw new HttpError(400, errorCodes.invalidRequest, 'ip: must be an IP address');
+    return normalized;
+  };
+  /** After a block or unblock committed: this instance at once, the others through the bus (and their periodic re-read). */
+  const blocksChanged = async () => {
+    await blocks.reload();
+    await gateway.publishCommitted({ kind: 'blocks_changed' });
+  };
+
+  serve(app, routes.blockIp, async (req) => {
+    const { reason, expiresInMinutes } = req.body;
+    const ip = ipOf(req.body.ip);
+    const expiresAt = expiresInMinutes === undefined ? null : new Date(Date.now() + expiresInMinutes * 60_000);
+    const block = await blockIp(db, ip, reason, expiresAt);
+    await blocksChanged();
+    await recordEvent(db, req, { type: eventTypes.ipBlocked, severity: 'medium', actor: 'creator', details: { ip, reason, expiresAt: block.expiresAt } });
+    return { block };
+  });
+
+  serve(app, routes.unblockIp, async (req) => {
+    const ip = ipOf(req.body.ip);
+    if (!(await unblockIp(db, ip))) throw new HttpError(404, errorCodes.notFound, 'This address is not blocked');
+    await blocksChanged();
+    await recordEvent(db, req, { type: eventTypes.ipUnblocked, severity: 'low', actor: 'creator', details: { ip } });
+    return { ok: true as const };
+  });
+
+  serve(app, routes.unlockUser, async (req) => {
+    const { userId } = req.body;
+    const rows = await db.update(users).set({ isLocked: false }).where(eq(users.id, userId)).returning({ id: users.id });
+    if (!rows.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
+    await recordEvent(db, req, { type: eventTypes.memberUnlocked, severity: 'medium', userId, actor: 'creator' });
+    await gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+    return { ok: true as const };
+  });
+
+  serve(app, routes.mySecurity, async (req) => mySecurity(db, requireAuth(req).user.id, config.breachPolicy));
+
+  serve(app, routes.sessions, async (req) => {
+    const auth = requireAuth(req);
+    return { sessions: await listSessions(db, auth.user.id, auth.sessionId) };
+  });
+
+  serve(app, routes.revokeOtherSessions, async (req) => {
+    const auth = requireAuth(req);
+    const revoked = await revokeSessionsOfUser(db, auth.user.id, auth.sessionId);
+    if (revoked.length) {
+      await gateway.publishCommitted({
+        kind: 'end_sessions',
+        sessionIds: revoked,
+        frame: { type: 'session_ended', reason: 'revoked', message: 'This session was ended from another of your sessions.' },
+      });
+    }
+    await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'others', revoked: revoked.length } });
+    return { revoked: revoked.length };
+  });
+
+  serve(app, routes.revokeAllSessions, async (req, reply) => {
+    const auth = requireAuth(req);
+    const revoked = await revokeSessionsOfUser(db, auth.user.id);
+    await gateway.publishCommitted({
+      kind: 'end_sessions',
+      userIds: [auth.user.id],
+      frame: { type: 'session_ended', reason: 'revoked', message: 'All your sessions have been ended.' },
+    });
+    await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'all', revoked: revoked.length } });
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return { revoked: revoked.length };
+  });
+
+  serve(
+    app,
+    routes.breachReport,
+    async (req) => {
+      const { reason, threatVectors, securityMetrics: reported, addresses } = req.body;
+      // The reporter is the request's own session, never anything the body says.
+      const reporter = await sessionOf(req);
+      const severity = threatVectors.reduce<Severity>((worst, v) => (severityScores[v.severity] > severityScores[worst] ? v.severity : worst), 'low');
+      const action = reporter ? await applyBreachPolicy(ctx, reporter.user.id, config.breachPolicy) : 'logged';
+      await recordEvent(db, req, {
+        type: eventTypes.breachReport,
+        severity,
+        userId: reporter?.user.id ?? null,
+        details: {
+          reason,
+          reporter: reporter ? 'member' : 'anonymous',
+          action,
+          threatLevel: reported.threatLevel,
+          detections: reported.detections,
+          vectors: threatVectors.map((v) => ({ type: v.type, severity: v.severity, description: v.description.slice(0, DESCRIPTION_MAX), ...(v.source ? { source: v.source } : {}) })),
+        },
+        ...(addresses ? { reported: addresses } : {}),
+      });
+      return { policy: config.breachPolicy, action };
+    },
+    { rateLimit: rateLimit(config.rateLimits.breach) },
+  );
+
+  /** A decoy: the hit is a high event (with the member, when a session comes with it), the answer made up. */
+  const decoy = <R extends RouteDefinition>(route: R, answer: () => RouteResponse<R>) =>
+    serve(
+      app,
+      route,
+      async (req: RouteRequest<R>) => {
+        const fastifyReq = req as unknown as FastifyRequest;
+        const member = await sessionOf(fastifyReq);
+        const path = fastifyReq.url.split('?')[0]!.slice(0, DECOY_PATH_MAX);
+        await recordEvent(db, fastifyReq, { type: eventTypes.decoyHit, severity: 'high', userId: member?.user.id ?? null, details: { method: route.method, path } });
+        return answer();
+      },
+      { bodyLimit: DECOY_BODY_LIMIT },
+    );
+  const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+  decoy(routes.decoyAuth, () => ({ success: true as const, token: hex(32), user: { id: randomUUID(), username: `user_${hex(3)}` } }));
+  decoy(routes.decoyValidate, () => ({ valid: true as const, reason: 'Key verified' }));
+  decoy(routes.decoyDecrypt, () => ({ decrypted: randomBytes(randomInt(16, 65)).toString('base64') }));
+  decoy(routes.decoyAnyGet, () => ({ status: 'ok' as const, id: randomUUID() }));
+  decoy(routes.decoyAnyPost, () => ({ status: 'ok' as const, id: randomUUID() }));
+}
