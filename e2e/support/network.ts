@@ -95,14 +95,17 @@ export class Network {
 export const test = base.extend<{
   /** RATE_LIMIT_WINDOW_MS of the test's server; `test.use({ rateLimitWindowMs })` changes it. */
   rateLimitWindowMs: number;
+  /** Further environment of the test's server; `test.use({ serverEnv: { TRUST_PROXY: '1' } })`. */
+  serverEnv: Record<string, string>;
   /** The test's own server, started fresh. */
   server: EnclaveServer;
   /** The people on it: browsers, members, the creator's API; closed after the test. */
   network: Network;
 }>({
   rateLimitWindowMs: [E2E_RATE_LIMIT_WINDOW_MS, { option: true }],
-  server: async ({ rateLimitWindowMs }, use) => {
-    const server = new EnclaveServer({ rateLimitWindowMs });
+  serverEnv: [{}, { option: true }],
+  server: async ({ rateLimitWindowMs, serverEnv }, use) => {
+    const server = new EnclaveServer({ rateLimitWindowMs, env: serverEnv });
     await server.start();
     await use(server);
     await server.dispose();

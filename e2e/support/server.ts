@@ -36,14 +36,17 @@ async function freePort(): Promise<number> {
 export class EnclaveServer {
   /** The server's RATE_LIMIT_WINDOW_MS. */
   readonly rateLimitWindowMs: number;
+  /** Further environment of the server (TRUST_PROXY, say). */
+  private readonly extraEnv: Readonly<Record<string, string>>;
   private dir: string | null = null;
   /** Everything the server wrote to stdout and stderr, across restarts. */
   log = '';
   port = 0;
   private child: ChildProcess | null = null;
 
-  constructor(opts: { rateLimitWindowMs?: number } = {}) {
+  constructor(opts: { rateLimitWindowMs?: number; env?: Record<string, string> } = {}) {
     this.rateLimitWindowMs = opts.rateLimitWindowMs ?? E2E_RATE_LIMIT_WINDOW_MS;
+    this.extraEnv = opts.env ?? {};
   }
 
   /** A fresh network's data directory (data-dir.ts), made when first needed: listing tests makes none. */
@@ -65,6 +68,7 @@ export class EnclaveServer {
       LOG_LEVEL: 'info',
       MASTER_KEY: E2E_MASTER_KEY,
       RATE_LIMIT_WINDOW_MS: String(this.rateLimitWindowMs),
+      ...this.extraEnv,
     };
   }
 

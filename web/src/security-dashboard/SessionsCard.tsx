@@ -9,19 +9,21 @@ import { formatDateTime } from '../lib/format';
 import { revokeOtherSessions } from '../net/security-api';
 import { emptyTexts, sessionTexts } from './security-texts';
 import { securityKeys, useSessions } from './use-security-data';
+import { describeUserAgent } from './user-agent';
 
 function SessionRow({ session }: { session: SessionInfo }) {
+  const name = describeUserAgent(session.userAgent) ?? sessionTexts.unknownBrowser;
   return (
-    <li
-      aria-label={session.current ? `${sessionTexts.current}: ${session.userAgent ?? sessionTexts.unknownBrowser}` : (session.userAgent ?? sessionTexts.unknownBrowser)}
-      className="grid gap-1 rounded-lg border border-border bg-background/40 p-3 text-sm"
-    >
+    <li aria-label={session.current ? `${name} (${sessionTexts.current})` : name} className="grid min-w-0 gap-1 rounded-lg border border-border bg-background/40 p-3 text-sm">
       <span className="flex items-center justify-between gap-2">
-        <span className="truncate font-medium" title={session.userAgent ?? undefined}>
-          {session.userAgent ?? sessionTexts.unknownBrowser}
-        </span>
+        <span className="font-medium">{name}</span>
         {session.current ? <Badge tone="accent">{sessionTexts.current}</Badge> : null}
       </span>
+      {session.userAgent ? (
+        <span className="truncate text-xs text-muted" title={session.userAgent}>
+          {session.userAgent}
+        </span>
+      ) : null}
       <span className="text-xs text-muted">
         Signed in {formatDateTime(session.createdAt)} · expires {formatDateTime(session.expiresAt)}
       </span>

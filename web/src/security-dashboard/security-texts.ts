@@ -39,6 +39,7 @@ export const checkTexts = {
   tamper: {
     label: 'No tampering detected in this browser',
     pass: (checks: number) => `The tamper detector has run ${plural(checks, 'check')} since this page loaded and found nothing.`,
+    waiting: "Waiting for the tamper detector's first check (it runs every few seconds).",
     fail: (n: number) => `${plural(n, 'detection')} since this page loaded (listed under Recent alerts).`,
   },
   pending: 'Checking…',

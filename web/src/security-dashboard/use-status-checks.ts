@@ -61,13 +61,11 @@ export function useStatusChecks(session: Session, threat: ThreatState, pins: rea
           detail: changed > 0 ? t.contacts.fail(changed) : pins.length === 0 ? t.contacts.none : t.contacts.pass(pins.length),
         };
 
-  const tamper = outcome(
-    'tamper',
-    t.tamper.label,
-    threat.counts.total === 0,
-    t.tamper.pass(threat.checks.run),
-    t.tamper.fail(threat.counts.total),
-  );
+  // Nothing detected proves something only once the detector has run a check.
+  const tamper =
+    threat.counts.total === 0 && threat.checks.run === 0
+      ? { ...pending('tamper', t.tamper.label), detail: t.tamper.waiting }
+      : outcome('tamper', t.tamper.label, threat.counts.total === 0, t.tamper.pass(threat.checks.run), t.tamper.fail(threat.counts.total));
 
   return [secureContext, crypto, keys, sessionValid, serverKeys, contacts, tamper];
 }

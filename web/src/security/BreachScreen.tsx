@@ -5,7 +5,7 @@ import { breachTexts } from './tamper-texts';
 export function BreachScreen() {
   return (
     <main role="alert" className="fixed inset-0 z-50 grid place-items-center bg-red-950 p-6 text-center">
-      <div className="grid max-w-lg justify-items-center gap-4">
+      <div className="grid max-w-3xl justify-items-center gap-4">
         <span className="grid size-20 place-items-center rounded-full border-2 border-red-400 bg-red-900/60">
           <ShieldAlert className="size-10 text-red-300 motion-safe:animate-pulse" aria-hidden="true" />
         </span>
