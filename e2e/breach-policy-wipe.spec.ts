@@ -12,7 +12,7 @@ import { expectToast } from './support/toasts';
 
 const shot = storyShots('breach-policy-wipe');
 
-test.use({ serverEnv: { BREACH_POLICY: 'wipe' } });
+test.use({ serverEnv: { BREACH_POLICY: 'wipe' }, tamperCountermeasures: 'expected' });
 
 test('a critical detection under the wipe policy wipes the account and the browser', async ({ network }) => {
   const alice = await network.join('alice');

@@ -3,6 +3,10 @@ import { EnclaveServer } from './support/server';
 import { expect, test } from './support/test';
 import { expectToast } from './support/toasts';
 
+// A malformed token is also a tamper detection: the login screen calls the decoys 2 s later
+// (escalation: tamper-detection.spec.ts).
+test.use({ tamperCountermeasures: 'expected' });
+
 const server = new EnclaveServer();
 test.beforeAll(async () => server.start());
 test.afterAll(async () => server.dispose());

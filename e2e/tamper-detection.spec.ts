@@ -100,125 +100,129 @@ test('ten minutes of ordinary use trip no detection', async ({ network }) => {
   expect(suspicious).toEqual([]);
 });
 
-test('login-screen detections escalate: decoys after 2 s and 4 s, then a wipe and the breach screen', async ({ network }) => {
-  const context = await network.newContext();
-  const requests = countermeasureRequests(context);
-  const decoys = () => requests.filter((r) => r.path.startsWith('/api/decoy/'));
-  await context.clock.install({ time: new Date('2025-06-01T12:00:00Z') });
-  const page = await context.newPage();
-  const signedOut = page.waitForResponse((res) => res.url().endsWith('/api/auth/me'));
-  await page.goto('/login');
-  await signedOut;
-  // From here on time moves only when the test says.
-  await page.clock.pauseAt(new Date('2025-06-01T12:01:00Z'));
+test.describe('forced detections', () => {
+  test.use({ tamperCountermeasures: 'expected' });
 
-  // What the browser holds before: storage, a cache, an identity and a contact's pin.
-  await expect.poll(() => page.evaluate(async () => (await indexedDB.databases()).some((d) => d.name === 'enclave'))).toBe(true);
-  await page.evaluate(async () => {
-    localStorage.setItem('enclave.user', '{}');
-    sessionStorage.setItem('enclave.notice', '{}');
-    await (await caches.open('enclave-test')).put('/probe', new Response('x'));
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const open = indexedDB.open('enclave');
-      open.onsuccess = () => resolve(open.result);
-      open.onerror = () => reject(open.error);
+  test('login-screen detections escalate: decoys after 2 s and 4 s, then a wipe and the breach screen', async ({ network }) => {
+    const context = await network.newContext();
+    const requests = countermeasureRequests(context);
+    const decoys = () => requests.filter((r) => r.path.startsWith('/api/decoy/'));
+    await context.clock.install({ time: new Date('2025-06-01T12:00:00Z') });
+    const page = await context.newPage();
+    const signedOut = page.waitForResponse((res) => res.url().endsWith('/api/auth/me'));
+    await page.goto('/login');
+    await signedOut;
+    // From here on time moves only when the test says.
+    await page.clock.pauseAt(new Date('2025-06-01T12:01:00Z'));
+
+    // What the browser holds before: storage, a cache, an identity and a contact's pin.
+    await expect.poll(() => page.evaluate(async () => (await indexedDB.databases()).some((d) => d.name === 'enclave'))).toBe(true);
+    await page.evaluate(async () => {
+      localStorage.setItem('enclave.user', '{}');
+      sessionStorage.setItem('enclave.notice', '{}');
+      await (await caches.open('enclave-test')).put('/probe', new Response('x'));
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open('enclave');
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      const tx = db.transaction(['identity', 'contacts'], 'readwrite');
+      tx.objectStore('identity').put({ note: 'stand-in for a member identity' }, 'member');
+      tx.objectStore('contacts').put({ contact: 'bob', fingerprint: '1'.repeat(60) }, 'member:bob');
+      await new Promise((resolve) => (tx.oncomplete = resolve));
+      db.close();
     });
-    const tx = db.transaction(['identity', 'contacts'], 'readwrite');
-    tx.objectStore('identity').put({ note: 'stand-in for a member identity' }, 'member');
-    tx.objectStore('contacts').put({ contact: 'bob', fingerprint: '1'.repeat(60) }, 'member:bob');
-    await new Promise((resolve) => (tx.oncomplete = resolve));
-    db.close();
-  });
-  expect(await browserData(page)).toEqual({ local: 1, session: 1, caches: 1, records: { identity: 1, contacts: 1 } });
+    expect(await browserData(page)).toEqual({ local: 1, session: 1, caches: 1, records: { identity: 1, contacts: 1 } });
 
-  const token = page.getByLabel('Access Token', { exact: true });
-  const go = page.getByRole('button', { name: 'Decrypt & Access' });
-  const noNewRequest = async (count: number) => {
+    const token = page.getByLabel('Access Token', { exact: true });
+    const go = page.getByRole('button', { name: 'Decrypt & Access' });
+    const noNewRequest = async (count: number) => {
+      await realWait(300);
+      expect(decoys()).toHaveLength(count);
+    };
+
+    // 1: a low-entropy token. Decoys 2 s later, not before: the three honeypots, without a body.
+    await token.fill('0'.repeat(64));
+    await go.click();
+    await expectToast(page, 'Security Alert', 'Token format validation failed. Suspicious activity detected.');
+    await page.clock.runFor(1_999);
+    await noNewRequest(0);
+    await page.clock.runFor(1);
+    await expect.poll(() => decoys().length).toBe(3);
+    expect(decoys()).toEqual(['/api/decoy/auth', '/api/decoy/validate', '/api/decoy/decrypt'].map((path) => ({ method: 'POST', path, body: null })));
+
+    // 2: a token of the wrong format. Decoys 4 s later.
+    await token.fill('0123456789ABCDEF'.repeat(4));
+    await go.click();
+    await expectToast(page, 'Security Alert');
+    await page.clock.runFor(3_999);
+    await noNewRequest(3);
+    await page.clock.runFor(1);
+    await expect.poll(() => decoys().length).toBe(6);
+
+    // 3: a script element from elsewhere (inert: a non-JavaScript type, so nothing loads and the CSP has nothing to refuse).
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.type = 'text/plain';
+      script.src = 'https://evil.example.net/payload.js';
+      document.body.append(script);
+    });
+    await expect(breachHeading(page)).toBeVisible();
+    // Wiped: storage, caches and the key store; the contacts' pins stay (docs/security.md §3).
+    await expect.poll(() => browserData(page)).toEqual({ local: 0, session: 0, caches: 0, records: { identity: 0, contacts: 1 } });
+    await shot(page, '02-breach-screen');
+
+    // The breach screen stays 3 s, then the browser goes to /.
+    await page.clock.runFor(2_999);
     await realWait(300);
-    expect(decoys()).toHaveLength(count);
-  };
-
-  // 1: a low-entropy token. Decoys 2 s later, not before: the three honeypots, without a body.
-  await token.fill('0'.repeat(64));
-  await go.click();
-  await expectToast(page, 'Security Alert', 'Token format validation failed. Suspicious activity detected.');
-  await page.clock.runFor(1_999);
-  await noNewRequest(0);
-  await page.clock.runFor(1);
-  await expect.poll(() => decoys().length).toBe(3);
-  expect(decoys()).toEqual(['/api/decoy/auth', '/api/decoy/validate', '/api/decoy/decrypt'].map((path) => ({ method: 'POST', path, body: null })));
-
-  // 2: a token of the wrong format. Decoys 4 s later.
-  await token.fill('0123456789ABCDEF'.repeat(4));
-  await go.click();
-  await expectToast(page, 'Security Alert');
-  await page.clock.runFor(3_999);
-  await noNewRequest(3);
-  await page.clock.runFor(1);
-  await expect.poll(() => decoys().length).toBe(6);
-
-  // 3: a script element from elsewhere (inert: a non-JavaScript type, so nothing loads and the CSP has nothing to refuse).
-  await page.evaluate(() => {
-    const script = document.createElement('script');
-    script.type = 'text/plain';
-    script.src = 'https://evil.example.net/payload.js';
-    document.body.append(script);
-  });
-  await expect(breachHeading(page)).toBeVisible();
-  // Wiped: storage, caches and the key store; the contacts' pins stay (docs/security.md §3).
-  await expect.poll(() => browserData(page)).toEqual({ local: 0, session: 0, caches: 0, records: { identity: 0, contacts: 1 } });
-  await shot(page, '02-breach-screen');
-
-  // The breach screen stays 3 s, then the browser goes to /.
-  await page.clock.runFor(2_999);
-  await realWait(300);
-  await expect(page).toHaveURL(/\/login$/);
-  await expect(breachHeading(page)).toBeVisible();
-  await page.clock.runFor(1);
-  await expect(page).toHaveURL(new URL('/', network.server.url).toString());
-  await expect(breachHeading(page)).toBeHidden();
-  await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
-  // No more decoys, and the login side reports nothing to the server.
-  expect(requests).toHaveLength(6);
-});
-
-test('a critical detection in the chat reports to the server once and shows the breach screen', async ({ network }) => {
-  const alice = await network.join('alice');
-  const page = alice.page;
-  const reports = countermeasureRequests(alice.context);
-  // The server's answer, read on its way (the page leaves for / soon after).
-  const answers: unknown[] = [];
-  await page.route('**/api/security/breach', async (route) => {
-    const response = await route.fetch();
-    answers.push(await response.json());
-    await route.fulfill({ response });
+    await expect(page).toHaveURL(/\/login$/);
+    await expect(breachHeading(page)).toBeVisible();
+    await page.clock.runFor(1);
+    await expect(page).toHaveURL(new URL('/', network.server.url).toString());
+    await expect(breachHeading(page)).toBeHidden();
+    await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
+    // No more decoys, and the login side reports nothing to the server.
+    expect(requests).toHaveLength(6);
   });
 
-  // Someone replaces WebCrypto's digest in the running page: critical, at the monitor's next check (5 s).
-  await page.evaluate(() => {
-    const digest = crypto.subtle.digest.bind(crypto.subtle);
-    Object.defineProperty(crypto.subtle, 'digest', { value: (algorithm: AlgorithmIdentifier, data: BufferSource) => digest(algorithm, data) });
+  test('a critical detection in the chat reports to the server once and shows the breach screen', async ({ network }) => {
+    const alice = await network.join('alice');
+    const page = alice.page;
+    const reports = countermeasureRequests(alice.context);
+    // The server's answer, read on its way (the page leaves for / soon after).
+    const answers: unknown[] = [];
+    await page.route('**/api/security/breach', async (route) => {
+      const response = await route.fetch();
+      answers.push(await response.json());
+      await route.fulfill({ response });
+    });
+
+    // Someone replaces WebCrypto's digest in the running page: critical, at the monitor's next check (5 s).
+    await page.evaluate(() => {
+      const digest = crypto.subtle.digest.bind(crypto.subtle);
+      Object.defineProperty(crypto.subtle, 'digest', { value: (algorithm: AlgorithmIdentifier, data: BufferSource) => digest(algorithm, data) });
+    });
+    await expect(breachHeading(page)).toBeVisible({ timeout: 8_000 });
+    await shot(page, '03-breach-screen-in-chat');
+    await expect.poll(() => answers).toEqual([{ policy: 'log', action: 'logged' }]);
+
+    // Then /, with nothing left of Enclave in the browser.
+    await expect(page).toHaveURL(new URL('/', network.server.url).toString());
+    await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
+    const left = await browserData(page);
+    expect(left.records.identity ?? 0).toBe(0);
+    expect(left.local).toBe(0);
+
+    // One report: what was found, no addresses.
+    expect(reports.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/security/breach']);
+    const report = breachReportSchema.parse(JSON.parse(reports[0]!.body!));
+    expect(report.reason).toBe('Crypto API compromised: crypto.subtle.digest was replaced while the page ran');
+    expect(report.threatVectors).toEqual([expect.objectContaining({ type: 'crypto_api_compromised', severity: 'critical', source: 'security_monitor' })]);
+    expect(report.addresses).toBeUndefined();
+    // The server recorded it against alice.
+    const live = liveEventsResponseSchema.parse(await (await network.creatorApi.get('/api/security/live-events')).json());
+    const recorded = live.events.filter((e) => e.type === 'breach_report');
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ severity: 'critical', username: 'alice' });
   });
-  await expect(breachHeading(page)).toBeVisible({ timeout: 8_000 });
-  await shot(page, '03-breach-screen-in-chat');
-  await expect.poll(() => answers).toEqual([{ policy: 'log', action: 'logged' }]);
-
-  // Then /, with nothing left of Enclave in the browser.
-  await expect(page).toHaveURL(new URL('/', network.server.url).toString());
-  await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
-  const left = await browserData(page);
-  expect(left.records.identity ?? 0).toBe(0);
-  expect(left.local).toBe(0);
-
-  // One report: what was found, no addresses.
-  expect(reports.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/security/breach']);
-  const report = breachReportSchema.parse(JSON.parse(reports[0]!.body!));
-  expect(report.reason).toBe('Crypto API compromised: crypto.subtle.digest was replaced while the page ran');
-  expect(report.threatVectors).toEqual([expect.objectContaining({ type: 'crypto_api_compromised', severity: 'critical', source: 'security_monitor' })]);
-  expect(report.addresses).toBeUndefined();
-  // The server recorded it against alice.
-  const live = liveEventsResponseSchema.parse(await (await network.creatorApi.get('/api/security/live-events')).json());
-  const recorded = live.events.filter((e) => e.type === 'breach_report');
-  expect(recorded).toHaveLength(1);
-  expect(recorded[0]).toMatchObject({ severity: 'critical', username: 'alice' });
 });

@@ -1,15 +1,33 @@
 /**
- * `test` for every spec: Playwright's, with one guard added to every test whether it asks for it or
- * not. The server sends `script-src 'self'` (no inline script, no eval; docs/security.md §6), and
- * the app must run under it without a single violation: each browser context a test opens records
- * the page's `securitypolicyviolation` events and Chromium's "Content Security Policy" console
- * messages, and any of them fails the test. Specs import `test` from here (lint enforces it).
+ * `test` for every spec: Playwright's, with two guards added to every test whether it asks for
+ * them or not, over every browser context the test opens.
+ *
+ * - Content-Security-Policy: the server sends `script-src 'self'` (no inline script, no eval;
+ *   docs/security.md §6), and the app must run under it without a single violation. The page's
+ *   `securitypolicyviolation` events and Chromium's "Content Security Policy" console messages are
+ *   recorded, and any of them fails the test.
+ * - Tamper detection: normal use must never trip it (docs/security.md §10). Any decoy call or
+ *   breach report a browser sends fails the test, unless the test forces detections and says so
+ *   with `test.use({ tamperCountermeasures: 'expected' })`.
+ *
+ * Specs import `test` from here (lint enforces it).
  */
 import { test as base, expect, type Browser, type BrowserContext } from '@playwright/test';
 
 const MARK = '[csp-violation]';
 
-async function watch(context: BrowserContext, violations: string[]): Promise<void> {
+/** What a tamper detection makes the browser send (docs/spec.md §7). */
+const isCountermeasure = (url: string) => {
+  const path = new URL(url).pathname;
+  return path.startsWith('/api/decoy/') || path === '/api/security/breach';
+};
+
+type Findings = { violations: string[]; countermeasures: string[] };
+
+async function watch(context: BrowserContext, { violations, countermeasures }: Findings): Promise<void> {
+  context.on('request', (request) => {
+    if (isCountermeasure(request.url())) countermeasures.push(`${request.method()} ${request.url()}`);
+  });
   context.on('console', (message) => {
     const text = message.text();
     if (text.startsWith(MARK) || text.includes('Content Security Policy')) violations.push(`${message.location().url}: ${text}`);
@@ -26,11 +44,11 @@ async function watch(context: BrowserContext, violations: string[]): Promise<voi
  * Until `restore` is called, every context made from `browser` (by the test, by Playwright's own
  * `page` and `context` fixtures, or by `browser.newPage`) is watched before it is handed out.
  */
-function watchNewContexts(browser: Browser, violations: string[]): () => void {
+function watchNewContexts(browser: Browser, findings: Findings): () => void {
   const original = browser.newContext;
   browser.newContext = async (options) => {
     const context = await original.call(browser, options);
-    await watch(context, violations);
+    await watch(context, findings);
     return context;
   };
   return () => {
@@ -38,18 +56,20 @@ function watchNewContexts(browser: Browser, violations: string[]): () => void {
   };
 }
 
-export const test = base.extend<{ cspViolations: string[] }>({
-  cspViolations: [
-    async ({ browser }, use) => {
-      const violations: string[] = [];
-      for (const context of browser.contexts()) await watch(context, violations);
-      const restore = watchNewContexts(browser, violations);
+export const test = base.extend<{ tamperCountermeasures: 'none' | 'expected'; browserGuards: Findings }>({
+  tamperCountermeasures: ['none', { option: true }],
+  browserGuards: [
+    async ({ browser, tamperCountermeasures }, use) => {
+      const findings: Findings = { violations: [], countermeasures: [] };
+      for (const context of browser.contexts()) await watch(context, findings);
+      const restore = watchNewContexts(browser, findings);
       try {
-        await use(violations);
+        await use(findings);
       } finally {
         restore();
       }
-      expect(violations, 'Content-Security-Policy violations').toEqual([]);
+      expect(findings.violations, 'Content-Security-Policy violations').toEqual([]);
+      if (tamperCountermeasures === 'none') expect(findings.countermeasures, 'decoy calls or breach reports (a tamper detection)').toEqual([]);
     },
     { auto: true },
   ],

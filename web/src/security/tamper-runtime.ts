@@ -12,14 +12,14 @@ import { LoginShield } from './login-shield';
 import { isRelaxedHost } from './relaxed-hosts';
 import { SecurityMonitor } from './security-monitor';
 import { detectionTexts, detectionTypes } from './tamper-texts';
-import { threatStore } from './threat-state';
+import { threatStore, type Detection } from './threat-state';
 import { tokenIntegrityFinding } from './token-integrity';
 import { wipeBrowser } from './wipe';
 
 const relaxed = isRelaxedHost(window.location.hostname, TAMPER_RELAXED_HOSTS);
 
 const common = {
-  record: (d: Parameters<typeof threatStore.record>[0]) => threatStore.record(d),
+  record: (d: Detection) => threatStore.record(d),
   countermeasure: (name: string) => threatStore.countermeasure(name),
   later: (ms: number, run: () => void) => void window.setTimeout(run, ms),
   wipe: () => wipeBrowser({ pins: 'keep' }),
