@@ -58,6 +58,7 @@ export async function buildApp(opts: {
 
   const gateway = new Gateway(db, bus, app.log);
   const blocks = new BlockList(db, app.log);
+  blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
   await blocks.start(bus);
   const ctx: AppContext = { db, config, gateway, blocks };
   const rateLimitRedis = config.redisUrl ? new Redis(config.redisUrl) : undefined;

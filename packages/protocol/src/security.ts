@@ -107,7 +107,7 @@ export type BehavioralProfile = z.infer<typeof behavioralProfileSchema>;
 export const securityStateSchema = z.object({
   emergencyMode: z.boolean(),
   breachPolicy: breachPolicySchema,
-  /** Events per severity in the last 24 hours. */
+  /** Events per severity in the last 24 hours (here and below, audit entries are not threats and are not counted). */
   counts: severityCountsSchema,
   /** Sum of severityScores over the events of the last hour. */
   threatScore: z.number().int(),

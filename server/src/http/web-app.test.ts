@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { errorCodes, errorResponseSchema } from '@enclave/protocol';
+import { errorCodes, errorResponseSchema, errorTexts } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
-import { makeDatabase, startServer, type TestServer } from '../testing/harness';
+import { blockIp, unblockIp } from '../security/blocks';
+import { creatorHeaders, makeDatabase, startServer, type TestServer } from '../testing/harness';
 
 const indexHtml = '<!doctype html><html><head><script type="module" src="/assets/app-abc123.js"></script></head><body></body></html>';
 const appJs = `export const greeting = ${JSON.stringify('hello '.repeat(200))};\n`;
@@ -110,5 +111,29 @@ describe('unknown API paths', () => {
     const res = await fetch(`${server.url}/chat`, { method: 'DELETE' });
     expect(res.status).toBe(404);
     expect(errorResponseSchema.parse(await res.json()).code).toBe(errorCodes.notFound);
+  });
+});
+
+describe('a blocked address (docs/security.md §10: strict, the master key excepted)', () => {
+  it('gets 403 ip_blocked for the app, its files and the API; the master key is served everything', async () => {
+    // This test's own address is the one blocked, for this test only.
+    await blockIp(database!.db, '127.0.0.1', 'web app test', null);
+    await server.app.blocks.reload();
+    try {
+      for (const url of ['/', '/chat', '/assets/app-abc123.js', '/api/nope']) {
+        const res = await get(url);
+        expect(res.status, url).toBe(403);
+        expect(await res.json(), url).toEqual({ error: errorTexts.ipBlocked, code: errorCodes.ipBlocked });
+        // Refusals carry the security headers too.
+        expect(res.headers.get('x-content-type-options'), url).toBe('nosniff');
+      }
+      const withKey = (url: string) => fetch(`${server.url}${url}`, { headers: { ...creatorHeaders, 'accept-encoding': 'identity' } });
+      expect(await (await withKey('/')).text()).toBe(indexHtml);
+      expect((await withKey('/assets/app-abc123.js')).status).toBe(200);
+    } finally {
+      await unblockIp(database!.db, '127.0.0.1');
+      await server.app.blocks.reload();
+    }
+    expect((await get('/')).status).toBe(200);
   });
 });

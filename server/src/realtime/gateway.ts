@@ -8,7 +8,7 @@ import { clientFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/proto
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
-import { resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import { bannedOwner, resolveSession, SESSION_COOKIE } from '../auth/sessions';
 import { eventTypes, recordEvent } from '../security/events';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, refreshPresence, setSocketCount } from './presence';
@@ -20,6 +20,8 @@ const AUTH_DEADLINE_MS = 10_000;
 
 export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
+/** WebSocket "policy violation": the socket's address was blocked (its session lives on). */
+export const CLOSE_ADDRESS_BLOCKED = 1008;
 /** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
@@ -28,7 +30,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 const CLOSE_WAIT_MS = 2_000;
 
-type Client = { socket: WebSocket; userId: string; sessionId: string };
+/** `ip`: the address the upgrade came from (`req.ip`), for blocks made while the socket is open. */
+type Client = { socket: WebSocket; userId: string; sessionId: string; ip: string };
 type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
 /** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
 type Timing = (closed: WebSocket[]) => void;
@@ -131,13 +134,21 @@ export class Gateway {
       session()
         .then(async (auth) => {
           if (!auth) {
-            await recordEvent(this.db, req, { type: eventTypes.socketAuthFailed, severity: 'low' });
+            // A banned member still holding a revoked session's cookie is a banned access attempt.
+            const banned = token ? await bannedOwner(this.db, token) : null;
+            await recordEvent(
+              this.db,
+              req,
+              banned
+                ? { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { channel: 'socket' } }
+                : { type: eventTypes.socketAuthFailed, severity: 'low' },
+            );
             send({ type: 'auth_failed', message: 'Not signed in' });
             return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
           }
           if (client || socket.readyState !== socket.OPEN) return;
           clearTimeout(deadline);
-          client = { socket, userId: auth.user.id, sessionId: auth.sessionId };
+          client = { socket, userId: auth.user.id, sessionId: auth.sessionId, ip: req.ip };
           this.track(client);
           // From here an `end_sessions` reaches this socket; a ban or logout that landed between the
           // first read and now is seen by this second one.
@@ -222,6 +233,17 @@ export class Gateway {
       }
     }
     if (event.timingId) this.timings.get(event.timingId)?.(closed);
+  }
+
+  /**
+   * Closes the sockets opened from addresses blocked since (security/blocks.ts calls it after each
+   * reload): the upgrade check alone would leave them open. Their sessions are not ended; a
+   * reconnection from there is refused at the upgrade.
+   */
+  closeBlocked(isBlocked: (ip: string) => boolean): void {
+    for (const set of this.clients.values()) {
+      for (const c of set) if (isBlocked(c.ip)) c.socket.close(CLOSE_ADDRESS_BLOCKED, 'address blocked');
+    }
   }
 
   async close(): Promise<void> {

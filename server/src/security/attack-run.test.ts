@@ -300,6 +300,17 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     expect((await metrics()).metrics.responseTimeMs).toBe(audit!.details.socketsClosedMs);
   });
 
+  it("records a banned member's attempts with the cookie of a session the ban revoked, on HTTP and the socket", async () => {
+    expect((await bob.attempt(routes.users, {})).status).toBe(401);
+    const socket = await bob.connect();
+    expect(socket.frames).toContainEqual({ type: 'auth_failed', message: 'Not signed in' });
+    const attempts = (await live()).filter((e) => e.type === 'banned_access' && e.userId === bob.id);
+    expect(attempts.map((e) => e.details).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual([
+      { channel: 'socket' },
+      { route: routes.users.path },
+    ]);
+  });
+
   it('maps a row written before reported addresses existed to the new shape, with no address made up', async () => {
     await database.db.insert(securityEvents).values({
       type: 'login_failed',

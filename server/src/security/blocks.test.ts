@@ -6,12 +6,15 @@
  *
  * Both servers trust one proxy hop, so each caller picks its address with X-Forwarded-For.
  */
+import { deriveLoginKey } from '@enclave/crypto';
 import { errorTexts, routes } from '@enclave/protocol';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { backends, creatorHeaders, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
-import { TestMember } from '../testing/member';
+import { mintKeys } from '../keys/service';
+import { CLOSE_ADDRESS_BLOCKED } from '../realtime/gateway';
+import { TestMember, TestSocket } from '../testing/member';
 import { activeBlocks, normalizeIp } from './blocks';
 
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
@@ -93,6 +96,25 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('blocked addresses
     await creatorOn(a).call(routes.unblockIp, { body: { ip } }, creatorHeaders);
     expect(await within(1000, health(b, ip), 200)).toBeLessThan(1000);
     expect(await upgradeStatus(b, ip)).toBe(101);
+  });
+
+  it("closes a member's socket on B opened from an address blocked afterwards on A; the session lives on", async () => {
+    const ip = '198.51.100.25';
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const member = await TestMember.join(b.url, key!, 'open-socket');
+    const login = await new TestMember.Anonymous(b.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(member.token) } }, from(ip));
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    // The socket's upgrade comes from the address about to be blocked.
+    const socket = new TestSocket(`${b.url.replace(/^http/, 'ws')}/ws`, cookie, [], from(ip));
+    await socket.opened;
+    socket.send({ type: 'authenticate' });
+    await socket.waitFor((f) => f.type === 'authenticated');
+    await creatorOn(a).call(routes.blockIp, { body: { ip, reason: 'open socket' } }, creatorHeaders);
+    const closed = await Promise.race([socket.closed, sleep(1000).then(() => ({ code: 0 }))]);
+    expect(closed.code, 'closed within a second').toBe(CLOSE_ADDRESS_BLOCKED);
+    expect(socket.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
+    await creatorOn(a).call(routes.unblockIp, { body: { ip } }, creatorHeaders);
+    expect((await member.attempt(routes.me, {})).status).toBe(200);
   });
 
   it('counts the hits refused on either instance', async () => {

@@ -59,6 +59,7 @@ export class BlockList {
   private hitTimer: NodeJS.Timeout | null = null;
   /** Bumped by each reload: a slow read never overwrites a newer one. */
   private generation = 0;
+  private readonly listeners: (() => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -93,6 +94,12 @@ export class BlockList {
     const rows = await this.db.select({ ip: blockedIps.ip, expiresAt: blockedIps.expiresAt }).from(blockedIps).where(active(new Date()));
     if (generation !== this.generation) return;
     this.blocks = new Map(rows.map((r) => [r.ip, r.expiresAt]));
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Called after each reload (the gateway closes the sockets of newly blocked addresses). */
+  onReload(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   private reloadInBackground(): void {

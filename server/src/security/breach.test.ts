@@ -9,6 +9,7 @@ import { deriveLoginKey } from '@enclave/crypto';
 import { errorTexts, GENERAL_CONVERSATION, routes, conversationIdFor, type BreachPolicy, type BreachReport } from '@enclave/protocol';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRateLimits } from '../config';
 import type { Database } from '../db/client';
 import { conversations, epochShares, securityEvents, sessions, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
@@ -157,6 +158,21 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     expect(await new TestMember.Anonymous(server.url).call(routes.breachReport, { body: report() })).toEqual({ policy: 'wipe', action: 'logged' });
     expect((await gina.attempt(routes.me, {})).status).toBe(200);
     expect(await reportEvents(null)).not.toEqual([]);
+  });
+
+  it('limits reports per address (10 a minute), and the refusals are events', async () => {
+    const limited = await startServer(database, { config: { rateLimits: { ...relaxedRateLimits, breach: defaultRateLimits.breach } } });
+    try {
+      const anon = new TestMember.Anonymous(limited.url);
+      const statuses: number[] = [];
+      for (let i = 0; i <= defaultRateLimits.breach.max; i++) statuses.push((await anon.attempt(routes.breachReport, { body: report() })).status);
+      expect(statuses).toEqual([...Array<number>(defaultRateLimits.breach.max).fill(200), 429]);
+      await expect
+        .poll(async () => (await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'rate_limit'))).map((e) => e.details.route))
+        .toContain(routes.breachReport.path);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('logged no error on any server', () => {

@@ -348,8 +348,9 @@ export class TestSocket {
   readonly closed: Promise<{ code: number }>;
   private waiters: (() => void)[] = [];
 
-  constructor(url: string, cookie: string, wire: string[]) {
-    this.ws = new WebSocket(url, { headers: cookie ? { cookie } : {} });
+  /** `headers`: more upgrade headers (an X-Forwarded-For behind a trusted proxy). */
+  constructor(url: string, cookie: string, wire: string[], headers: Record<string, string> = {}) {
+    this.ws = new WebSocket(url, { headers: { ...headers, ...(cookie ? { cookie } : {}) } });
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);
