@@ -76,6 +76,17 @@ export default tseslint.config(
     },
   },
   {
+    // Every e2e test takes `test` from support/test.ts, whose guard fails it on any CSP violation.
+    files: ['e2e/**/*.ts'],
+    ignores: ['e2e/support/test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@playwright/test', importNames: ['test', 'default'], message: "Import test from e2e/support/test.ts: it fails a test on any Content-Security-Policy violation." }] },
+      ],
+    },
+  },
+  {
     // Only src/net talks to the network.
     files: ['web/src/**/*.{ts,tsx}'],
     ignores: ['web/src/net/**', '**/*.test.ts'],

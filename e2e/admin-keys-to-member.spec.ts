@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import { keyStatsSchema, type KeyStats } from '@enclave/protocol';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test';
 import { joinThroughUi, promoteToAdmin } from './support/members';
 import { E2E_MASTER_KEY, EnclaveServer } from './support/server';
 import { storyShots } from './support/shots';

@@ -5,10 +5,11 @@
  * message's text.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { readDatabase } from './support/database';
 import { joinThroughUi, type Member } from './support/members';
 import { EnclaveServer } from './support/server';
+import { expect, test } from './support/test';
 import { WireTap } from './support/wire';
 
 /** Base64 of the DER that opens every unencrypted PKCS8 private key of each kind we use. */

@@ -1,7 +1,11 @@
 /** The login screen's refusals and the 404 page, as a visitor meets them. */
-import { expect, test } from '@playwright/test';
 import { EnclaveServer } from './support/server';
+import { expect, test } from './support/test';
 import { expectToast } from './support/toasts';
+
+// A malformed token is also a tamper detection: the login screen calls the decoys 2 s later
+// (escalation: tamper-detection.spec.ts).
+test.use({ tamperCountermeasures: 'expected' });
 
 const server = new EnclaveServer();
 test.beforeAll(async () => server.start());

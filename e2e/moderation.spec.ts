@@ -2,10 +2,11 @@
  * An admin bans a member from the chat: the ban ends the member's open chat at once and keeps
  * them out; an unban lets them back in.
  */
-import { expect, test } from '@playwright/test';
+
 import { joinThroughUi, promoteToAdmin, signIn } from './support/members';
 import { EnclaveServer } from './support/server';
 import { storyShots } from './support/shots';
+import { expect, test } from './support/test';
 import { expectToast } from './support/toasts';
 
 const server = new EnclaveServer();

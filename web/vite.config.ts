@@ -20,8 +20,19 @@ export default defineConfig({
     assetsInlineLimit: 0,
     rolldownOptions: {
       output: {
+        // The tamper detector's probe is a `debugger` statement (web/src/security/devtools.ts): keep it.
+        minify: { compress: { dropDebugger: false }, mangle: true },
         // Libraries change less often than the app: a separate chunk stays cached across releases.
-        codeSplitting: { groups: [{ name: 'vendor', test: /node_modules/ }] },
+        // The protocol's schemas in a chunk of their own, with the module that turns off zod's eval
+        // (packages/protocol/src/jitless.ts): in one chunk it runs before any schema is built, as
+        // main.tsx imports it first. Split apart, a shared chunk could build schemas earlier, and
+        // zod's eval probe would break the CSP (the e2e guard, e2e/support/test.ts, catches that).
+        codeSplitting: {
+          groups: [
+            { name: 'vendor', test: /node_modules/ },
+            { name: 'protocol', test: /packages[\\/]protocol[\\/]/ },
+          ],
+        },
       },
     },
   },

@@ -4,8 +4,9 @@
  * test sees another's members, keys or security events.
  */
 import { generateKeysResponseSchema, limits } from '@enclave/protocol';
-import { test as base, expect, type APIRequestContext, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from '@playwright/test';
+import type { APIRequestContext, Browser, BrowserContext, BrowserContextOptions, Page } from '@playwright/test';
 import { joinThroughUi, signIn, type Member } from './members';
+import { test as base, expect } from './test';
 import { E2E_MASTER_KEY, E2E_RATE_LIMIT_WINDOW_MS, EnclaveServer } from './server';
 
 /** The console's viewer sits in another time zone than the server's UTC: the heatmap is in local hours. */

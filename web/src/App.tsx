@@ -11,12 +11,14 @@ import { NotFound } from './NotFound';
 import { createQueryClient } from './query-client';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { showPendingNotice } from './realtime/session-notice';
+import { TamperProtection } from './security/TamperProtection';
 
 // Staff screens and the key checker for buyers: a member's first load carries only login and chat.
 const AdvancedSecurityPage = lazyScreen(() => import('./advanced-security/AdvancedSecurityPage').then((m) => m.AdvancedSecurityPage));
 const AdminPage = lazyScreen(() => import('./admin/AdminPage').then((m) => m.AdminPage));
 const CreatorPage = lazyScreen(() => import('./creator/CreatorPage').then((m) => m.CreatorPage));
 const ValidatePage = lazyScreen(() => import('./validate/ValidatePage').then((m) => m.ValidatePage));
+const SecurityPage = lazyScreen(() => import('./security-dashboard/SecurityPage').then((m) => m.SecurityPage));
 
 function Routes() {
   return (
@@ -24,6 +26,7 @@ function Routes() {
       <Route path="/" component={LoginPage} />
       <Route path="/login" component={LoginPage} />
       <Route path="/chat" component={ChatPage} />
+      <Route path="/security" component={SecurityPage} />
       <Route path="/admin" component={AdminPage} />
       <Route path="/validate" component={ValidatePage} />
       <Route path="/super-admin" component={CreatorPage} />
@@ -42,7 +45,9 @@ export function App() {
       <Tooltip.Provider delayDuration={700} skipDelayDuration={300}>
         <AuthProvider>
           <RealtimeProvider>
-            <Routes />
+            <TamperProtection>
+              <Routes />
+            </TamperProtection>
             <Toaster />
           </RealtimeProvider>
         </AuthProvider>

@@ -1,3 +1,5 @@
+// First: the schemas that the imports below build must not use eval (the page's CSP forbids it).
+import '@enclave/protocol/jitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';

@@ -1,5 +1,5 @@
 import type { SelfUser } from '@enclave/protocol';
-import { KeyRound, LogOut, Shield, ShieldCheck } from 'lucide-react';
+import { KeyRound, LockKeyhole, LogOut, Shield, ShieldCheck } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { useAuth } from '../auth/auth-context';
@@ -29,6 +29,9 @@ export function ChatTopBar({ user, admin }: { user: SelfUser; admin: boolean }) 
               <KeyRound className="size-4" aria-hidden="true" /> Key management
             </Link>
           ) : null}
+          <Link href="/security" className="inline-flex items-center gap-1 text-sm text-accent hover:underline">
+            <LockKeyhole className="size-4" aria-hidden="true" /> Security
+          </Link>
           <span className="hidden text-sm text-muted sm:inline">
             Signed in as <strong className="text-foreground">{user.username}</strong>
           </span>

@@ -80,3 +80,19 @@ export async function writeBatch(name: StoreName, write: (store: IDBObjectStore)
     db.close();
   }
 }
+
+/**
+ * Deletes the whole database, pins included (the member's own emergency wipe). When another tab
+ * holds it open the deletion waits for that tab; meanwhile both stores are emptied here, so this
+ * browser holds nothing either way.
+ */
+export function deleteDatabase(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.deleteDatabase(DB_NAME);
+    request.onsuccess = () => resolve();
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB delete failed'));
+    request.onblocked = () => {
+      Promise.all([clearStore(IDENTITY_STORE), clearStore(CONTACTS_STORE)]).then(() => resolve(), reject);
+    };
+  });
+}

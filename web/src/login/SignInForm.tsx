@@ -3,9 +3,10 @@ import { AlertTriangle, Lock, Unlock } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { useAuth } from '../auth/auth-context';
-import { UI_LOGIN_ACTION, allowLoginAttempt } from '../auth/client-rate-limit';
+import { ClientRateLimitError, UI_LOGIN_ACTION, allowLoginAttempt } from '../auth/client-rate-limit';
 import { Button } from '../components/ui/Button';
 import { toast } from '../components/ui/toast-store';
+import { reportRateLimitExceeded, reportRefusedToken } from '../security/tamper-runtime';
 import { loginFailureToast } from './login-errors';
 import { loginToasts } from './login-texts';
 import { SecretField } from './SecretField';
@@ -24,14 +25,23 @@ export function SignInForm({ initialToken, onSwitchToCreate }: SignInFormProps) 
     event.preventDefault();
     if (loading) return;
     // Courtesy checks in the specification's order (docs/spec.md §5); the server decides for real.
-    if (!allowLoginAttempt(UI_LOGIN_ACTION)) return void toast(loginToasts.rateLimited);
+    // Going over the limit and a token that fails the integrity check are tamper detections (§4).
+    if (!allowLoginAttempt(UI_LOGIN_ACTION)) {
+      reportRateLimitExceeded();
+      return void toast(loginToasts.rateLimited);
+    }
     const candidate = token.trim();
     const check = checkAccessToken(candidate);
-    if (!check.ok) return void toast(check.reason === 'too_short' ? loginToasts.tokenTooShort : loginToasts.tokenIntegrity);
+    if (!check.ok) {
+      if (check.reason === 'too_short') return void toast(loginToasts.tokenTooShort);
+      reportRefusedToken(candidate);
+      return void toast(loginToasts.tokenIntegrity);
+    }
     try {
       await login(candidate);
       navigate('/chat');
     } catch (error) {
+      if (error instanceof ClientRateLimitError) reportRateLimitExceeded();
       toast(loginFailureToast(error));
     }
   }

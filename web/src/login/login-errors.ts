@@ -12,6 +12,8 @@ export function loginFailureToast(error: unknown): ToastInput {
   if (error instanceof OwnKeysMismatchError) return loginToasts.ownKeysMismatch;
   if (isApiError(error, 403, errorCodes.wiped)) return loginToasts.wiped;
   if (isApiError(error, 403, errorCodes.banned)) return loginToasts.banned(error.serverMessage);
+  if (isApiError(error, 403, errorCodes.locked)) return loginToasts.locked;
+  if (isApiError(error, 403, errorCodes.ipBlocked)) return loginToasts.ipBlocked;
   if (isApiError(error, 403)) return loginToasts.wiped;
   if (!isApiError(error) && !(error instanceof CryptoError)) console.error('login failed', error);
   return loginToasts.authFailed;

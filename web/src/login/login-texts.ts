@@ -3,7 +3,6 @@ import { errorTexts } from '@enclave/protocol';
 import { ownKeysMismatchToast } from '../auth/own-identity';
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 
-
 export const loginToasts = {
   rateLimited: bad('Security Violation', 'Too many attempts detected. Access temporarily blocked.'),
   tokenTooShort: bad('Invalid Access Token', 'Access token must be at least 64 characters long'),
@@ -11,6 +10,8 @@ export const loginToasts = {
   authFailed: bad('Authentication Failed', errorTexts.loginFailed),
   ownKeysMismatch: ownKeysMismatchToast,
   wiped: bad('Account Compromised', errorTexts.wiped),
+  locked: bad('Account Locked', errorTexts.locked),
+  ipBlocked: bad('Access Blocked', errorTexts.ipBlocked),
   banned: (serverText: string | null) => bad('Account Banned', serverText ?? errorTexts.banned),
   keyTooShort: bad('Invalid Key', 'Please enter a valid 64-character access key'),
   keyValid: good('Valid Access Key', 'Key validated! You can now create your username.'),

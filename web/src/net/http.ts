@@ -30,11 +30,13 @@ import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
  */
 export async function send<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers: Record<string, string> = {}): Promise<Response> {
   const init: RequestInit = { method: route.method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
-  if (route.body) {
+  // A route that accepts any body (the decoys) may be called with none.
+  const body: unknown = route.body ? route.body.parse(input.body) : undefined;
+  if (body !== undefined) {
     // The JSON content type only when a body exists (docs/spec.md §7); the server also uses it as
     // its CSRF check on state-changing requests (docs/security.md §6).
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json', ...headers };
-    init.body = JSON.stringify(route.body.parse(input.body));
+    init.body = JSON.stringify(body);
   }
   let response: Response;
   try {

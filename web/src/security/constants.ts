@@ -23,7 +23,15 @@ export const tamper = {
   windowSizeThresholdPx: 160,
   /** Native-function integrity check (login side). */
   nativeIntegrityIntervalMs: 10_000,
+  /**
+   * Consecutive `debugger` probes that must each exceed the threshold: a real debugger stops on
+   * every one, a one-off stall of the machine (GC, a preempted thread) does not repeat at once.
+   */
+  debuggerConfirmProbes: 2,
 } as const;
+
+/** Scheduled checks: a tick later than this many intervals after the last one means checks were missed (throttled or frozen tab). */
+export const missedCheckFactor = 2;
 
 export const dashboardDetection = {
   /** Integrity check of the dashboard-side detector. */
@@ -32,8 +40,13 @@ export const dashboardDetection = {
   memorySpikeBytes: 100 * 1024 * 1024,
   /** A check that itself took longer than this is an execution-time anomaly. */
   executionAnomalyMs: 1000,
-  /** Timing threshold (ms) of the detector's own timing probe. */
+  /**
+   * Timing threshold (ms) of the detector's own timing probe: a check slower than
+   * `executionAnomalyMs` is run again at once, and only a repeat slower than this confirms it.
+   */
   timingThresholdMs: 50,
+  /** Threat vectors a breach report carries at most (the protocol's limit). */
+  maxReportedVectors: 20,
   /** A threat score above this is "under attack". */
   underAttackAbove: 50,
   /** Protection level by threat score: minimal < 10, standard < 30, enhanced < 60, else military. */

@@ -1,0 +1,43 @@
+/** What a browser holds of Enclave, read from inside the page. */
+import type { Page } from '@playwright/test';
+
+export type BrowserData = {
+  local: number;
+  session: number;
+  /** Records per store of the `enclave` IndexedDB database; empty when the database does not exist. */
+  records: Record<string, number>;
+  caches: number;
+};
+
+/**
+ * Entries of local and session storage, records of the `enclave` database and Cache Storage
+ * caches. The database is never created here (that would leave the app one without its stores).
+ */
+export function browserData(page: Page): Promise<BrowserData> {
+  return page.evaluate(async () => {
+    const exists = (await indexedDB.databases()).some((d) => d.name === 'enclave');
+    const records = !exists
+      ? {}
+      : await new Promise<Record<string, number>>((resolve, reject) => {
+          const open = indexedDB.open('enclave');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const db = open.result;
+            const names = Array.from(db.objectStoreNames);
+            if (!names.length) return resolve({});
+            const tx = db.transaction(names, 'readonly');
+            const counts: Record<string, number> = {};
+            for (const name of names) tx.objectStore(name).count().onsuccess = (e) => (counts[name] = (e.target as IDBRequest<number>).result);
+            tx.oncomplete = () => {
+              db.close();
+              resolve(counts);
+            };
+          };
+        });
+    return { local: localStorage.length, session: sessionStorage.length, records, caches: (await caches.keys()).length };
+  });
+}
+
+/** True when the browser holds nothing of Enclave: no storage entry, no record, no cache. */
+export const isEmpty = (d: BrowserData): boolean =>
+  d.local === 0 && d.session === 0 && d.caches === 0 && Object.values(d.records).every((n) => n === 0);

@@ -1,0 +1,70 @@
+import { Fingerprint, ShieldAlert, Users } from 'lucide-react';
+import { Badge } from '../components/ui/Badge';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
+import type { Session } from '../auth/auth-context';
+import { emptyTexts } from './security-texts';
+import type { PinRow } from './status-checks';
+import { useOwnFingerprint } from './use-security-data';
+
+/** The member's own safety number (docs/security.md §5), from the keys derived locally at sign-in. */
+export function FingerprintCard({ session }: { session: Session }) {
+  const own = useOwnFingerprint(session);
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <Fingerprint className="size-5 text-accent" aria-hidden="true" /> Your safety number
+        </CardTitle>
+        <CardDescription>Contacts compare it with what their browser shows for you, in person or over another channel.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <p aria-label="Your safety number" className="font-mono text-sm leading-relaxed break-words text-foreground">
+          {own.data ?? (own.error ? 'Could not compute the safety number.' : 'Computing…')}
+        </p>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** Contacts pinned in this browser, changed keys first. */
+export function ContactsCard({ rows, error }: { rows: readonly PinRow[] | undefined; error: unknown }) {
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <Users className="size-5 text-accent" aria-hidden="true" /> Pinned contacts
+        </CardTitle>
+        <CardDescription>The first safety number this browser saw for each member. A changed one may mean someone is intercepting.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        {rows === undefined ? (
+          <p className="text-sm text-muted">{error ? emptyTexts.loadFailed : 'Loading…'}</p>
+        ) : rows.length === 0 ? (
+          <p className="text-sm text-muted">No contact pinned in this browser yet: pins are made when you first see a member in the chat.</p>
+        ) : (
+          <ul aria-label="Pinned contacts" className="grid gap-2">
+            {rows.map((row) => (
+              <li key={row.id} className="grid gap-1 rounded-lg border border-border bg-background/40 p-2 text-sm">
+                <span className="flex items-center justify-between gap-2">
+                  <span className="font-medium">{row.username}</span>
+                  {row.changed ? (
+                    <Badge tone="danger">
+                      <ShieldAlert aria-hidden="true" /> Key changed
+                    </Badge>
+                  ) : row.current === null ? (
+                    <Badge>Not listed</Badge>
+                  ) : (
+                    <Badge tone="success">Matches pin</Badge>
+                  )}
+                </span>
+                <span className="font-mono text-xs break-words text-muted" title="Pinned safety number">
+                  {row.pinned}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </CardContent>
+    </Card>
+  );
+}

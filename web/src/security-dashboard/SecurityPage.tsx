@@ -1,0 +1,65 @@
+import { ArrowLeft, Shield } from 'lucide-react';
+import { Link, Redirect } from 'wouter';
+import { useAuth, type Session } from '../auth/auth-context';
+import { useThreatState } from '../security/threat-state';
+import { AlertsCard, CountersCard } from './ActivityCards';
+import { EmergencyWipeCard } from './EmergencyWipeCard';
+import { ContactsCard, FingerprintCard } from './IdentityCards';
+import { SessionsCard } from './SessionsCard';
+import { StatusCard } from './StatusCard';
+import { usePinRows } from './use-security-data';
+import { useStatusChecks } from './use-status-checks';
+
+/** /security: a signed-in member's own security dashboard; anyone else goes to / (as /chat does). */
+export function SecurityPage() {
+  const { state } = useAuth();
+  if (state.status === 'restoring') {
+    return (
+      <main className="grid min-h-screen place-items-center text-sm text-muted" aria-busy="true">
+        Restoring secure session…
+      </main>
+    );
+  }
+  if (state.status === 'loggedOut') return <Redirect to="/" replace />;
+  return <SecurityDashboard key={state.session.user.id} session={state.session} />;
+}
+
+function SecurityDashboard({ session }: { session: Session }) {
+  const threat = useThreatState();
+  const pins = usePinRows(session.user.id);
+  const checks = useStatusChecks(session, threat, pins.rows);
+
+  return (
+    <div className="min-h-screen">
+      <header className="border-b border-border bg-surface/80">
+        <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3">
+          <div className="flex items-center gap-2">
+            <Shield className="size-5 text-accent" aria-hidden="true" />
+            <h1 className="text-lg font-bold tracking-tight">Security</h1>
+          </div>
+          <div className="flex items-center gap-3 text-sm">
+            <span className="hidden text-muted sm:inline">
+              Signed in as <strong className="text-foreground">{session.user.username}</strong>
+            </span>
+            <Link href="/chat" className="inline-flex items-center gap-1 text-accent hover:underline">
+              <ArrowLeft className="size-4" aria-hidden="true" /> Back to chat
+            </Link>
+          </div>
+        </div>
+      </header>
+      <main className="mx-auto grid max-w-6xl gap-6 p-4">
+        <div className="grid gap-6 lg:grid-cols-[1fr_24rem]">
+          <StatusCard checks={checks} />
+          <div className="grid content-start gap-6">
+            <FingerprintCard session={session} />
+            <ContactsCard rows={pins.rows} error={pins.error} />
+          </div>
+        </div>
+        <CountersCard threat={threat} />
+        <AlertsCard threat={threat} />
+        <SessionsCard />
+        <EmergencyWipeCard />
+      </main>
+    </div>
+  );
+}
