@@ -38,7 +38,7 @@ function local(detections: Detection[], checks = { due: 0, run: 0 }, countermeas
     counts[d.severity] += 1;
     score += scores[d.severity];
   }
-  return { detections, score, threatLevel: Math.min(100, score), protectionLevel: 'minimal', underAttack: false, counts, checks, countermeasures };
+  return { detections, score, threatLevel: Math.min(100, score), protectionLevel: 'minimal', underAttack: false, counts, checks, countermeasures, features: [] };
 }
 
 const detection = (severity: Detection['severity'], timestamp: number, type = 'debugger_detected'): Detection => ({

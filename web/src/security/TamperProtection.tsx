@@ -3,8 +3,9 @@ import { useLocation } from 'wouter';
 import { BreachScreen } from './BreachScreen';
 import { useBreachScreen } from './breach-screen';
 import { startLoginChecks } from './login-checks';
-import { startMonitorChecks } from './security-monitor';
+import { runningFeatures, startMonitorChecks } from './security-monitor';
 import { checkEnv, loginShield, recordChecked, securityMonitor } from './tamper-runtime';
+import { threatStore } from './threat-state';
 
 const LOGIN_PATHS = new Set(['/', '/login']);
 
@@ -18,13 +19,15 @@ export function TamperProtection({ children }: { children: ReactNode }) {
   const onLoginScreen = LOGIN_PATHS.has(path);
   const breach = useBreachScreen();
 
-  useEffect(
-    () =>
-      onLoginScreen
-        ? startLoginChecks(loginShield, checkEnv(), recordChecked)
-        : startMonitorChecks(securityMonitor, checkEnv(), recordChecked),
-    [onLoginScreen],
-  );
+  useEffect(() => {
+    const env = checkEnv();
+    const stop = onLoginScreen ? startLoginChecks(loginShield, env, recordChecked) : startMonitorChecks(securityMonitor, env, recordChecked);
+    threatStore.running(runningFeatures(onLoginScreen, env));
+    return () => {
+      stop();
+      threatStore.running([]);
+    };
+  }, [onLoginScreen]);
 
   return breach ? <BreachScreen /> : children;
 }

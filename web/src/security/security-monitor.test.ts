@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CheckEnv } from './check-env';
 import { dashboardDetection, tamper } from './constants';
 import { captureNatives, WATCHED } from './natives';
-import { SecurityMonitor, breachReport, confirmedSlow, memorySpikeMb, startMonitorChecks, type MonitorActions } from './security-monitor';
+import { SecurityMonitor, breachReport, confirmedSlow, memorySpikeMb, runningFeatures, startMonitorChecks, type MonitorActions } from './security-monitor';
 import { threatStore, type Detection } from './threat-state';
 
 const d = (severity: Detection['severity'], type = 'modified_native_function'): Detection => ({
@@ -159,5 +159,14 @@ describe('the monitor on a page', () => {
     stop();
     expect(threatStore.get().detections.map((x) => [x.type, x.severity])).toEqual([['crypto_api_compromised', 'critical']]);
     expect(m.reports).toHaveLength(1);
+  });
+});
+
+describe('runningFeatures', () => {
+  it('names every part the monitor runs, memory only where the browser exposes its heap', () => {
+    expect(runningFeatures(false, { heapBytes: () => 1 })).toEqual(['function_integrity', 'memory_protection', 'dom_monitoring', 'network_analysis']);
+    expect(runningFeatures(false, { heapBytes: () => null })).toEqual(['function_integrity', 'dom_monitoring', 'network_analysis']);
+    // The login side checks native functions and scripts, not memory.
+    expect(runningFeatures(true, { heapBytes: () => 1 })).toEqual(['function_integrity', 'dom_monitoring', 'network_analysis']);
   });
 });

@@ -14,7 +14,7 @@ import { countermeasures, type ShieldActions } from './login-shield';
 import { cryptoSelfTest, findNativeTampering } from './natives';
 import { everyInterval } from './schedule';
 import { detectionTexts, detectionTypes } from './tamper-texts';
-import type { Detection, ThreatState } from './threat-state';
+import type { Detection, ProtectionFeature, ThreatState } from './threat-state';
 
 const SOURCE = 'security_monitor';
 const MB = 1024 * 1024;
@@ -142,4 +142,14 @@ export function startMonitorChecks(monitor: SecurityMonitor, env: CheckEnv, onCh
     stopChecks();
     stopWatching();
   };
+}
+
+/**
+ * What the detector running on a screen watches: native functions (function integrity), the
+ * network ones among them — fetch, XMLHttpRequest, WebSocket — (network analysis), script elements
+ * (DOM monitoring) and, off the login screen where the browser exposes its heap size, memory.
+ */
+export function runningFeatures(onLoginScreen: boolean, env: Pick<CheckEnv, 'heapBytes'>): ProtectionFeature[] {
+  const memory: ProtectionFeature[] = !onLoginScreen && env.heapBytes() !== null ? ['memory_protection'] : [];
+  return ['function_integrity', ...memory, 'dom_monitoring', 'network_analysis'];
 }

@@ -18,6 +18,9 @@ export type Detection = {
   source?: string;
 };
 
+/** Parts of the detector, as the "Protection Features Active" card names them. */
+export type ProtectionFeature = 'function_integrity' | 'memory_protection' | 'dom_monitoring' | 'network_analysis';
+
 export type ThreatState = {
   detections: readonly Detection[];
   /** Sum of the detections' scores (1 / 3 / 7 / 15). */
@@ -31,11 +34,14 @@ export type ThreatState = {
   checks: { due: number; run: number };
   /** Countermeasures this browser has taken (decoy_calls, browser_wipe, …), with underscores. */
   countermeasures: readonly string[];
+  /** The parts of the detector running on this screen now. */
+  features: readonly ProtectionFeature[];
 };
 
-type Snapshot = { detections: Detection[]; checks: { due: number; run: number }; countermeasures: string[] };
+type Snapshot = { detections: Detection[]; checks: { due: number; run: number }; countermeasures: string[]; features: readonly ProtectionFeature[] };
 
-let snapshot: Snapshot = { detections: [], checks: { due: 0, run: 0 }, countermeasures: [] };
+const empty: Snapshot = { detections: [], checks: { due: 0, run: 0 }, countermeasures: [], features: [] };
+let snapshot: Snapshot = empty;
 let state: ThreatState = derive(snapshot);
 const listeners = new Set<() => void>();
 
@@ -55,6 +61,7 @@ function derive(s: Snapshot): ThreatState {
     counts,
     checks: s.checks,
     countermeasures: s.countermeasures,
+    features: s.features,
   };
 }
 
@@ -75,6 +82,10 @@ export const threatStore = {
   countermeasure(name: string): void {
     if (!snapshot.countermeasures.includes(name)) update({ ...snapshot, countermeasures: [...snapshot.countermeasures, name] });
   },
+  /** The detector started (or, with none, stopped) these parts. */
+  running(features: readonly ProtectionFeature[]): void {
+    update({ ...snapshot, features });
+  },
   get: (): ThreatState => state,
   subscribe(listener: () => void): () => void {
     listeners.add(listener);
@@ -82,7 +93,7 @@ export const threatStore = {
   },
   /** Tests only: back to nothing detected. */
   reset(): void {
-    update({ detections: [], checks: { due: 0, run: 0 }, countermeasures: [] });
+    update(empty);
   },
 };
 
