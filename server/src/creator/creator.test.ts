@@ -234,7 +234,7 @@ describe('creator console', () => {
       'Master key configured': 'compliant',
       'Security headers served': 'compliant',
       'Rate limits on': 'warning',
-      'Database backups configured': 'non_compliant',
+      Backups: 'warning',
     });
     // At least one unused key of its own, then none of the unused keys expires.
     await mintKeys(database.db, { count: 1 });

@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -187,4 +188,24 @@ export const securityEvents = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('security_events_created_idx').on(t.createdAt), index('security_events_type_idx').on(t.type)],
+);
+
+/**
+ * Every completed `npm run backup` (docs/operations.md §8): the creator's compliance panel reads
+ * the latest. The archive itself lives outside the database; this is its receipt.
+ */
+export const backups = pgTable(
+  'backups',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    createdAt: createdAt(),
+    /** The archive's name in its folder (DATA_DIR/backups unless --out chose another). */
+    fileName: text('file_name').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    /** SHA-256 of the archive, hex: what `sha256sum` prints, to check a copy before restoring it. */
+    sha256: text('sha256').notNull(),
+    /** 'embedded': a PGlite data directory tarball; 'postgres': a pg_dump custom-format archive. */
+    kind: text('kind', { enum: ['embedded', 'postgres'] }).notNull(),
+  },
+  (t) => [index('backups_created_idx').on(t.createdAt)],
 );
