@@ -19,7 +19,8 @@ import { mintKeys } from '../keys/service';
 import { backupViaSocket, startOperatorSocket } from '../operator/socket';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
-import { backupEmbedded, backupPath, backupPostgres, lastBackup, sha256Hex } from './backup';
+import { backupCheck } from '../creator/security';
+import { backupEmbedded, backupPath, backupPostgres, lastBackup, sha256Hex, type BackupRecord } from './backup';
 import { RestoreRefused, restoreEmbedded } from './restore';
 
 /** What must survive a round trip: row counts, and every message's ciphertext in id order. */
@@ -218,5 +219,31 @@ describe.runIf(backends.includes('postgres') && hasPgDump)('backup of PostgreSQL
     expect(listing).toMatch(/TABLE DATA public access_keys/);
     expect(listing).toMatch(/TABLE DATA drizzle __drizzle_migrations/);
     expect(await lastBackup(made.database.db)).toMatchObject({ fileName: file, kind: 'postgres' });
+  });
+});
+
+describe('the compliance check "Backups"', () => {
+  const now = new Date('2026-11-23T12:00:00Z');
+  const taken = (hoursBefore: number): BackupRecord => ({
+    id: 1,
+    createdAt: new Date(now.getTime() - hoursBefore * 3_600_000),
+    fileName: '/srv/enclave/data/backups/enclave-20261123T020000.000Z.tar.gz',
+    bytes: 4_718_592,
+    sha256: 'ab'.repeat(32),
+    kind: 'embedded',
+  });
+
+  it('is compliant while the last backup is younger than 24 hours, and says when and how big', () => {
+    expect(backupCheck(taken(10), now)).toEqual({
+      name: 'Backups',
+      status: 'compliant',
+      description: 'Last backup 2026-11-23T02:00:00.000Z (10 h ago): enclave-20261123T020000.000Z.tar.gz, 4.5 MiB, embedded database.',
+    });
+  });
+
+  it('warns once it is 24 hours old, and when there is none', () => {
+    expect(backupCheck(taken(24), now)).toMatchObject({ status: 'warning', description: expect.stringMatching(/\(24 h ago\).*Older than 24 hours: run npm run backup/) });
+    expect(backupCheck({ ...taken(24 * 9), kind: 'postgres' }, now).description).toMatch(/\(9 days ago\).*PostgreSQL\./);
+    expect(backupCheck(null, now)).toMatchObject({ status: 'warning', description: expect.stringMatching(/^No backup recorded/) });
   });
 });

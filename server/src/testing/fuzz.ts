@@ -22,7 +22,7 @@ export type FuzzRequest = {
 type Input = { body?: unknown; query?: Record<string, unknown>; params?: Record<string, unknown> };
 
 /** JSON text of an object with these entries, in order; unlike JSON.stringify it writes `__proto__` and repeated keys. */
-export const jsonObjectText = (entries: readonly (readonly [string, unknown])[]): string =>
+const jsonObjectText = (entries: readonly (readonly [string, unknown])[]): string =>
   `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`).join(',')}}`;
 
 const KiB = 1024;
@@ -31,13 +31,13 @@ const KiB = 1024;
 const pollutionKeys = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf'];
 
 /** Numbers at the edges: of int32, of safe integers, of doubles, and just off the usual bounds. */
-export const edgeNumbers = [0, -0, -1, 1, 0.5, -0.5, 1e-7, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -Number.MAX_SAFE_INTEGER - 2, 1e21, 1e308, -1e308, Number.MIN_VALUE, 99, 100, 101, 199, 200, 201, 999, 1000, 1001, 10_000, 10_001];
+const edgeNumbers = [0, -0, -1, 1, 0.5, -0.5, 1e-7, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -Number.MAX_SAFE_INTEGER - 2, 1e21, 1e308, -1e308, Number.MIN_VALUE, 99, 100, 101, 199, 200, 201, 999, 1000, 1001, 10_000, 10_001];
 
 /** Text that breaks naive handling: control characters, lone surrogates, right-to-left marks, combining marks, emoji, SQL and path syntax. */
 const nastyStrings = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', '\u202e\u202d', 'e\u0301\u0301\u0301', '👩‍👩‍👧‍👦', '\uffff', '\r\n\r\n', "'; DROP TABLE users; --", '../../etc/passwd', '%00', '${7*7}', 'null', 'undefined', 'NaN', 'true', '[]', '{}', 'ALL', 'general'];
 
 /** Any JSON value, with the awkward strings and numbers above mixed in. */
-export const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
+const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
   fc.constantFrom(...edgeNumbers),
   fc.constantFrom(...nastyStrings),
@@ -50,7 +50,7 @@ export const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Strings past every limit: the JSON body limit is 64 KiB, the largest field limit 8 KiB. */
-export const hugeString = fc.constantFrom(257, 4097, 8193, 70 * KiB).chain((n) => fc.constantFrom('a', '€', '𝄞', '0').map((c) => c.repeat(Math.ceil(n / c.length))));
+const hugeString = fc.constantFrom(257, 4097, 8193, 70 * KiB).chain((n) => fc.constantFrom('a', '€', '𝄞', '0').map((c) => c.repeat(Math.ceil(n / c.length))));
 
 /** A value of the wrong kind for a field of this kind (so the mutation really is a mutation). */
 function wrongFor(schema: z.ZodType): fc.Arbitrary<unknown> {

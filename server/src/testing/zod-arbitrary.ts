@@ -78,15 +78,6 @@ export function arbitraryOf(schema: z.ZodType, hints: ArbitraryHints = {}, at = 
   }
 }
 
-/** Field names of an object schema that a valid input must carry (neither optional nor defaulted). */
-export function requiredKeysOf(schema: z.ZodType): string[] {
-  const def = defOf(schema);
-  if (def.type !== 'object') return [];
-  return Object.entries(def.shape!)
-    .filter(([, s]) => !['optional', 'default'].includes(defOf(s).type))
-    .map(([k]) => k);
-}
-
 /** The schema's kind at a field (`string`, `number`, ...), looking through optional and default. */
 export function kindOf(schema: z.ZodType): string {
   const def = defOf(schema);
