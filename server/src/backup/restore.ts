@@ -17,6 +17,7 @@ import { sha256Hex } from './backup';
 /** A restore that was refused before anything changed. */
 export class RestoreRefused extends Error {}
 
+/** What was restored; `backupsCarried`: records of backups the archive did not know of, kept from the replaced database. */
 export type RestoreResult = { archive: string; sha256: string; users: number; messages: number; backupsCarried: number };
 
 type BackupRow = typeof schema.backups.$inferSelect;
@@ -53,9 +54,9 @@ export async function restoreEmbedded(dataDir: string, archive: string): Promise
   const history = hadDb ? await backupHistory(dbDir) : [];
   if (hadDb) fs.renameSync(dbDir, aside);
   fs.renameSync(staging, dbDir);
-  let counts: { users: number; messages: number };
+  let settled: { users: number; messages: number; backupsCarried: number };
   try {
-    counts = await settle(dbDir, history);
+    settled = await settle(dbDir, history);
   } catch (err) {
     // Put the old database back as it was.
     fs.rmSync(dbDir, { recursive: true, force: true });
@@ -63,7 +64,7 @@ export async function restoreEmbedded(dataDir: string, archive: string): Promise
     throw new Error(`the restored database did not open in place (${(err as Error).message}); the previous one is back`);
   }
   if (hadDb) fs.rmSync(aside, { recursive: true, force: true });
-  return { archive, sha256: sha256Hex(bytes), ...counts, backupsCarried: history.length };
+  return { archive, sha256: sha256Hex(bytes), ...settled };
 }
 
 async function refuseWhileServed(dataDir: string): Promise<void> {
@@ -112,14 +113,14 @@ async function openRestored(dir: string, archive: Buffer): Promise<void> {
  * Opens the restored database where it now lies (the check that it opens in place), merges in the
  * backup history the archive does not know of, and counts what it holds.
  */
-async function settle(dir: string, history: BackupRow[]): Promise<{ users: number; messages: number }> {
+async function settle(dir: string, history: BackupRow[]): Promise<{ users: number; messages: number; backupsCarried: number }> {
   const client = await PGlite.create(dir);
   try {
     const db = drizzle(client, { schema });
     const known = new Set((await db.select({ sha256: schema.backups.sha256 }).from(schema.backups)).map((r) => r.sha256));
     const missing = history.filter((r) => !known.has(r.sha256)).map(({ id: _id, ...row }) => row);
     if (missing.length) await db.insert(schema.backups).values(missing);
-    return await counts(client);
+    return { ...(await counts(client)), backupsCarried: missing.length };
   } finally {
     await client.close();
   }
