@@ -13,10 +13,12 @@
  */
 import { deriveLoginKey } from '@enclave/crypto';
 import { clientFrameSchema, routes, serverFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/protocol';
+import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Database } from '../db/client';
+import { users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { mutatedFrame, type FuzzFrame } from '../testing/fuzz';
 import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
@@ -124,6 +126,7 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
     const keys = await mintKeys(database.db, { count: 2 });
     members.member = await TestMember.join(server.url, keys[0]!, 'alice');
     members.admin = await TestMember.join(server.url, keys[1]!, 'bob');
+    await database.db.update(users).set({ role: 'admin' }).where(eq(users.id, members.admin.id));
     cookies.member = await login(members.member);
     cookies.admin = await login(members.admin);
     resetTally();
