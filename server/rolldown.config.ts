@@ -36,6 +36,8 @@ export default defineConfig({
   input: {
     main: 'src/main.ts',
     'generate-keys': 'src/cli/generate-keys.ts',
+    backup: 'src/cli/backup.ts',
+    restore: 'src/cli/restore.ts',
   },
   platform: 'node',
   tsconfig: 'tsconfig.json',

@@ -1,4 +1,5 @@
 /** The console's security panels, computed from the security_events table and this deployment. */
+import path from 'node:path';
 import { routes, severityScores, type Compliance, type Heatmap, type Risk, type Severity } from '@enclave/protocol';
 import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -6,6 +7,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { accessKeys, securityEvents, users } from '../db/schema';
 import { defaultRateLimits } from '../config';
+import { lastBackup, type BackupRecord } from '../backup/backup';
 import { eventCount, eventsOf, lastSeenOf } from '../security/events';
 import { getSetting } from './master-key';
 
@@ -81,7 +83,7 @@ const STATUS_SCORE = { compliant: 100, warning: 50, non_compliant: 0 } as const;
 type Check = { name: string; status: keyof typeof STATUS_SCORE; description: string };
 
 /** Real checks of this deployment, each with the reason for its verdict. */
-export async function compliance(app: FastifyInstance, db: Db, config: Config, req: FastifyRequest): Promise<Compliance> {
+export async function compliance(app: FastifyInstance, db: Db, config: Config, req: FastifyRequest, now = new Date()): Promise<Compliance> {
   const checks: Check[] = [];
 
   const https = req.protocol === 'https';
@@ -146,13 +148,7 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     description: total === 0 ? 'No unused keys are outstanding.' : `${withExpiry} of ${total} unused keys expire.`,
   });
 
-  checks.push({
-    name: 'Database backups configured',
-    status: config.databaseUrl ? 'warning' : 'non_compliant',
-    description: config.databaseUrl
-      ? 'PostgreSQL is external: its backups are not visible from here; verify them with your database provider.'
-      : `The embedded database in ${config.dataDir} has no backup: copy the data directory regularly or move to PostgreSQL.`,
-  });
+  checks.push(backupCheck(await lastBackup(db), now));
 
   const policy = config.breachPolicy;
   checks.push({
@@ -175,4 +171,39 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
 
   const scored = checks.map((c) => ({ ...c, score: STATUS_SCORE[c.status] }));
   return { score: Math.round(scored.reduce((s, c) => s + c.score, 0) / scored.length), checks: scored };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Backups: the latest `npm run backup` (docs/operations.md §8) is at most a day old. */
+export function backupCheck(last: BackupRecord | null, now: Date): Check {
+  if (!last) {
+    return {
+      name: 'Backups',
+      status: 'warning',
+      description: 'No backup recorded: run npm run backup, and schedule it daily (docs/operations.md §8).',
+    };
+  }
+  const age = now.getTime() - last.createdAt.getTime();
+  const fresh = age < DAY_MS;
+  return {
+    name: 'Backups',
+    status: fresh ? 'compliant' : 'warning',
+    description:
+      `Last backup ${last.createdAt.toISOString()} (${hoursAgo(age)}): ${path.basename(last.fileName)}, ${sizeOf(last.bytes)}, ` +
+      `${last.kind === 'embedded' ? 'embedded database' : 'PostgreSQL'}.` +
+      (fresh ? '' : ' Older than 24 hours: run npm run backup, and schedule it daily.'),
+  };
+}
+
+function hoursAgo(ms: number): string {
+  const hours = Math.floor(Math.max(0, ms) / 3_600_000);
+  if (hours < 1) return 'less than an hour ago';
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} days ago`;
+}
+
+function sizeOf(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -207,3 +208,23 @@ export const blockedIps = pgTable('blocked_ips', {
   /** Requests and socket upgrades refused since the block. */
   hits: integer('hits').notNull().default(0),
 });
+
+/**
+ * Every completed `npm run backup` (docs/operations.md §8): the creator's compliance panel reads
+ * the latest. The archive itself lives outside the database; this is its receipt.
+ */
+export const backups = pgTable(
+  'backups',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    createdAt: createdAt(),
+    /** The archive's name in its folder (DATA_DIR/backups unless --out chose another). */
+    fileName: text('file_name').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    /** SHA-256 of the archive, hex: what `sha256sum` prints, to check a copy before restoring it. */
+    sha256: text('sha256').notNull(),
+    /** 'embedded': a PGlite data directory tarball; 'postgres': a pg_dump custom-format archive. */
+    kind: text('kind', { enum: ['embedded', 'postgres'] }).notNull(),
+  },
+  (t) => [index('backups_created_idx').on(t.createdAt)],
+);

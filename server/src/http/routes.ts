@@ -6,6 +6,7 @@
 import { errorResponseSchema, type ParsedInput, type RouteDefinition, type RouteResponse } from '@enclave/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitOptions } from '@fastify/rate-limit';
+import { refuseNulText } from './nul-text';
 
 /** A request whose body, query and params have been parsed by the route's schemas. */
 export type RouteRequest<R extends RouteDefinition> = Omit<FastifyRequest, 'body' | 'query' | 'params'> & ParsedInput<R>;
@@ -43,6 +44,8 @@ export function serve<R extends RouteDefinition>(app: FastifyInstance, route: R,
     },
     ...(opts.bodyLimit ? { bodyLimit: opts.bodyLimit } : {}),
     ...(opts.rateLimit ? { config: { rateLimit: opts.rateLimit } } : {}),
+    // U+0000 in any text is a 400 before validation: PostgreSQL cannot store it (nul-text.ts).
+    preValidation: refuseNulText,
     handler: async (req, reply) => {
       reply.status(route.status);
       if (route.contentType) reply.header('content-type', route.contentType);
