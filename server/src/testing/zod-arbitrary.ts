@@ -54,6 +54,9 @@ export function arbitraryOf(schema: z.ZodType, hints: ArbitraryHints = {}, at = 
       return fc.constant(undefined);
     case 'null':
       return fc.constant(null);
+    case 'unknown':
+      // Any JSON a client could send (the decoys take whatever they get).
+      return fc.jsonValue({ maxDepth: 3 });
     case 'literal':
       return fc.constantFrom(...(def.values ?? []));
     case 'enum':
@@ -130,6 +133,9 @@ function stringOf(def: Def, hints: ArbitraryHints): fc.Arbitrary<string> {
     const uuid = fc.uuid();
     return hints.ids?.length ? fc.oneof(uuid, fc.constantFrom(...hints.ids)) : uuid;
   }
+  if (def.format === 'ipv4') return fc.ipV4();
+  if (def.format === 'ipv6') return fc.ipV6();
+  if (def.format === 'datetime') return fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString());
   const { min, max } = lengthBounds(checks);
   const patterns = [def.pattern, ...checks.filter((c) => c.check === 'string_format').map((c) => c.pattern)].filter((p): p is RegExp => p instanceof RegExp);
   const maxLength = Math.min(max, Math.max(min, DRAW_CAP));
