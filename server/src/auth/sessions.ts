@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { sessions, users } from '../db/schema';
 
@@ -26,6 +26,10 @@ export async function createSession(db: Db, userId: string): Promise<{ token: st
   return { token, expiresAt };
 }
 
+/** A session is live while neither revoked nor expired, and its member neither banned nor wiped. */
+const live = () =>
+  and(isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()), eq(users.isBanned, false), eq(users.isCompromised, false));
+
 /** The live session behind a cookie token; banned members have none. */
 export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
   const id = sha256Hex(token);
@@ -40,15 +44,7 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(
-      and(
-        eq(sessions.id, id),
-        isNull(sessions.revokedAt),
-        gt(sessions.expiresAt, new Date()),
-        eq(users.isBanned, false),
-        eq(users.isCompromised, false),
-      ),
-    )
+    .where(and(eq(sessions.id, id), live()))
     .limit(1);
   if (!row) return null;
   const { expiresAt, ...user } = row;
@@ -57,4 +53,15 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
   await db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
+}
+
+/** Which of these sessions (ids, the tokens' hashes) are still live. */
+export async function liveSessionIds(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(sql`${sessions.id} = ANY(${sql.param(ids)}::text[])`, live()));
+  return new Set(rows.map((r) => r.id));
 }

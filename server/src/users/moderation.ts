@@ -83,15 +83,15 @@ export async function applyBans(
 export async function announceBans(ctx: AppContext, ids: readonly string[], change: BanChange, moved: readonly MovedConversation[]): Promise<void> {
   const { gateway } = ctx;
   if (change.banned) {
-    await gateway.publish({
+    await gateway.publishCommitted({
       kind: 'end_sessions',
       userIds: [...ids],
       frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${change.reason}` },
     });
   }
-  await gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+  await gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
   for (const c of moved) {
     const to = c.id === GENERAL_CONVERSATION ? 'all' : c.id.split(':').slice(1);
-    await gateway.publish({ kind: 'deliver', to, frame: { type: 'membership_changed', conversationId: c.id, membershipVersion: c.membershipVersion } });
+    await gateway.publishCommitted({ kind: 'deliver', to, frame: { type: 'membership_changed', conversationId: c.id, membershipVersion: c.membershipVersion } });
   }
 }
