@@ -12,7 +12,7 @@
  * Then the accounting every fault test ends with: the messages acknowledged (201) are exactly the
  * rows stored, and every member holds exactly those, each once, and can read them.
  */
-import { routes, limits, type Message, type ServerFrame } from '@enclave/protocol';
+import { GENERAL_CONVERSATION, limits, routes, type Message, type ServerFrame } from '@enclave/protocol';
 import { expect } from 'vitest';
 import { CLOSE_GOING_AWAY } from '../../src/realtime/gateway';
 import { NetworkFailure, ReplyError, TestMember, type TestSocket } from '../../src/testing/member';
@@ -31,12 +31,12 @@ function failedBeforePosting(err: unknown): boolean {
 }
 
 export class LiveMember {
-  /** Every message held, by id, from frames and catch-up pages alike. */
+  /** Every message of the general channel held, by id, from frames and catch-up pages alike. */
   readonly held = new Map<number, Message>();
   /** How each message first arrived. */
   readonly viaFrame = new Set<number>();
   readonly viaCatchUp = new Set<number>();
-  /** This member's own messages the server acknowledged (201): id → text. */
+  /** This member's own messages in the general channel the server acknowledged (201): id → text. */
   readonly acked = new Map<number, string>();
   /** When each of them was acknowledged. */
   readonly ackedAt = new Map<number, number>();
@@ -111,7 +111,7 @@ export class LiveMember {
   }
 
   private onFrame(frame: ServerFrame, again: boolean): void {
-    if (frame.type === 'chat_message') {
+    if (frame.type === 'chat_message' && frame.message.conversationId === GENERAL_CONVERSATION) {
       if (!this.held.has(frame.message.id)) this.viaFrame.add(frame.message.id);
       this.held.set(frame.message.id, frame.message);
     } else if (frame.type === 'authenticated') {
@@ -152,12 +152,15 @@ export class LiveMember {
     }
   }
 
-  /** Sends one text until the server acknowledges it; throws if it could not, naming the text. */
-  async send(text: string): Promise<void> {
+  /**
+   * Sends one text (to the general channel unless `receiverId` says otherwise) until the server
+   * acknowledges it, and returns the message stored; throws if it could not, naming the text.
+   */
+  async send(text: string, receiverId = 'all'): Promise<Message> {
     for (let tries = 0; ; tries++) {
       let outcome;
       try {
-        outcome = await this.member.send('all', text);
+        outcome = await this.member.send(receiverId, text);
       } catch (err) {
         if (failedBeforePosting(err) && tries < 100) {
           await sleep(200);
@@ -166,9 +169,12 @@ export class LiveMember {
         throw new Error(`${this.name}: "${text}" was never acknowledged`, { cause: err });
       }
       if (outcome.status !== 201) throw new Error(`${this.name}: "${text}" answered ${outcome.status} ${outcome.error?.error ?? ''}`);
-      this.acked.set(outcome.body!.message.id, text);
-      this.ackedAt.set(outcome.body!.message.id, Date.now());
-      return;
+      const message = outcome.body!.message;
+      if (receiverId === 'all') {
+        this.acked.set(message.id, text);
+        this.ackedAt.set(message.id, Date.now());
+      }
+      return message;
     }
   }
 
@@ -240,12 +246,12 @@ export type Tally = {
 
 /**
  * After recovery: acknowledged = stored = what every member holds, no duplicate, all readable.
- * `otherSenders` sent too but hold no socket. `stored` lists the ids of the rows in the general channel, read from the database itself; it is
+ * `stored` lists the ids of the rows in the general channel, read from the database itself; it is
  * called last, once the members are done with the server.
  */
-export async function expectEveryMessageOnce(members: LiveMember[], stored: () => Promise<number[]>, otherSenders: LiveMember[] = []): Promise<Tally> {
+export async function expectEveryMessageOnce(members: LiveMember[], stored: () => Promise<number[]>): Promise<Tally> {
   const acked = new Map<number, string>();
-  for (const m of [...members, ...otherSenders]) for (const [id, text] of m.acked) acked.set(id, text);
+  for (const m of members) for (const [id, text] of m.acked) acked.set(id, text);
   const ackedIds = [...acked.keys()].sort((a, b) => a - b);
   const texts = [...acked.values()];
   expect(new Set(texts).size, 'each acknowledged text under one id').toBe(texts.length);

@@ -99,6 +99,7 @@ const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
 ];
 
 /**
