@@ -20,6 +20,18 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          // Faults with real processes: the built server (npm run build -w server) killed,
+          // drained, and its PostgreSQL and Redis restarted. Private PostgreSQL and Redis servers,
+          // so one file at a time, one test at a time.
+          name: 'faults',
+          include: ['server/faults/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

@@ -14,7 +14,7 @@ const read = (name) => {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-for (const name of ['unit.json', 'integration.json']) {
+for (const name of ['unit.json', 'integration.json', 'faults.json']) {
   const r = read(name);
   passed += r?.numPassedTests ?? 0;
   failed += r?.numFailedTests ?? 0;

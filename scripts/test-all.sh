@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing (Debian's Chromium included) and run every test:
-# type-check, lint, unit, integration (PGlite and PostgreSQL), end-to-end in Chromium.
+# type-check, lint, unit, integration (PGlite and PostgreSQL), faults (real processes), end-to-end
+# in Chromium.
 # The production-path tests need PostgreSQL (TEST_POSTGRES_URL, default 127.0.0.1:5432) and Redis
 # (TEST_REDIS_URL, default 127.0.0.1:6379). When one does not answer, everything else runs and the
 # skipped tests are named; with CI=true a missing service fails the run instead.
@@ -21,17 +22,19 @@ if [[ ",${TEST_BACKENDS:-pglite,postgres}," == *,postgres,* ]] && ! why=$(node s
   missing+=("PostgreSQL at $why")
   export TEST_BACKENDS=pglite
   skipped_notice+="skipped, no PostgreSQL at $why:
-  the integration suites on PostgreSQL (they ran on PGlite), the PostgreSQL connection tests and
-  the two-instance test. To run them, start PostgreSQL (trust auth, database postgres) at
-  127.0.0.1:5432 or set TEST_POSTGRES_URL to one, and run npm run test:all again.
+  the integration suites on PostgreSQL (they ran on PGlite), the PostgreSQL connection tests, the
+  two-instance test and the fault tests on PostgreSQL. To run them, start PostgreSQL (trust auth,
+  database postgres) at 127.0.0.1:5432 or set TEST_POSTGRES_URL to one, and run npm run test:all
+  again.
 "
 fi
 if [[ ${TEST_REDIS:-1} != 0 ]] && ! why=$(node scripts/probe-service.mjs redis "$redis_url"); then
   missing+=("Redis at $why")
   export TEST_REDIS=0
   skipped_notice+="skipped, no Redis at $why:
-  the two-instance test (two servers over one PostgreSQL database and the Redis bus). To run it,
-  start Redis at 127.0.0.1:6379 or set TEST_REDIS_URL to one, and run npm run test:all again.
+  the two-instance test (two servers over one PostgreSQL database and the Redis bus) and the fault
+  tests on PostgreSQL and Redis. To run them, start Redis at 127.0.0.1:6379 or set TEST_REDIS_URL
+  to one, and run npm run test:all again.
 "
 fi
 if (( ${#missing[@]} )); then
@@ -56,6 +59,8 @@ step lint npm run --silent lint
 step unit npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
 step integration npx vitest run --project integration --reporter=default --reporter=json --outputFile.json="$results/integration.json"
 step build npm run --silent build
+# The built server's processes killed, drained, their PostgreSQL and Redis restarted (private ones).
+step faults npx vitest run --project faults --reporter=default --reporter=json --outputFile.json="$results/faults.json"
 step e2e env E2E_JSON_REPORT="$results/e2e.json" npm run --silent test:e2e
 
 # One closing line for every suite together, and again what did not run.

@@ -15,7 +15,8 @@ import { conversationRoutes } from './conversations/routes';
 import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
-import { HttpError, registerErrorHandler } from './http/errors';
+import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
+import { redisRateLimitStore } from './http/rate-limit-store';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
 import { registerWebApp } from './http/web-app';
@@ -49,6 +50,9 @@ export async function buildApp(opts: {
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 64 * 1024,
     exposeHeadRoutes: false,
+    // While closing, a request arriving on an open connection gets our own 503 (below): an
+    // `{error, code}` body with Retry-After, where Fastify's has neither.
+    return503OnClosing: false,
   });
   // Only JSON bodies: a cross-site form cannot post text/plain or urlencoded to us.
   app.removeContentTypeParser('text/plain');
@@ -61,9 +65,28 @@ export async function buildApp(opts: {
   blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
   await blocks.start(bus);
   const ctx: AppContext = { db, config, gateway, blocks };
-  const rateLimitRedis = config.redisUrl ? new Redis(config.redisUrl) : undefined;
+  // Fails at once while Redis is away (the store then counts in memory), rather than queueing.
+  const rateLimitRedis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 })
+    : undefined;
+  if (rateLimitRedis) {
+    rateLimitRedis.on('error', () => undefined); // reported once per outage by the store, below
+    await rateLimitRedis.connect();
+  }
 
   registerErrorHandler(app);
+  // Draining (close() below): new requests on connections still open are sent elsewhere, and the
+  // connections of requests in flight close once answered.
+  let draining = false;
+  app.addHook('onRequest', async () => {
+    if (draining) throw shuttingDown();
+  });
+  app.addHook('onSend', async (_req, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
+  // Before @fastify/websocket's own preClose (which closes with no code): 1001 "going away", so
+  // that clients reconnect at once; by then no new connection is accepted.
+  app.addHook('preClose', async () => gateway.goingAway());
   await app.register(fastifyCookie);
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
@@ -88,7 +111,13 @@ export async function buildApp(opts: {
   });
   await app.register(fastifyRateLimit, {
     global: false,
-    ...(rateLimitRedis ? { redis: rateLimitRedis, nameSpace: `${config.redisPrefix}:rl:` } : {}),
+    ...(rateLimitRedis
+      ? {
+          store: redisRateLimitStore(rateLimitRedis, `${config.redisPrefix}:rl:`, (err) =>
+            app.log.warn({ err }, 'rate limits counted in this instance’s memory until Redis answers'),
+          ),
+        }
+      : {}),
     errorResponseBuilder: (_req, context) =>
       new HttpError(429, errorCodes.rateLimited, `Too many attempts. Access blocked for security. Retry in ${context.after}.`),
     // After the access check (onRequest), before the body is validated: malformed attempts count too.
@@ -147,9 +176,15 @@ export async function buildApp(opts: {
     app,
     gateway,
     blocks,
+    /**
+     * Drains: stops accepting connections, closes sockets with 1001, answers what is in flight
+     * (Fastify waits for it), then removes this instance's presence and writes the security events
+     * held in memory, before the caller closes the database.
+     */
     close: async () => {
-      await gateway.close();
+      draining = true;
       await app.close();
+      await gateway.close().catch((err: unknown) => app.log.warn({ err }, 'could not clear this instance’s presence'));
       await blocks.close();
       // Repeats of security events held in memory (security/events.ts), before the database closes.
       await flushSecurityEvents(db);

@@ -6,6 +6,9 @@ import { openDatabase } from './db/client';
 import { startOperatorSocket } from './operator/socket';
 import { memoryBus, redisBus } from './realtime/bus';
 
+/** Longest a shutdown may take before the process exits anyway. */
+const DRAIN_DEADLINE_MS = 20_000;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -23,16 +26,27 @@ async function main(): Promise<void> {
   const { app, close } = await buildApp({ config, db: database.db, bus, masterKeyHash: masterKey.hash });
   const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db);
 
+  // SIGTERM (or SIGINT) drains: no new connections, sockets closed with 1001 so that clients
+  // reconnect at once elsewhere, requests in flight answered, held security events written, then
+  // the database closed. A drain that hangs (a client that never finishes) is cut short.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    operator?.close();
-    await close();
-    await bus.close();
-    await database.close();
-    process.exit(0);
+    app.log.info({ signal }, 'shutting down: draining');
+    setTimeout(() => {
+      console.error(`shutdown did not finish within ${DRAIN_DEADLINE_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, DRAIN_DEADLINE_MS).unref();
+    let status = 0;
+    for (const step of [async () => operator?.close(), close, () => bus.close(), () => database.close()]) {
+      await step().catch((err: unknown) => {
+        console.error('shutdown:', err);
+        status = 1;
+      });
+    }
+    app.log.info('stopped');
+    process.exit(status);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -65,8 +65,8 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
         }
         throw err;
       });
-      await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
-      await ctx.gateway.publish({
+      await ctx.gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+      await ctx.gateway.publishCommitted({
         kind: 'deliver',
         to: 'all',
         frame: { type: 'membership_changed', conversationId: GENERAL_CONVERSATION, membershipVersion },
@@ -110,7 +110,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     const auth = requireAuth(req);
     await revokeSession(db, auth.sessionId);
     // Other tabs of this browser share the session: close their sockets too.
-    await ctx.gateway.publish({
+    await ctx.gateway.publishCommitted({
       kind: 'end_sessions',
       sessionId: auth.sessionId,
       frame: { type: 'session_ended', reason: 'logout', message: 'You have been signed out.' },

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionInfo } from '@enclave/protocol';
-import { and, desc, eq, gt, isNull, ne } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { sessions, users } from '../db/schema';
 
@@ -35,6 +35,16 @@ export async function createSession(db: Db, userId: string, userAgent: string | 
   return { token, expiresAt };
 }
 
+/** A session is live while neither revoked nor expired, and its member neither banned, wiped nor locked. */
+const live = () =>
+  and(
+    isNull(sessions.revokedAt),
+    gt(sessions.expiresAt, new Date()),
+    eq(users.isBanned, false),
+    eq(users.isCompromised, false),
+    eq(users.isLocked, false),
+  );
+
 /** The live session behind a cookie token; banned, wiped and locked members have none. */
 export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
   const id = sha256Hex(token);
@@ -49,16 +59,7 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(
-      and(
-        eq(sessions.id, id),
-        isNull(sessions.revokedAt),
-        gt(sessions.expiresAt, new Date()),
-        eq(users.isBanned, false),
-        eq(users.isCompromised, false),
-        eq(users.isLocked, false),
-      ),
-    )
+    .where(and(eq(sessions.id, id), live()))
     .limit(1);
   if (!row) return null;
   const { expiresAt, ...user } = row;
@@ -69,14 +70,15 @@ export async function revokeSession(db: Db, sessionId: string): Promise<void> {
   await db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
 }
 
-const live = (userId: string) => and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()));
+/** A member's sessions that are neither revoked nor expired (whatever the member's state). */
+const openOf = (userId: string) => and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()));
 
 /** A member's live sessions, newest first, each named by a short prefix of its hash. */
 export async function listSessions(db: Db, userId: string, currentId: string): Promise<SessionInfo[]> {
   const rows = await db
     .select({ id: sessions.id, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt, userAgent: sessions.userAgent })
     .from(sessions)
-    .where(live(userId))
+    .where(openOf(userId))
     .orderBy(desc(sessions.createdAt));
   return rows.map((r) => ({
     id: r.id.slice(0, PUBLIC_ID_HEX),
@@ -92,7 +94,7 @@ export async function revokeSessionsOfUser(db: Db, userId: string, except?: stri
   const rows = await db
     .update(sessions)
     .set({ revokedAt: new Date() })
-    .where(and(live(userId), except ? ne(sessions.id, except) : undefined))
+    .where(and(openOf(userId), except ? ne(sessions.id, except) : undefined))
     .returning({ id: sessions.id });
   return rows.map((r) => r.id);
 }
@@ -109,4 +111,15 @@ export async function bannedOwner(db: Db, token: string): Promise<string | null>
     .where(and(eq(sessions.id, sha256Hex(token)), eq(users.isBanned, true)))
     .limit(1);
   return row?.id ?? null;
+}
+
+/** Which of these sessions (ids, the tokens' hashes) are still live. */
+export async function liveSessionIds(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(sql`${sessions.id} = ANY(${sql.param(ids)}::text[])`, live()));
+  return new Set(rows.map((r) => r.id));
 }

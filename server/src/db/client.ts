@@ -28,10 +28,16 @@ export async function openDatabase(opts: {
   onPoolError?: (err: Error) => void;
 }): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // A request waits at most CONNECT_TIMEOUT_MS for a connection (PostgreSQL down or every
+    // connection busy), then fails as "database unavailable" (a 503, http/errors.ts).
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     // An idle connection that PostgreSQL ends (restart, pg_terminate_backend, DROP DATABASE ...
     // WITH (FORCE)) is an 'error' event on the pool; unheard, Node would end the process.
     pool.on('error', (err) => (opts.onPoolError ?? defaultPoolError)(err));
+    // A client in use (by a request, a transaction) has no pool listener: when PostgreSQL ends its
+    // connection it would emit an unheard 'error' and end the process too. Nothing to do with it
+    // here: whatever was using the client fails by itself (a 503), and the pool drops the client.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const close = trackClients(pool);
     const db = drizzlePg(pool, { schema });
     await migratePg(db, { migrationsFolder });
@@ -44,6 +50,8 @@ export async function openDatabase(opts: {
   await migratePglite(db, { migrationsFolder });
   return { db: db as unknown as Db, close: () => client.close() };
 }
+
+const CONNECT_TIMEOUT_MS = 5000;
 
 function defaultPoolError(err: Error): void {
   console.error('database connection lost while idle:', err.message);
@@ -78,3 +86,36 @@ export function pgErrorCode(err: unknown): string | undefined {
   return undefined;
 }
 export const UNIQUE_VIOLATION = '23505';
+
+/**
+ * PostgreSQL states that mean "not now" rather than "wrong": class 08 (connection exception),
+ * shutting down (57P01, 57P02), starting up (57P03), too many connections (53300).
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
+/** Socket errors on the way to the database. */
+const UNAVAILABLE_SYSCALLS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** node-postgres's own words for a lost or unobtainable connection (these carry no code). */
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+
+/**
+ * Whether a failed query failed because the database could not be reached or is restarting
+ * (the request may succeed later), looking through Drizzle's wrapper and the several attempts of
+ * an AggregateError (one per address of a host name).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const visit = (e: unknown): boolean => {
+    if (!e || typeof e !== 'object' || seen.has(e)) return false;
+    seen.add(e);
+    const { code, message, cause, errors } = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_SYSCALLS.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
+    return visit(cause) || (Array.isArray(errors) && errors.some(visit));
+  };
+  return visit(err);
+}

@@ -2,6 +2,7 @@ import { errorCodes, type ErrorCode, type ErrorResponse } from '@enclave/protoco
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { isDatabaseUnavailable } from '../db/client';
 
 /** An answer the client should see as it is: status, machine code, human message. */
 export class HttpError extends Error {
@@ -24,6 +25,19 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new HttpError(400, errorCodes.invalidRequest, describeIssues(result.error));
+}
+
+/**
+ * Seconds a client is asked to wait (`Retry-After`) when the server cannot serve it for now: the
+ * database is unreachable or restarting, or this instance is shutting down.
+ */
+const RETRY_AFTER_SECONDS = 5;
+/** Not a code the client acts on (it retries any 5xx): like 500's `internal`, it only names the case. */
+const UNAVAILABLE = 'unavailable' as ErrorCode;
+
+/** This instance is draining (SIGTERM): the client goes to another one, or to this one restarted. */
+export function shuttingDown(): HttpError {
+  return new HttpError(503, UNAVAILABLE, 'The server is restarting. Try again in a moment.');
 }
 
 const fastifyCodes: Record<number, ErrorCode> = {
@@ -53,6 +67,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
       req.log.error({ err, issues: err.cause.issues }, 'answer does not match its response schema');
       status = 500;
       body = { error: 'Internal server error', code: 'internal' as ErrorCode };
+    } else if (isDatabaseUnavailable(err)) {
+      // PostgreSQL is down or restarting: not a bug, and over once it is back (the pool reconnects).
+      req.log.warn({ err }, 'database unavailable');
+      status = 503;
+      body = { error: 'The service is temporarily unavailable. Try again in a few seconds.', code: UNAVAILABLE };
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       // Fastify's own refusals: non-JSON bodies, bad media type, body too large, rate limits.
       status = err.statusCode;
@@ -62,6 +81,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       status = 500;
       body = { error: 'Internal server error', code: 'internal' as ErrorCode };
     }
+    if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     return reply.status(status).send(body);
   });
 }

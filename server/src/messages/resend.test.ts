@@ -111,6 +111,22 @@ describe.each(backends)('sending survives a failed publish and resends are idemp
     expect(await storedBy(alice)).toBe(before);
   });
 
+  it('publishes a resent message again: the instance that stored it may have died before publishing', async () => {
+    const bobSocket = await bob.connect();
+    try {
+      const body = await (await aliceEpoch())(0, 'published on the resend');
+      failChatPublishes = 1;
+      const first = await alice.attempt(routes.sendMessage, { body });
+      expect(first.status, JSON.stringify(first.error)).toBe(201);
+      expect(failChatPublishes).toBe(0);
+      const again = await alice.attempt(routes.sendMessage, { body });
+      expect(again.body!.message.id).toBe(first.body!.message.id);
+      await bobSocket.waitFor((f) => f.type === 'chat_message' && f.message.id === first.body!.message.id, 2000);
+    } finally {
+      bobSocket.close();
+    }
+  });
+
   it('stores a message sent twice at once a single time', async () => {
     const body = await (await aliceEpoch())(0, 'at once');
     const before = await storedBy(alice);

@@ -81,15 +81,30 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         }
         throw new HttpError(400, errorCodes.invalidRequest, `encryptedContent: ${describeIssues(envelope.error)}`);
       }
+      // Published again whenever it is answered, a resend included: the instance that stored it may
+      // have died before publishing it. Members hold a message once however often it comes.
+      const publish = (message: Message) =>
+        ctx.gateway.publishCommitted({
+          kind: 'deliver',
+          to: message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId],
+          frame: { type: 'chat_message', message },
+        });
       // A resend of a message already stored (its answer was lost): that message, not a second one,
       // even if the members have moved since.
       const resent = await storedResend(db, me, body);
-      if (resent) return { message: toMessage({ ...resent, senderUsername: auth.user.username }) };
+      if (resent) {
+        const message = toMessage({ ...resent, senderUsername: auth.user.username });
+        await publish(message);
+        return { message };
+      }
       const conversationId = await conversationFor(db, me, body.receiverId, 'write');
       const { row, fresh } = await db.transaction(async (tx) => {
         const [epoch] = await tx.select().from(epochs).where(eq(epochs.id, body.epochId)).limit(1);
         assertOwnEpoch(me, conversationId, epoch);
-        const [conv] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('share');
+        // Exclusive per conversation (and against a membership change): the id is drawn after this
+        // lock and the lock held until commit, so ids commit in order within a conversation and a
+        // catch-up `after=<id>` cannot pass over a message that is still being stored.
+        const [conv] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('no key update');
         if ((conv?.membershipVersion ?? 0) !== epoch.membershipVersion) throw membershipChanged();
         const [inserted] = await tx
           .insert(messages)
@@ -110,16 +125,16 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         throw new HttpError(409, errorCodes.replay, 'This message index was already used in this epoch');
       });
       const message = toMessage({ ...row, senderUsername: auth.user.username });
-      if (!fresh) return { message };
       // The message is stored: nothing after this may turn it into an error, or the sender would
       // send it again. A member who misses the frame catches up from the database.
-      await db
-        .update(users)
-        .set({ lastActivity: row.createdAt })
-        .where(eq(users.id, me))
-        .catch((err: unknown) => req.log.error({ err }, 'could not record the sender’s activity'));
-      const to = conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId];
-      await ctx.gateway.publishCommitted({ kind: 'deliver', to, frame: { type: 'chat_message', message } });
+      if (fresh) {
+        await db
+          .update(users)
+          .set({ lastActivity: row.createdAt })
+          .where(eq(users.id, me))
+          .catch((err: unknown) => req.log.warn({ err }, 'could not record the sender’s activity'));
+      }
+      await publish(message);
       return { message };
     },
     { rateLimit: rateLimit(ctx.config.rateLimits.send, perMember) },

@@ -1,6 +1,10 @@
 /**
  * Carries events between server instances: in-process by default, Redis pub/sub when REDIS_URL is
  * set, so that a message posted to one instance reaches sockets held by another.
+ *
+ * Redis pub/sub keeps nothing for a subscriber that is away: an event published while a connection
+ * is down (Redis restarting, say) is lost. The bus says so with a `resync` event once it is whole
+ * again, and the gateway then has every socket catch up from the database (gateway.ts).
  */
 import { EventEmitter } from 'node:events';
 import { serverFrameSchema } from '@enclave/protocol';
@@ -22,6 +26,8 @@ export const busEventSchema = z.discriminatedUnion('kind', [
   }),
   /** The blocked addresses changed: every instance reloads its set (security/blocks.ts). */
   z.object({ kind: z.literal('blocks_changed') }),
+  /** Events may have been lost (a connection to Redis was cut, a publish failed): every socket catches up. */
+  z.object({ kind: z.literal('resync') }),
 ]);
 export type BusEvent = z.infer<typeof busEventSchema>;
 
@@ -30,6 +36,9 @@ export type Bus = {
   subscribe(handler: (event: BusEvent) => void): void;
   close(): Promise<void>;
 };
+
+/** A publish that Redis has not answered by then fails (and is made good by a `resync`). */
+const PUBLISH_TIMEOUT_MS = 2000;
 
 export function memoryBus(): Bus {
   const emitter = new EventEmitter();
@@ -46,14 +55,30 @@ export function memoryBus(): Bus {
   };
 }
 
-/** `prefix` keeps deployments (and test runs) that share one Redis apart. */
+/**
+ * `prefix` keeps deployments (and test runs) that share one Redis apart. Both connections
+ * reconnect by themselves (ioredis); after a reconnect the subscriber subscribes again, then
+ * hands a `resync` to this instance's handlers, and after a failed publish the publisher sends a
+ * `resync` to every instance as soon as Redis answers again.
+ */
 export async function redisBus(url: string, prefix: string, onError: (err: unknown) => void): Promise<Bus> {
   const CHANNEL = `${prefix}:bus`;
-  const pub = new Redis(url, { lazyConnect: true });
-  const sub = new Redis(url, { lazyConnect: true });
-  await Promise.all([pub.connect(), sub.connect()]);
-  await sub.subscribe(CHANNEL);
+  // A publish fails at once while Redis is away instead of waiting in ioredis's queue: it is news
+  // of something already stored, and the answer to the request that stored it must not wait.
+  const pub = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: PUBLISH_TIMEOUT_MS,
+  });
+  // Subscribing again is done below, so that the resync comes after the subscription is back.
+  const sub = new Redis(url, { lazyConnect: true, autoResubscribe: false });
   const handlers: ((event: BusEvent) => void)[] = [];
+  const deliver = (event: BusEvent) => {
+    for (const h of handlers) h(event);
+  };
+
   sub.on('message', (_channel, raw: string) => {
     let parsed;
     try {
@@ -62,13 +87,40 @@ export async function redisBus(url: string, prefix: string, onError: (err: unkno
       return onError(err);
     }
     if (!parsed.success) return onError(parsed.error);
-    for (const h of handlers) h(parsed.data);
+    deliver(parsed.data);
   });
   pub.on('error', onError);
   sub.on('error', onError);
+
+  await Promise.all([pub.connect(), sub.connect()]);
+  await sub.subscribe(CHANNEL);
+  // Every later 'ready' is a reconnect: whatever was published meanwhile never reached us.
+  sub.on('ready', () => {
+    sub.subscribe(CHANNEL).then(() => deliver({ kind: 'resync' }), onError);
+  });
+
+  // Whether a publish failed since the last resync this instance sent.
+  let lost = false;
+  const sendResync = () => {
+    lost = false;
+    pub.publish(CHANNEL, JSON.stringify({ kind: 'resync' } satisfies BusEvent)).catch((err: unknown) => {
+      lost = true;
+      onError(err);
+    });
+  };
+  pub.on('ready', () => {
+    if (lost) sendResync();
+  });
+
   return {
     async publish(event) {
-      await pub.publish(CHANNEL, JSON.stringify(event));
+      try {
+        await pub.publish(CHANNEL, JSON.stringify(event));
+      } catch (err) {
+        lost = true;
+        throw err;
+      }
+      if (lost) sendResync();
     },
     subscribe(handler) {
       handlers.push(handler);

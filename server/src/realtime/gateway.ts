@@ -1,6 +1,11 @@
 /**
  * The WebSocket gateway at /ws. A socket authenticates with the session cookie it was opened with
  * (its `authenticate` frame carries no secret), then receives the frames the bus routes to its member.
+ *
+ * An `authenticated` frame marks the point from which the socket gets every frame: the client
+ * catches up from history on each one (web/src/chat/use-chat-realtime.ts). So besides answering
+ * `authenticate`, the gateway sends it again after a `resync` from the bus (frames may have been
+ * lost while Redis was away), and members fetch from the database what the bus missed.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -8,10 +13,11 @@ import { clientFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/proto
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
-import { bannedOwner, resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import { isDatabaseUnavailable } from '../db/client';
 import { eventTypes, recordEvent } from '../security/events';
 import type { Bus, BusEvent } from './bus';
-import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, refreshPresence, setSocketCount } from './presence';
+import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, setSocketCount, syncPresence } from './presence';
 
 /** Larger client frames are refused with an error frame; the socket stays open. */
 const MAX_CLIENT_FRAME_BYTES = 4096;
@@ -22,6 +28,11 @@ export const CLOSE_AUTH_FAILED = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
 /** WebSocket "policy violation": the socket's address was blocked (its session lives on). */
 export const CLOSE_ADDRESS_BLOCKED = 1008;
+/** The server is shutting down: the client reconnects at once (to another instance, or this one restarted). */
+export const CLOSE_GOING_AWAY = 1001;
+/** The session could not be checked (the database is unavailable): the client retries after its back-off. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
+const CLOSE_INTERNAL_ERROR = 1011;
 /** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
@@ -46,6 +57,8 @@ export class Gateway {
   private readonly clients = new Map<string, Set<Client>>();
   private readonly refreshTimer: NodeJS.Timeout;
   private readonly timings = new Map<string, Timing>();
+  /** This instance's presence writes, one after another, so that an older count never lands last. */
+  private presenceWrites: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
@@ -54,19 +67,15 @@ export class Gateway {
   ) {
     bus.subscribe((event) => this.onBusEvent(event));
     this.refreshTimer = setInterval(() => {
-      refreshPresence(db, this.instanceId).catch((err: unknown) => log.error({ err }, 'presence refresh failed'));
+      this.syncPresence().catch((err: unknown) => log.warn({ err }, 'presence refresh failed'));
     }, PRESENCE_REFRESH_MS);
     this.refreshTimer.unref();
   }
 
-  /** Sends a frame to sockets on every instance. */
-  publish(event: BusEvent): Promise<void> {
-    return this.bus.publish(event);
-  }
-
   /**
-   * Like `publish`, for news of something already committed: a failure is logged, not thrown, so
-   * that what was stored is not answered as an error; members catch up from the database.
+   * Sends news of something already committed to sockets on every instance. A failure is logged,
+   * not thrown, so that what was stored is not answered as an error: the bus sends a `resync` once
+   * it can, and members catch up from the database.
    */
   async publishCommitted(event: BusEvent): Promise<void> {
     try {
@@ -91,7 +100,13 @@ export class Gateway {
       setTimeout(() => resolve([]), CLOSE_WAIT_MS).unref();
     });
     try {
-      await this.bus.publish({ ...event, timingId });
+      try {
+        await this.bus.publish({ ...event, timingId });
+      } catch (err) {
+        // As publishCommitted: what was committed stands; the bus's resync closes those sockets once it can.
+        this.log.error({ err, kind: event.kind }, 'could not publish on the bus after a commit');
+        return { socketsClosed: 0, ms: 0 };
+      }
       const closed = await handled;
       await Promise.all(closed.map((socket) => closedOrTerminated(socket, CLOSE_WAIT_MS)));
       return { socketsClosed: closed.length, ms: Math.round((performance.now() - start) * 10) / 10 };
@@ -164,12 +179,15 @@ export class Gateway {
             socket.close(CLOSE_SESSION_ENDED, 'session expired');
           });
           send({ type: 'authenticated', userId: auth.user.id });
-          await this.announce(client);
+          // Presence is repaired by the next refresh should this fail: the socket stays.
+          this.announce(client).catch((err: unknown) => this.log.warn({ err }, 'could not announce a socket'));
         })
         .catch((err: unknown) => {
-          this.log.error({ err }, 'socket authentication failed');
-          attempted = false; // the server could not answer: the client may try again
+          // The session could not be checked: the client comes back after its back-off.
+          const unavailable = isDatabaseUnavailable(err);
+          this.log[unavailable ? 'warn' : 'error']({ err }, 'socket authentication failed');
           send({ type: 'error', message: 'Authentication is unavailable, try again' });
+          socket.close(unavailable ? CLOSE_TRY_AGAIN_LATER : CLOSE_INTERNAL_ERROR, 'try again later');
         });
     });
 
@@ -177,7 +195,7 @@ export class Gateway {
       clearTimeout(deadline);
       expiry?.cancel();
       if (client) {
-        this.detach(client).catch((err: unknown) => this.log.error({ err }, 'socket detach failed'));
+        this.detach(client).catch((err: unknown) => this.log.warn({ err }, 'socket detach failed'));
         client = null;
       }
     });
@@ -193,9 +211,10 @@ export class Gateway {
   private async announce(client: Client): Promise<void> {
     const set = this.clients.get(client.userId);
     if (!set?.has(client)) return; // closed meanwhile
-    await setSocketCount(this.db, this.instanceId, client.userId, set.size);
-    if (set.size === 1 && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
-      await this.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: true } });
+    const first = set.size === 1;
+    await this.writeSocketCount(client.userId);
+    if (first && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
+      await this.bus.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: true } });
     }
   }
 
@@ -203,36 +222,63 @@ export class Gateway {
     const set = this.clients.get(client.userId);
     if (!set?.delete(client)) return;
     if (set.size === 0) this.clients.delete(client.userId);
-    await setSocketCount(this.db, this.instanceId, client.userId, set.size);
-    if (set.size === 0 && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
-      await this.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: false } });
+    const last = set.size === 0;
+    await this.writeSocketCount(client.userId);
+    if (last && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
+      await this.bus.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: false } });
     }
   }
 
+  /** Runs presence writes in the order they were asked for; each reads the counts when it runs. */
+  private inOrder(write: () => Promise<void>): Promise<void> {
+    const done = this.presenceWrites.then(write);
+    this.presenceWrites = done.catch(() => undefined);
+    return done;
+  }
+
+  private writeSocketCount(userId: string): Promise<void> {
+    return this.inOrder(() => setSocketCount(this.db, this.instanceId, userId, this.clients.get(userId)?.size ?? 0));
+  }
+
+  /** Rewrites this instance's presence rows from the sockets it holds now. */
+  private syncPresence(): Promise<void> {
+    return this.inOrder(() => syncPresence(this.db, this.instanceId, new Map([...this.clients].map(([userId, set]) => [userId, set.size]))));
+  }
+
   private onBusEvent(event: BusEvent): void {
+    if (event.kind === 'resync') {
+      this.resync().catch((err: unknown) => this.log.warn({ err }, 'resync failed'));
+      return;
+    }
     if (event.kind === 'deliver') {
       const targets = event.to === 'all' ? [...this.clients.values()] : event.to.map((id) => this.clients.get(id));
       for (const set of targets) for (const c of set ?? []) sendFrame(c.socket, event.frame);
       return;
     }
-    if (event.kind === 'end_sessions') this.endSessions(event);
+    if (event.kind === 'end_sessions') this.onEndSessions(event);
     // blocks_changed: security/blocks.ts follows it.
   }
 
-  private endSessions(event: EndSessions): void {
+  private onEndSessions(event: EndSessions): void {
     const users = new Set(event.userIds);
     const sessionIds = new Set(event.sessionIds);
     if (event.sessionId) sessionIds.add(event.sessionId);
+    const closed = this.endSessions((c) => sessionIds.has(c.sessionId) || users.has(c.userId), event.frame);
+    if (event.timingId) this.timings.get(event.timingId)?.(closed);
+  }
+
+  /** Ends the matching clients' sockets with `frame`; the sockets closed. */
+  private endSessions(match: (c: Client) => boolean, frame: ServerFrame): WebSocket[] {
     const closed: WebSocket[] = [];
     for (const set of this.clients.values()) {
       for (const c of set) {
-        if (!sessionIds.has(c.sessionId) && !users.has(c.userId)) continue;
-        sendFrame(c.socket, event.frame);
+        if (!match(c)) continue;
+        sendFrame(c.socket, frame);
         c.socket.close(CLOSE_SESSION_ENDED, 'session ended');
         closed.push(c.socket);
       }
     }
-    if (event.timingId) this.timings.get(event.timingId)?.(closed);
+    return closed;
   }
 
   /**
@@ -246,10 +292,38 @@ export class Gateway {
     }
   }
 
-  async close(): Promise<void> {
+  /**
+   * Frames may have been lost on the bus: sockets whose session ended meanwhile (an `end_sessions`
+   * may be among the lost) are closed, presence is rewritten, and every other socket is told to
+   * catch up from the database.
+   */
+  private async resync(): Promise<void> {
+    const all = [...this.clients.values()].flatMap((set) => [...set]);
+    // Should the database be away too, the catch-up matters more: it is asked for all the same.
+    const live = await liveSessionIds(this.db, [...new Set(all.map((c) => c.sessionId))]).catch((err: unknown) => {
+      this.log.warn({ err }, 'could not check the sessions of open sockets');
+      return null;
+    });
+    if (live) this.endSessions((c) => !live.has(c.sessionId), { type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
+    for (const c of all) if (!live || live.has(c.sessionId)) sendFrame(c.socket, { type: 'authenticated', userId: c.userId });
+    await this.syncPresence();
+  }
+
+  /**
+   * Shutting down: every socket is closed with 1001 "going away", so that clients reconnect at
+   * once, elsewhere. Called once this instance no longer accepts connections (app.ts).
+   */
+  goingAway(): void {
     clearInterval(this.refreshTimer);
-    for (const set of this.clients.values()) for (const c of set) c.socket.close(1001, 'server shutting down');
+    const all = [...this.clients.values()].flatMap((set) => [...set]);
     this.clients.clear();
+    for (const c of all) c.socket.close(CLOSE_GOING_AWAY, 'server shutting down');
+  }
+
+  /** After the sockets are gone: this instance's presence rows go with it. */
+  async close(): Promise<void> {
+    this.goingAway();
+    await this.presenceWrites;
     await clearInstance(this.db, this.instanceId);
   }
 }

@@ -41,9 +41,16 @@ export async function onlineUserIds(db: Db): Promise<Set<string>> {
   return new Set(rows.map((r) => r.userId));
 }
 
-/** Keeps this instance's rows alive and sweeps those of dead instances. */
-export async function refreshPresence(db: Db, instanceId: string): Promise<void> {
-  await db.update(presence).set({ updatedAt: sql`now()` }).where(eq(presence.instanceId, instanceId));
+/**
+ * Makes this instance's rows exactly `counts` (its sockets per member), fresh, and sweeps the rows
+ * of dead instances. Rewritten rather than touched: a write that failed (the database was away
+ * when a socket opened or closed) is repaired here instead of lasting.
+ */
+export async function syncPresence(db: Db, instanceId: string, counts: ReadonlyMap<string, number>): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.delete(presence).where(eq(presence.instanceId, instanceId));
+    if (counts.size) await tx.insert(presence).values([...counts].map(([userId, sockets]) => ({ instanceId, userId, sockets })));
+  });
   await db.delete(presence).where(lt(presence.updatedAt, liveSince()));
 }
 

@@ -87,6 +87,23 @@ export class ReplyError<R extends RouteDefinition = RouteDefinition> extends Err
   }
 }
 
+/**
+ * No answer at all (refused, reset, cut mid-request): status 0, as the web app reports it, so that
+ * the client core reads it as a failure after which the server may or may not have acted.
+ */
+export class NetworkFailure extends Error {
+  readonly status = 0;
+  readonly code = null;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    cause: unknown,
+  ) {
+    super(`${method} ${path}: no answer (${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)})`, { cause });
+  }
+}
+
 type Caller = { request: TestMember['request'] };
 
 /** Calls through the route table, with this caller's cookie; the answer parsed (see Outcome). */
@@ -130,6 +147,11 @@ export class TestMember {
   private client: Client | null = null;
   /** The member list as last fetched (the web app's TanStack Query cache). */
   private users: Promise<PublicUser[]> | null = null;
+  /**
+   * Waits before each resend of a message that got no answer or a 5xx (SenderKeys'
+   * `sendRetryDelaysMs`); the web app's when unset. Read when the client core is made (first send).
+   */
+  sendRetryDelaysMs?: readonly number[];
   /** The answer that carried each sent message, for `send` to return. */
   private readonly sendOutcomes = new WeakMap<Message, Outcome<typeof routes.sendMessage>>();
   user!: SelfUser;
@@ -207,6 +229,7 @@ export class TestMember {
         if (members.length) this.skipped.push({ conversationId, members });
       },
       trust,
+      ...(this.sendRetryDelaysMs ? { sendRetryDelaysMs: this.sendRetryDelaysMs } : {}),
     });
     this.client = { trust, senderKeys, decryptor };
     return this.client;
@@ -263,10 +286,16 @@ export class TestMember {
       payload = typeof body === 'string' ? body : JSON.stringify(body);
       this.wire.push(`${method} ${path} ${payload}`);
     }
-    const res = await fetch(this.baseUrl + path, { method, headers, body: payload });
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(this.baseUrl + path, { method, headers, body: payload });
+      text = await res.text();
+    } catch (cause) {
+      throw new NetworkFailure(method, path, cause);
+    }
     const setCookie = res.headers.get('set-cookie');
     if (setCookie) this.cookie = setCookie.split(';')[0] ?? '';
-    const text = await res.text();
     this.wire.push(`${res.status} ${path} ${text}`);
     let parsed: unknown = text;
     try {
@@ -375,7 +404,10 @@ export class TestSocket {
 
   send: (frame: unknown) => void;
 
-  /** Resolves with the first frame (already received or coming) that matches, or fails after `ms`. */
+  /**
+   * Resolves with the first frame (already received or coming) that matches; fails after `ms`, or
+   * as soon as the socket is closed without one.
+   */
   waitFor(match: (f: ServerFrame) => boolean, ms = 5000): Promise<ServerFrame> {
     return new Promise((resolve, reject) => {
       const check = () => {
@@ -383,6 +415,9 @@ export class TestSocket {
         if (found) {
           cleanup();
           resolve(found);
+        } else if (this.ws.readyState === this.ws.CLOSED) {
+          cleanup();
+          reject(new Error(`socket closed before a matching frame; got ${JSON.stringify(this.frames)}`));
         }
       };
       const timer = setTimeout(() => {

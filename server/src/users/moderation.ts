@@ -120,9 +120,9 @@ export async function announceBans(ctx: AppContext, ids: readonly string[], chan
 /** After the commit: every client refetches the member list, and the members of each moved conversation rotate. */
 export async function announceMoves(ctx: AppContext, moved: readonly MovedConversation[]): Promise<void> {
   const { gateway } = ctx;
-  await gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+  await gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
   for (const c of moved) {
     const to = c.id === GENERAL_CONVERSATION ? 'all' : c.id.split(':').slice(1);
-    await gateway.publish({ kind: 'deliver', to, frame: { type: 'membership_changed', conversationId: c.id, membershipVersion: c.membershipVersion } });
+    await gateway.publishCommitted({ kind: 'deliver', to, frame: { type: 'membership_changed', conversationId: c.id, membershipVersion: c.membershipVersion } });
   }
 }

@@ -98,7 +98,7 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     const changed = await db.update(users).set(patch).where(eq(users.id, userId)).returning({ id: users.id });
     if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
     await audit(req, type, severity, userId, patch);
-    await ctx.gateway.publish({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+    await ctx.gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
     return { ok: true as const };
   };
 

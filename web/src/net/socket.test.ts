@@ -11,7 +11,7 @@ class FakeWebSocket {
   closedWith: { code?: number; reason?: string } | null = null;
   onopen: (() => void) | null = null;
   onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: (() => void) | null = null;
+  onclose: ((event: { code: number }) => void) | null = null;
   onerror: (() => void) | null = null;
 
   constructor(readonly url: string) {}
@@ -25,7 +25,7 @@ class FakeWebSocket {
     if (this.readyState >= 2) return;
     this.closedWith = { code, reason };
     this.readyState = 2;
-    queueMicrotask(() => this.drop());
+    queueMicrotask(() => this.drop(code ?? 1005));
   }
 
   open(): void {
@@ -37,11 +37,11 @@ class FakeWebSocket {
     this.onmessage?.({ data: typeof frame === 'string' ? frame : JSON.stringify(frame) });
   }
 
-  /** The connection is gone (server closed it, network dropped). */
-  drop(): void {
+  /** The connection is gone: the server closed it with `code`, or the network dropped (1006). */
+  drop(code = 1006): void {
     if (this.readyState === 3) return;
     this.readyState = 3;
-    this.onclose?.();
+    this.onclose?.({ code });
   }
 }
 
@@ -138,6 +138,47 @@ describe('RealtimeSocket', () => {
     const before = t.sockets.length;
     await vi.advanceTimersByTimeAsync(1000);
     expect(t.sockets).toHaveLength(before + 1);
+  });
+
+  it('reconnects at once when the server goes away (1001), and announces the new authentication', async () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    t.latest().drop(1001);
+    // No back-off: the next connection is already being opened.
+    expect(t.sockets).toHaveLength(2);
+    expect(t.socket.state).toBe('connecting');
+    t.authenticate();
+    expect(t.authentications()).toBe(2);
+    // Should that connection fail, the back-off applies from its start.
+    t.latest().drop();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(t.sockets).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.sockets).toHaveLength(3);
+  });
+
+  it('waits for the back-off after a 1001 that came before authentication, so it cannot loop', async () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    t.latest().drop(1001);
+    expect(t.sockets).toHaveLength(2);
+    t.latest().open();
+    t.latest().drop(1001);
+    expect(t.sockets).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(t.sockets).toHaveLength(3);
+  });
+
+  it('announces an authenticated frame the server sends again on an open socket, so the chat catches up', () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    t.latest().receive({ type: 'authenticated', userId: USER });
+    expect(t.authentications()).toBe(2);
+    expect(t.sockets).toHaveLength(1);
+    expect(t.socket.state).toBe('authenticated');
   });
 
   it('never waits more than 30 s between attempts', async () => {

@@ -1,7 +1,9 @@
 /**
  * The real-time connection. It authenticates with the session cookie sent at upgrade (no secret
- * crosses the socket), keeps itself alive with pings, and reconnects with back-off. Every
- * (re)authentication is announced so the chat can fetch what it missed while offline.
+ * crosses the socket), keeps itself alive with pings, and reconnects with back-off, or at once when
+ * the server closes with 1001 "going away" because it is shutting down. Every `authenticated`
+ * frame is announced so the chat can fetch what it missed: a (re)authentication, or the server
+ * saying that frames may have been lost (its event bus was cut) while the socket stayed open.
  */
 import { serverFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import { randomUnit, reconnectDelay } from './backoff';
@@ -16,6 +18,8 @@ export type SocketState =
   | 'disconnected';
 
 export const PING_INTERVAL_MS = 25_000;
+/** The close code of a server shutting down ("going away"). */
+const CLOSE_GOING_AWAY = 1001;
 /** No frame at all this long after a ping means the connection is dead even if not closed yet. */
 const PONG_TIMEOUT_MS = 10_000;
 
@@ -104,7 +108,7 @@ export class RealtimeSocket {
     return () => this.frameListeners.delete(listener);
   }
 
-  /** Called after every successful (re)authentication. */
+  /** Called after every successful (re)authentication, and whenever the server asks for a catch-up. */
   onAuthenticated(listener: Listener<void>): () => void {
     this.authListeners.add(listener);
     return () => this.authListeners.delete(listener);
@@ -132,16 +136,21 @@ export class RealtimeSocket {
       if (this.ws !== ws) return;
       this.handleMessage(event.data);
     };
-    ws.onclose = () => {
+    ws.onclose = (event: CloseEvent) => {
       if (this.ws !== ws) return;
       this.ws = null;
       this.clearTimers();
+      const wasAuthenticated = this.current === 'authenticated';
       if (this.stopped) {
         this.setState('disconnected');
         return;
       }
       if (this.current !== 'auth_failed') this.setState('disconnected');
-      this.scheduleReconnect();
+      // The server is shutting down (a restart, a deploy): another instance, or this one back,
+      // takes the connection now. Only after an authenticated connection, so that a server that
+      // keeps answering 1001 at once still gets the back-off.
+      if (event.code === CLOSE_GOING_AWAY && wasAuthenticated) this.connect();
+      else this.scheduleReconnect();
     };
     // 'error' is always followed by 'close', which does the work.
     ws.onerror = () => undefined;
