@@ -2,8 +2,8 @@ import { RecipientKeyError } from '@enclave/client';
 import { conversationIdFor, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import { Redirect } from 'wouter';
-import { useAuth, type Session } from '../auth/auth-context';
+import { type Session } from '../auth/auth-context';
+import { MemberOnly } from '../auth/MemberOnly';
 import { toast } from '../components/ui/toast-store';
 import { useSocketState } from '../realtime/realtime-context';
 import { BanDialog } from './BanDialog';
@@ -20,16 +20,7 @@ import { useModeration } from './use-moderation';
 import { useUsers } from './use-users';
 
 export function ChatPage() {
-  const { state } = useAuth();
-  if (state.status === 'restoring') {
-    return (
-      <main className="grid min-h-screen place-items-center text-sm text-muted" aria-busy="true">
-        Restoring secure session…
-      </main>
-    );
-  }
-  if (state.status === 'loggedOut') return <Redirect to="/" replace />;
-  return <ChatScreen key={state.session.user.id} session={state.session} />;
+  return <MemberOnly screen={(session) => <ChatScreen session={session} />} />;
 }
 
 function ChatScreen({ session }: { session: Session }) {

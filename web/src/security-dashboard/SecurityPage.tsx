@@ -1,6 +1,7 @@
 import { ArrowLeft, Shield } from 'lucide-react';
-import { Link, Redirect } from 'wouter';
-import { useAuth, type Session } from '../auth/auth-context';
+import { Link } from 'wouter';
+import { type Session } from '../auth/auth-context';
+import { MemberOnly } from '../auth/MemberOnly';
 import { useThreatState } from '../security/threat-state';
 import { AlertsCard, CountersCard } from './ActivityCards';
 import { EmergencyWipeCard } from './EmergencyWipeCard';
@@ -12,16 +13,7 @@ import { useStatusChecks } from './use-status-checks';
 
 /** /security: a signed-in member's own security dashboard; anyone else goes to / (as /chat does). */
 export function SecurityPage() {
-  const { state } = useAuth();
-  if (state.status === 'restoring') {
-    return (
-      <main className="grid min-h-screen place-items-center text-sm text-muted" aria-busy="true">
-        Restoring secure session…
-      </main>
-    );
-  }
-  if (state.status === 'loggedOut') return <Redirect to="/" replace />;
-  return <SecurityDashboard key={state.session.user.id} session={state.session} />;
+  return <MemberOnly screen={(session) => <SecurityDashboard session={session} />} />;
 }
 
 function SecurityDashboard({ session }: { session: Session }) {
