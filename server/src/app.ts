@@ -1,4 +1,4 @@
-import type { Writable } from 'node:stream';
+import type { Duplex, Writable } from 'node:stream';
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -53,6 +53,7 @@ export async function buildApp(opts: {
     // While closing, a request arriving on an open connection gets our own 503 (below): an
     // `{error, code}` body with Retry-After, where Fastify's has neither.
     return503OnClosing: false,
+    clientErrorHandler: refuseUnparsable,
   });
   // Only JSON bodies: a cross-site form cannot post text/plain or urlencoded to us.
   app.removeContentTypeParser('text/plain');
@@ -191,6 +192,26 @@ export async function buildApp(opts: {
       rateLimitRedis?.disconnect();
     },
   };
+}
+
+/**
+ * A request Node's HTTP parser refuses before any route (a header block over 16 KiB, a malformed
+ * request line) is answered in our error shape too, `{error, code}`, and the connection closed.
+ */
+function refuseUnparsable(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const [status, reason] = tooLarge ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+  const body = JSON.stringify({
+    error: tooLarge ? 'Request headers and URL must fit in 16 KiB' : 'Malformed HTTP request',
+    code: errorCodes.invalidRequest,
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**

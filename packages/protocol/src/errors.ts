@@ -27,6 +27,8 @@ export const errorCodes = {
   membershipChanged: 'membership_changed',
   /** (epochId, index) was already used. */
   replay: 'replay',
+  /** The server cannot serve this now (database away, instance draining): retry after `Retry-After`. */
+  unavailable: 'unavailable',
 } as const;
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 

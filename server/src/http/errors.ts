@@ -32,12 +32,10 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<
  * database is unreachable or restarting, or this instance is shutting down.
  */
 const RETRY_AFTER_SECONDS = 5;
-/** Not a code the client acts on (it retries any 5xx): like 500's `internal`, it only names the case. */
-const UNAVAILABLE = 'unavailable' as ErrorCode;
 
 /** This instance is draining (SIGTERM): the client goes to another one, or to this one restarted. */
 export function shuttingDown(): HttpError {
-  return new HttpError(503, UNAVAILABLE, 'The server is restarting. Try again in a moment.');
+  return new HttpError(503, errorCodes.unavailable, 'The server is restarting. Try again in a moment.');
 }
 
 const fastifyCodes: Record<number, ErrorCode> = {
@@ -71,7 +69,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       // PostgreSQL is down or restarting: not a bug, and over once it is back (the pool reconnects).
       req.log.warn({ err }, 'database unavailable');
       status = 503;
-      body = { error: 'The service is temporarily unavailable. Try again in a few seconds.', code: UNAVAILABLE };
+      body = { error: 'The service is temporarily unavailable. Try again in a few seconds.', code: errorCodes.unavailable };
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       // Fastify's own refusals: non-JSON bodies, bad media type, body too large, rate limits.
       status = err.statusCode;
