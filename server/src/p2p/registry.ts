@@ -5,11 +5,17 @@
  * `currentConnections` once the host has answered it (signaling.ts marks it 'open').
  */
 import { errorCodes, type P2pNode } from '@enclave/protocol';
-import { and, eq, inArray, or } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { p2pConnections, p2pNodes, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { onlineUserIds } from '../realtime/presence';
+
+/**
+ * `column = ANY($1)`: the whole list as one parameter, since a ban may name every member at once
+ * (the emergency shutdown) and PostgreSQL takes at most 65,535 parameters per statement.
+ */
+const anyUser = (column: SQLWrapper, ids: readonly string[]): SQL => sql`${column} = ANY(${sql.param(ids)}::uuid[])`;
 
 /** A connection and its two parties. */
 export type P2pConnection = { id: string; nodeId: string; hostId: string; joinerId: string; status: 'pending' | 'open' };
@@ -80,10 +86,10 @@ export async function removeP2pOf(db: Db, userIds: readonly string[], opts: { jo
       .select(connectionColumns)
       .from(p2pConnections)
       .innerJoin(p2pNodes, eq(p2pNodes.id, p2pConnections.nodeId))
-      .where(opts.joined ? or(inArray(p2pNodes.hostId, ids), inArray(p2pConnections.joinerId, ids)) : inArray(p2pNodes.hostId, ids));
-    if (opts.joined) await tx.delete(p2pConnections).where(inArray(p2pConnections.joinerId, ids));
+      .where(opts.joined ? or(anyUser(p2pNodes.hostId, ids), anyUser(p2pConnections.joinerId, ids)) : anyUser(p2pNodes.hostId, ids));
+    if (opts.joined) await tx.delete(p2pConnections).where(anyUser(p2pConnections.joinerId, ids));
     // Their nodes' connections go with them (ON DELETE CASCADE).
-    await tx.delete(p2pNodes).where(inArray(p2pNodes.hostId, ids));
+    await tx.delete(p2pNodes).where(anyUser(p2pNodes.hostId, ids));
     return ended;
   });
 }
