@@ -24,6 +24,7 @@ import { BlockList } from './security/blocks';
 import { eventTypes, flushSecurityEvents, recordEvent } from './security/events';
 import { securityRoutes } from './security/routes';
 import { keyRoutes } from './keys/routes';
+import { p2pRoutes } from './p2p/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
 import { Gateway, socketRoute } from './realtime/gateway';
@@ -170,6 +171,7 @@ export async function buildApp(opts: {
   await app.register(messageRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
   await app.register(securityRoutes, { ctx });
+  await app.register(p2pRoutes, { ctx });
 
   await registerWebApp(app, config);
 

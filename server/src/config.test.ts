@@ -24,6 +24,23 @@ describe('RATE_LIMIT_WINDOW_MS', () => {
   });
 });
 
+describe('ICE_SERVERS', () => {
+  it('is none when unset, and a list of STUN/TURN URLs otherwise', () => {
+    expect(loadConfig({}).iceServers).toEqual([]);
+    expect(loadConfig({ ICE_SERVERS: ' stun:stun.example.org:3478, turn:turn.example.org?transport=tcp,turns:[2001:db8::1]:5349 ' }).iceServers).toEqual([
+      'stun:stun.example.org:3478',
+      'turn:turn.example.org?transport=tcp',
+      'turns:[2001:db8::1]:5349',
+    ]);
+  });
+
+  it('refuses anything else, naming the entry', () => {
+    for (const bad of ['https://stun.example.org', 'stun:', 'turn:user:pass@turn.example.org', 'stun:host?transport=sctp']) {
+      expect(() => loadConfig({ ICE_SERVERS: bad }), bad).toThrow(/ICE_SERVERS must list STUN\/TURN URLs/);
+    }
+  });
+});
+
 describe('short windows, same counts (RATE_LIMIT_WINDOW_MS=2000)', () => {
   const windowMs = 2000;
   let database: Database;

@@ -79,6 +79,24 @@ const publicOriginEnv = z
     return origins;
   });
 
+/**
+ * ICE_SERVERS: comma-separated STUN/TURN URLs for the web app's peer connections (RFC 7064/7065
+ * syntax: stun:host[:port], turn:host[:port][?transport=udp|tcp], turns:…). Unset: none.
+ */
+const iceServersEnv = z
+  .string()
+  .optional()
+  .transform((value, ctx): string[] => {
+    const entries = (value ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+    for (const entry of entries) {
+      if (!/^(stun|stuns|turn|turns):[A-Za-z0-9.-]+(:\d{1,5})?(\?transport=(udp|tcp))?$|^(stun|stuns|turn|turns):\[[0-9A-Fa-f:.]+\](:\d{1,5})?(\?transport=(udp|tcp))?$/.test(entry)) {
+        ctx.addIssue({ code: 'custom', message: `ICE_SERVERS must list STUN/TURN URLs such as stun:stun.example.org:3478 or turn:turn.example.org?transport=udp; got "${entry}"` });
+        return z.NEVER;
+      }
+    }
+    return entries;
+  });
+
 /** Per-route rate limits: `max` requests per `windowMs`. The server enforces them; the client's are a courtesy. */
 const limitSchema = z.object({ max: z.number().int().positive(), windowMs: z.number().int().positive() });
 
@@ -105,6 +123,8 @@ const envSchema = z.object({
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().optional(),
   /** What a signed-in member's own breach report does to their account (docs/security.md §10). */
   BREACH_POLICY: breachPolicySchema.default('log'),
+  /** STUN/TURN servers the web app's peer connections use (P2P network); see docs/operations.md. */
+  ICE_SERVERS: iceServersEnv,
 });
 
 export const configSchema = z.object({
@@ -127,6 +147,8 @@ export const configSchema = z.object({
   webDist: z.string().optional(),
   /** log: an event only; lock: the reporter's account locked until the creator unlocks; wipe: their keys deleted. */
   breachPolicy: breachPolicySchema,
+  /** STUN/TURN URLs handed to members for WebRTC (GET /api/p2p/config). */
+  iceServers: z.array(z.string()),
   rateLimits: z.object({
     login: limitSchema,
     validateKey: limitSchema,
@@ -192,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: e.MASTER_KEY,
     webDist: webDistDir,
     breachPolicy: e.BREACH_POLICY,
+    iceServers: e.ICE_SERVERS,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
   };
 }

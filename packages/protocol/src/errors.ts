@@ -29,6 +29,10 @@ export const errorCodes = {
   replay: 'replay',
   /** The server cannot serve this now (database away, instance draining): retry after `Retry-After`. */
   unavailable: 'unavailable',
+  /** A P2P node has no free slot (maxConnections reached). */
+  nodeFull: 'node_full',
+  /** A P2P node's host has no socket open: it cannot be joined now. */
+  nodeOffline: 'node_offline',
 } as const;
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 
@@ -51,4 +55,5 @@ export const errorTexts = {
   usernameReserved: 'This username is reserved',
   notSignedIn: 'Not signed in',
   messageTooLong: 'Message exceeds 500 characters',
+  p2pSuspended: 'P2P networking is suspended while the network is in emergency mode',
 } as const;

@@ -1,12 +1,17 @@
 /** WebSocket frames, both ways. */
 import { z } from 'zod';
 import { conversationIdSchema, messageSchema } from './messages';
+import { p2pConnectionIdSchema, p2pNodeIdSchema, p2pSignalSchema } from './p2p';
 import { userIdSchema } from './primitives';
 
 /** The socket authenticates with the session cookie sent at upgrade; no secret crosses it. */
 export const clientFrameSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('authenticate') }),
   z.strictObject({ type: z.literal('ping') }),
+  /** WebRTC signaling for one connection, relayed to its other party only. */
+  z.strictObject({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, signal: p2pSignalSchema }),
+  /** Either party ends a connection. */
+  z.strictObject({ type: z.literal('p2p_close'), connectionId: p2pConnectionIdSchema }),
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
@@ -28,5 +33,19 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('network_security_alert'), message: z.string() }),
   z.object({ type: z.literal('error'), message: z.string() }),
   z.object({ type: z.literal('pong') }),
+  /** Signaling from the other party of a connection. */
+  z.object({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, from: userIdSchema, signal: p2pSignalSchema }),
+  /**
+   * A connection changed, to both parties: 'requested' (a joiner called connect; to the host),
+   * 'open' (the host's answer was relayed; it now counts in currentConnections), 'closed'.
+   */
+  z.object({
+    type: z.literal('p2p_connection'),
+    connectionId: p2pConnectionIdSchema,
+    nodeId: p2pNodeIdSchema,
+    hostId: userIdSchema,
+    joinerId: userIdSchema,
+    state: z.enum(['requested', 'open', 'closed']),
+  }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;

@@ -12,4 +12,5 @@ export * from './frames';
 export * from './admin';
 export * from './creator';
 export * from './security';
+export * from './p2p';
 export * from './routes';

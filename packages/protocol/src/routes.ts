@@ -53,6 +53,14 @@ import {
   sharesQuerySchema,
   sharesResponseSchema,
 } from './messages';
+import {
+  p2pConfigResponseSchema,
+  p2pConnectParamsSchema,
+  p2pConnectResponseSchema,
+  p2pHostRequestSchema,
+  p2pHostResponseSchema,
+  p2pNodesResponseSchema,
+} from './p2p';
 import { okResponseSchema } from './primitives';
 import {
   blockIpRequestSchema,
@@ -126,6 +134,7 @@ const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.reco
 
 export const routes = {
   health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up', status: 200, response: noBody }),
+  healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up (for load balancers that only GET)', status: 200, response: okResponseSchema }),
   openApi: route({ method: 'GET', path: '/api/openapi.json', access: 'public', summary: 'This API as an OpenAPI document', status: 200, response: openApiDocumentSchema }),
 
   // Invite keys: validation for anyone, administration for admins and the creator.
@@ -182,6 +191,13 @@ export const routes = {
   unblockIp: route({ method: 'POST', path: '/api/security/unblock-ip', access: 'creator', summary: 'Lifts a block', body: unblockIpRequestSchema, status: 200, response: okResponseSchema }),
   mySecurity: route({ method: 'GET', path: '/api/security/me', access: 'member', summary: "The member's own security events and the breach policy", status: 200, response: mySecurityResponseSchema }),
   breachReport: route({ method: 'POST', path: '/api/security/breach', access: 'public', summary: "A client reports its own tamper detection; the breach policy applies to the reporter's own account only", body: breachReportSchema, status: 200, response: breachResponseSchema }),
+
+  // The P2P network: the node registry and WebRTC configuration; signaling goes over the socket.
+  p2pNodes: route({ method: 'GET', path: '/api/p2p/nodes', access: 'member', summary: 'Every hosted node, online or not, with its accepted connections', status: 200, response: p2pNodesResponseSchema }),
+  p2pHost: route({ method: 'POST', path: '/api/p2p/host', access: 'member', summary: "Starts (or updates) the caller's node; one per member", body: p2pHostRequestSchema, status: 201, response: p2pHostResponseSchema }),
+  p2pStopHosting: route({ method: 'DELETE', path: '/api/p2p/host', access: 'member', summary: "Removes the caller's node and closes its connections", status: 200, response: okResponseSchema }),
+  p2pConnect: route({ method: 'POST', path: '/api/p2p/connect/:id', access: 'member', summary: 'Opens a connection to an online node; signaling then uses its id', params: p2pConnectParamsSchema, status: 201, response: p2pConnectResponseSchema }),
+  p2pConfig: route({ method: 'GET', path: '/api/p2p/config', access: 'member', summary: 'The STUN/TURN servers for peer connections', status: 200, response: p2pConfigResponseSchema }),
 
   // Decoys (honeypots): plausible answers, nothing real; every hit is a security event.
   decoyAuth: route({ method: 'POST', path: '/api/decoy/auth', access: 'public', summary: 'Decoy', body: decoyRequestSchema, status: 200, response: decoyAuthResponseSchema }),

@@ -228,3 +228,42 @@ export const backups = pgTable(
   },
   (t) => [index('backups_created_idx').on(t.createdAt)],
 );
+
+/**
+ * P2P nodes (p2p/registry.ts): one per hosting member. Online is not stored: it is the host's
+ * presence. `ipAddress` is written only when the host chose to publish it.
+ */
+export const p2pNodes = pgTable('p2p_nodes', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  hostId: uuid('host_id')
+    .notNull()
+    .unique()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  nodeType: text('node_type', { enum: ['community_host'] }).notNull(),
+  capabilities: jsonb('capabilities').$type<string[]>().notNull().default([]),
+  maxConnections: integer('max_connections').notNull(),
+  location: text('location').notNull(),
+  ipAddress: text('ip_address'),
+  createdAt: createdAt(),
+});
+
+/**
+ * A joiner's connection to a node, from connect until either party closes it (or the node goes).
+ * 'pending' until the host's answer is relayed, then 'open'. Each holds one of the node's slots.
+ */
+export const p2pConnections = pgTable(
+  'p2p_connections',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    nodeId: uuid('node_id')
+      .notNull()
+      .references(() => p2pNodes.id, { onDelete: 'cascade' }),
+    joinerId: uuid('joiner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'open'] }).notNull().default('pending'),
+    createdAt: createdAt(),
+  },
+  // A joiner holds at most one connection to a node: connecting again replaces it.
+  (t) => [uniqueIndex('p2p_connections_node_joiner_idx').on(t.nodeId, t.joinerId)],
+);

@@ -57,7 +57,7 @@ type Who = 'member' | 'anonymous' | 'forged-cookie';
 type Row = {
   name: string;
   as?: Who;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string | ((f: Fixture) => string);
   /** An object is sent as JSON; a string is sent as it is. */
   body?: unknown | ((f: Fixture) => unknown);
@@ -81,6 +81,8 @@ const upper = (id: string) => id.toUpperCase();
 /** The decoys' body limit (server/src/security/routes.ts). */
 const DECOY_BODY_LIMIT = 4 * KiB;
 const vector = { type: 'debugger_detected', severity: 'high', description: 'debugger statement took 240 ms', timestamp: '2026-01-01T00:00:00.000Z' };
+/** A well-formed P2P host request. */
+const hostBody = { nodeType: 'community_host', capabilities: ['chat'], maxConnections: 10, location: 'Berlin' };
 /** A well-formed breach report. */
 const breachBody = () => ({ reason: 'tamper detected', timestamp: '2026-01-01T00:00:00.000Z', threatVectors: [vector], securityMetrics: { threatLevel: 40, detections: 1 } });
 const uuids = (n: number) => Array.from({ length: n }, () => randomUUID()).join(',');
@@ -370,6 +372,24 @@ const rows: Row[] = [
   }),
   { name: 'GET /api/decoy/* — a path over 512 characters', as: 'anonymous', method: 'GET', path: `/api/decoy/${'a'.repeat(513)}`, expectStatus: 400, expectMessage: /\*: Too big/ },
 
+  // ------------------------------------------------------------ the P2P network (member)
+  ...bodyBasics('POST /api/p2p/host', 'member'),
+  ...(
+    [
+      ['nodeType other than community_host', { ...hostBody, nodeType: 'relay' }, /nodeType: /],
+      ['maxConnections 51', { ...hostBody, maxConnections: 51 }, /maxConnections: Too big/],
+      ['maxConnections 0', { ...hostBody, maxConnections: 0 }, /maxConnections: Too small/],
+      ['a location over 64 characters', { ...hostBody, location: 'x'.repeat(65) }, /location: Too big/],
+      ['an empty location', { ...hostBody, location: '  ' }, /location: Please enter a location label/],
+      ['a capability that is not a short name', { ...hostBody, capabilities: ['DROP TABLE'] }, /capabilities\.0: must be a short lower-case name/],
+      ['9 capabilities', { ...hostBody, capabilities: Array.from({ length: 9 }, (_, i) => `c${i}`) }, /capabilities: Too big/],
+      ['publishAddress not a boolean', { ...hostBody, publishAddress: 'yes' }, /publishAddress: /],
+      ['an address of its own choosing', { ...hostBody, ipAddress: '203.0.113.9' }, /Unrecognized key.*"ipAddress"/],
+    ] as const
+  ).map(([name, body, expectMessage]): Row => ({ name: `POST /api/p2p/host — ${name}`, method: 'POST', path: '/api/p2p/host', body, expectStatus: 400, expectMessage })),
+  { name: 'POST /api/p2p/connect/:id — an id that is not a uuid', method: 'POST', path: '/api/p2p/connect/42', expectStatus: 400, expectMessage: /id: must be a node id/ },
+  { name: 'POST /api/p2p/connect/:id — a node that does not exist', method: 'POST', path: () => `/api/p2p/connect/${randomUUID()}`, expectStatus: 404, expectMessage: /^No such node$/ },
+
   // ------------------------------------------------------------ every member route, signed out
   ...(
     [
@@ -385,11 +405,16 @@ const rows: Row[] = [
       ['POST', '/api/auth/sessions/revoke-others', undefined],
       ['POST', '/api/auth/sessions/revoke-all', undefined],
       ['GET', '/api/security/me', undefined],
+      ['GET', '/api/p2p/nodes', undefined],
+      ['POST', '/api/p2p/host', hostBody],
+      ['DELETE', '/api/p2p/host', undefined],
+      ['GET', '/api/p2p/config', undefined],
     ] as const
   ).flatMap(([method, path, body]): Row[] => [
     { name: `${method} ${path.split('?')[0]} — anonymous`, as: 'anonymous', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },
     { name: `${method} ${path.split('?')[0]} — forged session cookie`, as: 'forged-cookie', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },
   ]),
+  { name: 'POST /api/p2p/connect/:id — anonymous', as: 'anonymous', method: 'POST', path: `/api/p2p/connect/${randomUUID()}`, expectStatus: 401, expectMessage: /^Not signed in$/ },
   // Refused before the body is even read.
   { name: 'POST /api/messages/send — anonymous, non-JSON body', as: 'anonymous', method: 'POST', path: '/api/messages/send', body: 'not json', expectStatus: 401, expectMessage: /^Not signed in$/ },
   { name: 'POST /api/epochs — anonymous, oversize body', as: 'anonymous', method: 'POST', path: '/api/epochs', body: oversize(EPOCH_BODY_LIMIT), expectStatus: 401, expectMessage: /^Not signed in$/ },
@@ -418,7 +443,7 @@ async function callWithout(baseUrl: string, who: Who, method: string, path: stri
 }
 
 /** Routes that take no input, or are not API routes (the socket has its own table below). */
-const NOT_IN_TABLE = new Set(['HEAD /api/health', 'GET /api/openapi.json', 'GET /ws', 'GET /*', 'HEAD /*']);
+const NOT_IN_TABLE = new Set(['HEAD /api/health', 'GET /api/health', 'GET /api/openapi.json', 'GET /ws', 'GET /*', 'HEAD /*']);
 
 describe('the malformed-input table', () => {
   it('covers every public and member API route of the authorization table', () => {
@@ -518,6 +543,7 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
     expect(longest.status, JSON.stringify(longest.body)).toBe(201);
     const valid = await callWithout(server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });
     expect(valid.body).toMatchObject({ valid: true });
+    expect((await f.alice.request('POST', '/api/p2p/host', hostBody)).status).toBe(201);
   });
 
   for (const row of rows) it(`${row.name} → ${row.expectStatus}`, async () => {
@@ -579,12 +605,32 @@ const frameCases: FrameCase[] = [
   {
     name: 'a binary frame',
     send: (s) => s.ws.send(Buffer.from(JSON.stringify({ type: 'ping' })), { binary: true }),
-    expectMessage: /Frames must be JSON text of at most 4096 bytes/,
+    expectMessage: /Frames must be JSON text of at most 40960 bytes/,
   },
   {
-    name: 'a 5 KB frame',
-    send: (s) => s.send({ type: 'ping', pad: 'x'.repeat(5 * 1024) }),
-    expectMessage: /Frames must be JSON text of at most 4096 bytes/,
+    name: 'a 41 KB frame',
+    send: (s) => s.send({ type: 'ping', pad: 'x'.repeat(41 * 1024) }),
+    expectMessage: /Frames must be JSON text of at most 40960 bytes/,
+  },
+  {
+    name: 'p2p_signal with an SDP over 16 KiB',
+    send: (s) => s.send({ type: 'p2p_signal', connectionId: randomUUID(), signal: { kind: 'offer', payload: 'v'.repeat(16 * 1024 + 1) } }),
+    expectMessage: /Unknown or malformed frame: Too big/,
+  },
+  {
+    name: 'p2p_signal with an ICE candidate of the wrong shape',
+    send: (s) => s.send({ type: 'p2p_signal', connectionId: randomUUID(), signal: { kind: 'ice', payload: { candidate: 1 } } }),
+    expectMessage: /Unknown or malformed frame: .*expected string/,
+  },
+  {
+    name: 'p2p_signal of an unknown kind',
+    send: (s) => s.send({ type: 'p2p_signal', connectionId: randomUUID(), signal: { kind: 'bye', payload: '' } }),
+    expectMessage: /Unknown or malformed frame/,
+  },
+  {
+    name: 'p2p_close without a connection id',
+    send: (s) => s.send({ type: 'p2p_close', connectionId: 'x' }),
+    expectMessage: /Unknown or malformed frame: must be a connection id/,
   },
 ];
 

@@ -52,4 +52,10 @@ describe.each([false, true])('OpenAPI document (production: %s)', (production) =
     expect(login?.requestBody).toBeDefined();
     expect(Object.keys(login?.responses ?? {})).toEqual(expect.arrayContaining(['200', '4XX']));
   });
+
+  it('answers /api/health to HEAD and to GET (load balancers)', async () => {
+    const anyone = new TestMember.Anonymous(server.url);
+    expect((await anyone.attempt(routes.health, {})).status).toBe(200);
+    expect(await anyone.call(routes.healthGet, {})).toEqual({ ok: true });
+  });
 });

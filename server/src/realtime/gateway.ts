@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { clientFrameSchema, SOCKET_PATH, type ServerFrame } from '@enclave/protocol';
+import { clientFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
@@ -19,8 +19,11 @@ import { eventTypes, recordEvent } from '../security/events';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, setSocketCount, syncPresence } from './presence';
 
-/** Larger client frames are refused with an error frame; the socket stays open. */
-const MAX_CLIENT_FRAME_BYTES = 4096;
+/**
+ * Larger client frames are refused with an error frame; the socket stays open. Room for a P2P
+ * signal's SDP (16 KiB of text, escaped as JSON) and its envelope.
+ */
+export const MAX_CLIENT_FRAME_BYTES = 40 * 1024;
 /** A socket that has not authenticated by then is closed. */
 const AUTH_DEADLINE_MS = 10_000;
 
@@ -46,6 +49,9 @@ type Client = { socket: WebSocket; userId: string; sessionId: string; ip: string
 type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
 /** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
 type Timing = (closed: WebSocket[]) => void;
+/** Frames of a signed-in member that a feature handles (p2p/signaling.ts). */
+export type P2pFrame = Extract<ClientFrame, { type: 'p2p_signal' | 'p2p_close' }>;
+export type FrameHandler = (from: { userId: string; req: FastifyRequest }, frame: P2pFrame, send: (frame: ServerFrame) => void) => Promise<void>;
 
 /** Registers the socket's route: every upgrade goes to the gateway. */
 export async function socketRoute(app: FastifyInstance, { gateway }: { gateway: Gateway }): Promise<void> {
@@ -57,6 +63,7 @@ export class Gateway {
   private readonly clients = new Map<string, Set<Client>>();
   private readonly refreshTimer: NodeJS.Timeout;
   private readonly timings = new Map<string, Timing>();
+  private p2pHandler: FrameHandler | null = null;
   /** This instance's presence writes, one after another, so that an older count never lands last. */
   private presenceWrites: Promise<unknown> = Promise.resolve();
 
@@ -115,6 +122,11 @@ export class Gateway {
     }
   }
 
+  /** Who handles the P2P frames of signed-in members (p2p/signaling.ts). */
+  onP2pFrame(handler: FrameHandler): void {
+    this.p2pHandler = handler;
+  }
+
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     let client: Client | null = null;
     // A socket attempts authentication once: repeats are ignored (each failure is a security event).
@@ -140,6 +152,14 @@ export class Gateway {
         return send({ type: 'error', message: `Unknown or malformed frame: ${frame.error.issues[0]?.message ?? 'invalid'}` });
       }
       if (frame.data.type === 'ping') return send({ type: 'pong' });
+      if (frame.data.type === 'p2p_signal' || frame.data.type === 'p2p_close') {
+        if (!client || !this.p2pHandler) return send({ type: 'error', message: 'Not signed in' });
+        this.p2pHandler({ userId: client.userId, req }, frame.data, send).catch((err: unknown) => {
+          this.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
+          send({ type: 'error', message: 'Signaling is unavailable, try again' });
+        });
+        return;
+      }
       if (client) return send({ type: 'authenticated', userId: client.userId });
       if (attempted) return;
       attempted = true;

@@ -74,6 +74,8 @@ export const eventTypes = {
   ipUnblocked: 'ip_unblocked',
   memberUnlocked: 'member_unlocked',
   sessionsRevoked: 'sessions_revoked',
+  /** A P2P signal or close for a connection the sender is not a party of. */
+  p2pSignalRefused: 'p2p_signal_refused',
 } as const;
 
 const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);

@@ -97,6 +97,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     redisPrefix: REDIS_PREFIX,
     rateLimits: defaultRateLimits,
     breachPolicy: 'log',
+    iceServers: [],
     ...overrides,
   };
 }

@@ -11,6 +11,8 @@ import type { Db } from '../db/client';
 import { conversations, sessions, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { bannedByOf, banRefusal, unbanRefusal, type Moderator } from '../access/rules';
+import { removeP2pOf } from '../p2p/registry';
+import { announceConnection } from '../p2p/signaling';
 
 export type BanChange = { banned: true; reason: string } | { banned: false };
 export type MovedConversation = { id: string; membershipVersion: number };
@@ -113,6 +115,8 @@ export async function announceBans(ctx: AppContext, ids: readonly string[], chan
         frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${change.reason}` },
       })
     : null;
+  // A banned member hosts nothing and joins nothing: their node goes, their connections close.
+  if (change.banned) for (const c of await removeP2pOf(ctx.db, ids, { joined: true })) await announceConnection(ctx, c, 'closed');
   await announceMoves(ctx, moved);
   return timingDetails(timing);
 }

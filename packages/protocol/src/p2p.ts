@@ -1,0 +1,70 @@
+/**
+ * The P2P network (docs/architecture.md §P2P): members host nodes others connect to over WebRTC.
+ * The server keeps the node registry and relays signaling between the two parties of a connection;
+ * what then flows between them never crosses the server.
+ */
+import { z } from 'zod';
+import { isoDate, userIdSchema } from './primitives';
+
+/** A host accepts at most this many joiners (docs/spec.md §9). */
+export const P2P_MAX_CONNECTIONS = 50;
+/** An SDP offer or answer, as text. */
+export const P2P_SDP_MAX_CHARS = 16 * 1024;
+
+export const p2pNodeIdSchema = z.uuid({ message: 'must be a node id' }).toLowerCase();
+export const p2pConnectionIdSchema = z.uuid({ message: 'must be a connection id' }).toLowerCase();
+
+/**
+ * One node. `status` is 'online' exactly while its host has a socket open on some instance (the
+ * presence table); a host without one is listed 'offline' and cannot be joined.
+ * `currentConnections`: joiners whose connection the host accepted (its `answer` relayed) and not
+ * closed since. `ipAddress` is null unless the host chose to publish it (then the address the
+ * server saw); `port` is always null: the server never sees the port a peer connection will use.
+ */
+export const p2pNodeSchema = z.object({
+  id: p2pNodeIdSchema,
+  hostId: userIdSchema,
+  hostUsername: z.string(),
+  nodeType: z.literal('community_host'),
+  capabilities: z.array(z.string()),
+  maxConnections: z.number().int(),
+  currentConnections: z.number().int(),
+  location: z.string(),
+  status: z.enum(['online', 'offline']),
+  ipAddress: z.string().nullable(),
+  port: z.number().int().nullable(),
+  createdAt: isoDate,
+});
+export type P2pNode = z.infer<typeof p2pNodeSchema>;
+export const p2pNodesResponseSchema = z.object({ nodes: z.array(p2pNodeSchema) });
+
+export const p2pHostRequestSchema = z.strictObject({
+  nodeType: z.literal('community_host'),
+  capabilities: z.array(z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be a short lower-case name')).max(8),
+  maxConnections: z.number().int().min(1).max(P2P_MAX_CONNECTIONS),
+  /** A label the host types ("Berlin", "home lab"); never derived from their address. */
+  location: z.string().trim().min(1, 'Please enter a location label').max(64),
+  /** Show other members the address the server saw for this host. */
+  publishAddress: z.boolean().default(false),
+});
+export const p2pHostResponseSchema = z.object({ node: p2pNodeSchema });
+export const p2pConnectParamsSchema = z.strictObject({ id: p2pNodeIdSchema });
+export const p2pConnectResponseSchema = z.object({ connectionId: p2pConnectionIdSchema, nodeId: p2pNodeIdSchema, hostId: userIdSchema });
+
+/** What RTCPeerConnection takes as `iceServers` (config ICE_SERVERS; no credentials here). */
+export const p2pConfigResponseSchema = z.object({ iceServers: z.array(z.object({ urls: z.string() })) });
+
+/** An ICE candidate as RTCIceCandidate.toJSON() writes it. */
+export const iceCandidateSchema = z.strictObject({
+  candidate: z.string().max(1024),
+  sdpMid: z.string().max(64).nullable().optional(),
+  sdpMLineIndex: z.number().int().min(0).max(1024).nullable().optional(),
+  usernameFragment: z.string().max(256).nullable().optional(),
+});
+
+/** Signaling: an SDP offer or answer as text, or an ICE candidate. */
+export const p2pSignalSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('offer'), payload: z.string().min(1).max(P2P_SDP_MAX_CHARS) }),
+  z.strictObject({ kind: z.literal('answer'), payload: z.string().min(1).max(P2P_SDP_MAX_CHARS) }),
+  z.strictObject({ kind: z.literal('ice'), payload: iceCandidateSchema }),
+]);

@@ -1,0 +1,42 @@
+/**
+ * WebRTC signaling over the member's socket (docs/architecture.md §P2P): a signal goes to the other
+ * party of its connection only, through the bus so that parties on different instances meet. The
+ * server reads nothing of it beyond its shape; what the peers then exchange never reaches it.
+ */
+import { errorTexts, type ServerFrame } from '@enclave/protocol';
+import type { AppContext } from '../context';
+import { emergencyState } from '../creator/emergency';
+import type { FrameHandler } from '../realtime/gateway';
+import { eventTypes, recordEvent } from '../security/events';
+import { closeConnection, findConnection, markOpen, type P2pConnection } from './registry';
+
+/** Tells both parties of a connection (on whatever instance their sockets are) how it stands. */
+export async function announceConnection(ctx: AppContext, c: P2pConnection, state: 'requested' | 'open' | 'closed'): Promise<void> {
+  const frame: ServerFrame = { type: 'p2p_connection', connectionId: c.id, nodeId: c.nodeId, hostId: c.hostId, joinerId: c.joinerId, state };
+  await ctx.gateway.publishCommitted({ kind: 'deliver', to: [c.hostId, c.joinerId], frame });
+}
+
+export function p2pFrameHandler(ctx: AppContext): FrameHandler {
+  return async ({ userId, req }, frame, send) => {
+    if ((await emergencyState(ctx.db)).active) return send({ type: 'error', message: errorTexts.p2pSuspended });
+    const connection = await findConnection(ctx.db, frame.connectionId);
+    // Unknown and foreign connections are refused alike: an id says nothing of whose it is.
+    if (!connection || (userId !== connection.hostId && userId !== connection.joinerId)) {
+      await recordEvent(ctx.db, req, { type: eventTypes.p2pSignalRefused, severity: 'medium', userId, details: { frame: frame.type, connectionId: frame.connectionId } });
+      return send({ type: 'error', message: 'You are not a party of this P2P connection' });
+    }
+    if (frame.type === 'p2p_close') {
+      if (await closeConnection(ctx.db, connection.id)) await announceConnection(ctx, connection, 'closed');
+      return;
+    }
+    const fromHost = userId === connection.hostId;
+    const { kind } = frame.signal;
+    // The joiner offers, the host answers; candidates go both ways.
+    if ((kind === 'offer' && fromHost) || (kind === 'answer' && !fromHost)) {
+      return send({ type: 'error', message: kind === 'offer' ? 'Only the joiner sends the offer' : 'Only the host sends the answer' });
+    }
+    const to = fromHost ? connection.joinerId : connection.hostId;
+    await ctx.gateway.publishCommitted({ kind: 'deliver', to: [to], frame: { type: 'p2p_signal', connectionId: connection.id, from: userId, signal: frame.signal } });
+    if (kind === 'answer' && (await markOpen(ctx.db, connection.id))) await announceConnection(ctx, connection, 'open');
+  };
+}

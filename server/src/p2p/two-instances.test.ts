@@ -1,0 +1,73 @@
+/**
+ * P2P across instances (PostgreSQL + Redis, the production path): a node hosted on A is seen
+ * online from B while its host's socket is open on A, a joiner on B connects, and signaling
+ * crosses the bus both ways; closing on either side reaches the other.
+ */
+import { routes, type ServerFrame } from '@enclave/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/client';
+import { mintKeys } from '../keys/service';
+import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember } from '../testing/member';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
+describe.runIf(backends.includes('postgres') && redisEnabled)('P2P on two instances over PostgreSQL and Redis', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let a: TestServer;
+  let b: TestServer;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('postgres'));
+    const config = { rateLimits: relaxedRateLimits };
+    a = await startServer(database, { redis: true, config });
+    b = await startServer(database, { redis: true, config });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  it('hosts on A, joins on B, and signals across the bus', async () => {
+    const [k1, k2, k3] = await mintKeys(database.db, { count: 3 });
+    const host = await TestMember.join(a.url, k1!, 'host-a');
+    const joiner = await TestMember.join(b.url, k2!, 'joiner-b');
+    const other = await TestMember.join(b.url, k3!, 'other-b');
+    const hostSocket = await host.connect();
+    const joinerSocket = await joiner.connect();
+    const otherSocket = await other.connect();
+    const { node } = await host.call(routes.p2pHost, { body: { nodeType: 'community_host', capabilities: [], maxConnections: 5, location: 'A' } });
+    const seenFromB = async () => (await joiner.call(routes.p2pNodes, {})).nodes.find((n) => n.id === node.id);
+    for (let i = 0; i < 100 && (await seenFromB())?.status !== 'online'; i++) await sleep(20);
+    expect((await seenFromB())?.status).toBe('online');
+
+    const { connectionId } = await joiner.call(routes.p2pConnect, { params: { id: node.id } });
+    await hostSocket.waitFor((f) => f.type === 'p2p_connection' && f.state === 'requested');
+    joinerSocket.send({ type: 'p2p_signal', connectionId, signal: { kind: 'offer', payload: 'v=0 offer' } });
+    expect(await hostSocket.waitFor((f) => f.type === 'p2p_signal')).toMatchObject({ from: joiner.id, signal: { kind: 'offer', payload: 'v=0 offer' } });
+    hostSocket.send({ type: 'p2p_signal', connectionId, signal: { kind: 'answer', payload: 'v=0 answer' } });
+    expect(await joinerSocket.waitFor((f) => f.type === 'p2p_signal')).toMatchObject({ from: host.id, signal: { kind: 'answer' } });
+    await joinerSocket.waitFor((f) => f.type === 'p2p_connection' && f.state === 'open');
+    expect((await seenFromB())?.currentConnections).toBe(1);
+
+    // A third member on B is refused; nothing of theirs reaches A.
+    otherSocket.send({ type: 'p2p_signal', connectionId, signal: { kind: 'offer', payload: 'intruder' } });
+    await otherSocket.waitFor((f) => f.type === 'error');
+    await sleep(200);
+    expect(hostSocket.frames.filter((f: ServerFrame) => f.type === 'p2p_signal')).toHaveLength(1);
+
+    joinerSocket.send({ type: 'p2p_close', connectionId });
+    await hostSocket.waitFor((f) => f.type === 'p2p_connection' && f.state === 'closed');
+
+    // The host's socket on A closes: B lists the node offline.
+    hostSocket.close();
+    for (let i = 0; i < 100 && (await seenFromB())?.status !== 'offline'; i++) await sleep(20);
+    expect((await seenFromB())?.status).toBe('offline');
+    joinerSocket.close();
+    otherSocket.close();
+  });
+});
