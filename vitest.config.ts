@@ -30,6 +30,9 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // A poll waits for something that must happen ("the three sends reach the lock"), not
+          // for how fast: vitest's 1 s default is too short for a CI machine under load.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],
