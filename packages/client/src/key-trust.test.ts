@@ -3,6 +3,7 @@ import type { PublicUser } from '@enclave/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KEY_CHANGED, KeyTrust, RecipientKeyError, type PinStore, type Recipient } from './key-trust';
 import { MemoryPinStore } from './memory-pin-store';
+import { listedMember } from './testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -13,21 +14,7 @@ const DAVE = '00000000-0000-4000-8000-00000000000d';
 const ALICE_KEYS: PublicIdentity = { encryptionPublicKey: 'enc-alice', signingPublicKey: 'sig-alice' };
 
 function user(id: string, name: string, keys: Partial<PublicIdentity> = {}): PublicUser {
-  return {
-    id,
-    username: name,
-    role: 'member',
-    isCreatorAccount: false,
-    isBanned: false,
-    bannedReason: null,
-    isCompromised: false,
-    online: true,
-    lastActivity: null,
-    joinedAt: '2026-01-01T00:00:00.000Z',
-    encryptionPublicKey: `enc-${name}`,
-    signingPublicKey: `sig-${name}`,
-    ...keys,
-  };
+  return listedMember(id, name, { encryptionPublicKey: `enc-${name}`, signingPublicKey: `sig-${name}`, ...keys });
 }
 
 /** The fingerprint the fake crypto gives these keys. */

@@ -1,8 +1,8 @@
 /**
  * What this browser's tamper detector has found: the detections themselves and the threat state
  * computed from them (docs/spec.md §3 "Threat state"). The detectors record here; /security and
- * the creator's Security Command Center read it with {@link useThreatState}. Nothing here is
- * sample data: an empty store is an honest "nothing detected".
+ * the creator's Security Command Center read it with {@link useThreatState}. Every figure is
+ * counted from real detections; an empty store means nothing was detected.
  */
 import type { Severity } from '@enclave/protocol';
 import { useSyncExternalStore } from 'react';
