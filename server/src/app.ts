@@ -16,7 +16,7 @@ import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
-import { redisRateLimitStore } from './http/rate-limit-store';
+import { redisRateLimitStore, WindowCounter } from './http/rate-limit-store';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
 import { registerWebApp } from './http/web-app';
@@ -75,6 +75,10 @@ export async function buildApp(opts: {
     rateLimitRedis.on('error', () => undefined); // reported once per outage by the store, below
     await rateLimitRedis.connect();
   }
+  // The per-route limits and the sign-in failures (auth/routes.ts) count through one counter.
+  const counter = new WindowCounter(rateLimitRedis, (err) =>
+    app.log.warn({ err }, 'rate limits counted in this instance’s memory until Redis answers'),
+  );
 
   registerErrorHandler(app);
   // Draining (close() below): new requests on connections still open are sent elsewhere, and the
@@ -115,9 +119,7 @@ export async function buildApp(opts: {
     global: false,
     ...(rateLimitRedis
       ? {
-          store: redisRateLimitStore(rateLimitRedis, `${config.redisPrefix}:rl:`, (err) =>
-            app.log.warn({ err }, 'rate limits counted in this instance’s memory until Redis answers'),
-          ),
+          store: redisRateLimitStore(counter, `${config.redisPrefix}:rl:`),
         }
       : {}),
     errorResponseBuilder: (_req, context) =>
@@ -165,7 +167,7 @@ export async function buildApp(opts: {
   await app.register(serviceRoutes, { ctx });
   await app.register(socketRoute, { gateway });
   await app.register(keyRoutes, { ctx });
-  await app.register(authRoutes, { ctx });
+  await app.register(authRoutes, { ctx, failures: counter, failurePrefix: `${config.redisPrefix}:rl:login-failures:` });
   await app.register(userRoutes, { ctx });
   await app.register(conversationRoutes, { ctx });
   await app.register(messageRoutes, { ctx });

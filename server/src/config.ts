@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { breachPolicySchema } from '@enclave/protocol';
+import { breachPolicySchema, limits } from '@enclave/protocol';
 import { z } from 'zod';
 import { webDistDir } from './paths';
 
@@ -97,7 +97,7 @@ const iceServersEnv = z
     return entries;
   });
 
-/** Per-route rate limits: `max` requests per `windowMs`. The server enforces them; the client's are a courtesy. */
+/** Rate limits: `max` requests (sign-ins: failures) per `windowMs`. The server enforces them; the client's are a courtesy. */
 const limitSchema = z.object({ max: z.number().int().positive(), windowMs: z.number().int().positive() });
 
 const envSchema = z.object({
@@ -150,7 +150,10 @@ export const configSchema = z.object({
   /** STUN/TURN URLs handed to members for WebRTC (GET /api/p2p/config). */
   iceServers: z.array(z.string()),
   rateLimits: z.object({
+    /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,
+    /** Wrong tokens per address, whichever browsers they come from. */
+    loginPerAddress: limitSchema,
     validateKey: limitSchema,
     register: limitSchema,
     send: limitSchema,
@@ -164,8 +167,10 @@ export const configSchema = z.object({
 export type Config = z.infer<typeof configSchema>;
 
 export const defaultRateLimits: Config['rateLimits'] = {
-  // docs/spec.md §5: five login attempts per 60 s (all limits: docs/security.md §9).
-  login: { max: 5, windowMs: 60_000 },
+  // docs/spec.md §5: five login attempts per 60 s, counted as failures (docs/security.md §9).
+  login: { max: limits.loginAttempts, windowMs: limits.loginWindowMs },
+  // Several browsers behind one network (NAT, an office) each get their own five before this.
+  loginPerAddress: { max: limits.loginFailuresPerAddress, windowMs: limits.loginWindowMs },
   validateKey: { max: 30, windowMs: 60_000 },
   register: { max: 10, windowMs: 60_000 },
   send: { max: 30, windowMs: 10_000 },
@@ -185,6 +190,7 @@ export function rateLimitsWithWindowCap(limits: Config['rateLimits'], capMs: num
   const capped = (l: { max: number; windowMs: number }) => ({ max: l.max, windowMs: Math.min(l.windowMs, capMs) });
   return {
     login: capped(limits.login),
+    loginPerAddress: capped(limits.loginPerAddress),
     validateKey: capped(limits.validateKey),
     register: capped(limits.register),
     send: capped(limits.send),

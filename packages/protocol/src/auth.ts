@@ -25,7 +25,13 @@ export const registerRequestSchema = z.strictObject({
 });
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;
 
-export const loginRequestSchema = z.strictObject({ loginKey: loginKeySchema });
+/**
+ * A random id the browser keeps (localStorage) so that the server counts its failed sign-ins
+ * apart from other browsers behind the same address; not a secret, never stored by the server.
+ */
+export const browserIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hexadecimal characters');
+
+export const loginRequestSchema = z.strictObject({ loginKey: loginKeySchema, browserId: browserIdSchema.optional() });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
 /** Registration creates the member; the browser then signs in with the new token. */

@@ -27,9 +27,13 @@ export const limits = {
   sharesMaxEpochs: 100,
   /** Members a single epoch can be wrapped for. */
   epochMaxRecipients: 10_000,
-  /** Login attempts per IP per window (docs/spec.md §5). */
+  /**
+   * Failed sign-ins per browser per window (docs/spec.md §5); the server also counts them per
+   * address, up to loginFailuresPerAddress. A right token is never counted or refused.
+   */
   loginAttempts: 5,
   loginWindowMs: 60_000,
+  loginFailuresPerAddress: 20,
   /** Key generation form (docs/spec.md §5). */
   keyQuantityMin: 1,
   keyQuantityMax: 1000,

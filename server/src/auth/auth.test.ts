@@ -5,6 +5,7 @@ import { mintKeys } from '../keys/service';
 import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { securityEvents, users } from '../db/schema';
+import { eventsOf } from '../security/events';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 
@@ -142,6 +143,42 @@ describe('rate limits per address (the defaults)', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
     // The refusal is a security event the console counts (recorded without holding up the answer).
     await expect.poll(() => rateLimitedRoutes()).toEqual(['/api/auth/login']);
+  });
+
+  it('counts wrong tokens only, per browser (5) and per address (20): another member\'s right token always works', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const bob = await TestMember.join(server.url, key!, 'bob');
+    const anon = new TestMember.Anonymous(server.url);
+    const browser = (n: number) => n.toString(16).padStart(32, '0');
+    const wrong = (browserId: string) => anon.attempt(routes.login, { body: { loginKey: 'd'.repeat(64), browserId } });
+    const right = async (browserId?: string) =>
+      (await bob.attempt(routes.login, { body: { loginKey: await deriveLoginKey(bob.token), ...(browserId ? { browserId } : {}) } })).status;
+
+    // One browser: five failures, then refused; the address has counted six.
+    const first: number[] = [];
+    for (let i = 0; i < 6; i++) first.push((await wrong(browser(1))).status);
+    expect(first).toEqual([401, 401, 401, 401, 401, 429]);
+    expect(await right(browser(2))).toBe(200);
+    // Even from the refused browser itself, and from a client without an id.
+    expect(await right(browser(1))).toBe(200);
+    expect(await right()).toBe(200);
+
+    // Fresh browsers behind the same address: the address's 20 failures, then refused whatever the id.
+    const fresh: number[] = [];
+    for (let i = 0; i < 15; i++) fresh.push((await wrong(browser(100 + i))).status);
+    expect(fresh).toEqual([...Array<number>(14).fill(401), 429]);
+    const refused = await wrong(browser(999));
+    expect(refused.status).toBe(429);
+    expect(refused.error).toEqual({ error: errorTexts.tooManyAttempts, code: 'rate_limited' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await right(browser(1000))).toBe(200);
+
+    // Counted as events, and no browser id in any row.
+    const rows = await database.db.select().from(securityEvents);
+    const total = (type: string) => rows.filter((r) => r.type === type).reduce((n, r) => n + eventsOf(r.details), 0);
+    expect(total('login_failed')).toBe(19);
+    expect(total('rate_limit')).toBe(3);
+    expect(JSON.stringify(rows)).not.toMatch(new RegExp(`${browser(1)}|${browser(100)}|${browser(999)}`));
   });
 
   /** The routes of the rate-limit events recorded on this test's server. */

@@ -14,13 +14,14 @@ import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
 import { accessKeys, users } from '../db/schema';
 import { requireAuth } from '../access/policy';
 import { HttpError } from '../http/errors';
-import { rateLimit, serve } from '../http/routes';
+import { rateLimit, serve, type RouteRequest } from '../http/routes';
 import { findKey, redeemable, refusal } from '../keys/service';
 import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../conversations/membership';
 import { emergencyState, registrationOpen } from '../creator/emergency';
 import { publicIdentityRefusal } from './public-keys';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
+import type { WindowCounter } from '../http/rate-limit-store';
 
 const RESERVED_USERNAMES = new Set(['admin']);
 
@@ -41,8 +42,39 @@ const sessionResponse = (u: UserRow): SessionResponse => ({
   encryptedPrivateKey: u.encryptedPrivateKey,
 });
 
-export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+/**
+ * `failures`: where wrong tokens are counted (per address and per browser, docs/security.md §9);
+ * keys under `failurePrefix`.
+ */
+export async function authRoutes(
+  app: FastifyInstance,
+  { ctx, failures, failurePrefix }: { ctx: AppContext; failures: WindowCounter; failurePrefix: string },
+): Promise<void> {
   const { db, config } = ctx;
+
+  /**
+   * A wrong token: counted against the address and the browser (its id, or the address again for a
+   * client without one); 401, or 429 once either is over its limit. A 256-bit token cannot be
+   * guessed, so only failures count and the right token always works: members behind one address
+   * cannot lock each other out.
+   */
+  const refuseWrongToken = async (req: RouteRequest<typeof routes.login>, reply: FastifyReply, browserId: string | undefined): Promise<never> => {
+    const { login, loginPerAddress } = config.rateLimits;
+    const counted = await Promise.all([
+      failures.increment(`${failurePrefix}address:${req.ip}`, loginPerAddress.windowMs).then((c) => ({ ...c, max: loginPerAddress.max })),
+      failures
+        .increment(`${failurePrefix}${browserId ? `browser:${browserId}` : `anonymous:${req.ip}`}`, login.windowMs)
+        .then((c) => ({ ...c, max: login.max })),
+    ]);
+    const over = counted.filter((c) => c.current > c.max);
+    if (over.length > 0) {
+      reply.header('retry-after', String(Math.ceil(Math.max(...over.map((c) => c.ttl)) / 1000)));
+      await recordEvent(db, req, { type: eventTypes.rateLimited, severity: 'medium', details: { route: routes.login.path } });
+      throw new HttpError(429, errorCodes.rateLimited, errorTexts.tooManyAttempts);
+    }
+    await recordEvent(db, req, { type: eventTypes.loginFailed, severity: 'medium' });
+    throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
+  };
   serve(
     app,
     routes.register,
@@ -80,12 +112,9 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     app,
     routes.login,
     async (req, reply) => {
-      const { loginKey } = req.body;
+      const { loginKey, browserId } = req.body;
       const [user] = await db.select().from(users).where(eq(users.loginKeyHash, sha256Hex(loginKey))).limit(1);
-      if (!user) {
-        await recordEvent(db, req, { type: eventTypes.loginFailed, severity: 'medium' });
-        throw new HttpError(401, errorCodes.loginFailed, errorTexts.loginFailed);
-      }
+      if (!user) return refuseWrongToken(req, reply, browserId);
       if (user.isCompromised) {
         await recordEvent(db, req, { type: eventTypes.wipedLogin, severity: 'high', userId: user.id });
         throw new HttpError(403, errorCodes.wiped, errorTexts.wiped);
@@ -103,7 +132,6 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       setSessionCookie(req, reply, session.token);
       return sessionResponse(user);
     },
-    { rateLimit: rateLimit(config.rateLimits.login) },
   );
 
   serve(app, routes.logout, async (req, reply) => {

@@ -2,7 +2,8 @@
  * Where the rate-limit counters live with REDIS_URL (docs/security.md §9): in Redis, shared by every
  * instance. While Redis does not answer (a restart, say) each instance counts in its own memory
  * instead, the limits then holding per instance, so that sign-ins and messages go on; it counts in
- * Redis again from its next answer. Without REDIS_URL @fastify/rate-limit's own memory store is used.
+ * Redis again from its next answer. Without REDIS_URL @fastify/rate-limit's own memory store is used
+ * for the per-route limits, and a {@link WindowCounter} in memory for the sign-in failures.
  */
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
@@ -33,48 +34,63 @@ class MemoryCounts {
   }
 }
 
-type Shared = { redis: Redis; memory: MemoryCounts; onFallback: (err: unknown) => void; failing: boolean };
+/**
+ * Counts events per key in fixed windows: in Redis, shared by every instance, or in this instance's
+ * memory without Redis and while Redis does not answer. `onFallback` hears the first count Redis
+ * fails after one it answered.
+ */
+export class WindowCounter {
+  private readonly memory = new MemoryCounts();
+  private failing = false;
+
+  constructor(
+    private readonly redis: Redis | undefined,
+    private readonly onFallback: (err: unknown) => void = () => undefined,
+  ) {}
+
+  async increment(key: string, windowMs: number): Promise<Counted> {
+    if (!this.redis) return this.memory.increment(key, windowMs);
+    try {
+      const [current, ttl] = (await this.redis.eval(INCREMENT, 1, key, windowMs)) as [number, number];
+      this.failing = false;
+      return { current, ttl };
+    } catch (err) {
+      if (!this.failing) this.onFallback(err);
+      this.failing = true;
+      return this.memory.increment(key, windowMs);
+    }
+  }
+}
 
 /** Counters of one route (`namespace`), keyed by address or member. */
 class RouteCounts implements FastifyRateLimitStore {
   constructor(
-    private readonly shared: Shared,
+    private readonly counter: WindowCounter,
     private readonly namespace: string,
   ) {}
 
   incr(key: string, callback: (error: Error | null, result?: Counted) => void, timeWindow: number): void {
-    const shared = this.shared;
-    const fullKey = `${this.namespace}${key}`;
-    (shared.redis.eval(INCREMENT, 1, fullKey, timeWindow) as Promise<[number, number]>).then(
-      ([current, ttl]) => {
-        shared.failing = false;
-        callback(null, { current, ttl });
-      },
-      (err: unknown) => {
-        if (!shared.failing) shared.onFallback(err);
-        shared.failing = true;
-        callback(null, shared.memory.increment(fullKey, timeWindow));
-      },
+    this.counter.increment(`${this.namespace}${key}`, timeWindow).then(
+      (counted) => callback(null, counted),
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
     );
   }
 
   /** @fastify/rate-limit passes the route as `routeInfo` (its typings say otherwise). */
   child(params: unknown): FastifyRateLimitStore {
     const { method, url } = (params as { routeInfo: { method: string; url: string } }).routeInfo;
-    return new RouteCounts(this.shared, `${this.namespace}${method}${url}-`);
+    return new RouteCounts(this.counter, `${this.namespace}${method}${url}-`);
   }
 }
 
 /**
- * The store for @fastify/rate-limit's `store` option; keys are `<prefix><METHOD><url>-<key>`, as
- * its Redis store names them. `onFallback` hears the first count Redis fails after one it answered
- * (from then on counted in memory, until Redis answers again).
+ * The store for @fastify/rate-limit's `store` option over a Redis-backed counter; keys are
+ * `<prefix><METHOD><url>-<key>`, as its Redis store names them.
  */
-export function redisRateLimitStore(redis: Redis, prefix: string, onFallback: (err: unknown) => void): FastifyRateLimitStoreCtor {
-  const shared: Shared = { redis, memory: new MemoryCounts(), onFallback, failing: false };
+export function redisRateLimitStore(counter: WindowCounter, prefix: string): FastifyRateLimitStoreCtor {
   return class extends RouteCounts {
     constructor() {
-      super(shared, prefix);
+      super(counter, prefix);
     }
   };
 }
