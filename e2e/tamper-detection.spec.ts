@@ -63,7 +63,6 @@ test('ten minutes of ordinary use trip no detection', async ({ network }) => {
   await first.goto('/');
   await advance(first, MINUTE);
   await first.close();
-  await network.logins.take();
   const [key] = await network.mintKeys(1);
   const alice = await joinThroughUi(context, key!, 'alice');
   const page = alice.page;

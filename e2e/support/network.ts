@@ -3,7 +3,7 @@
  * whose rate limits count over a few seconds) and the people on it, all gone after the test. No
  * test sees another's members, keys or security events.
  */
-import { generateKeysResponseSchema, limits } from '@enclave/protocol';
+import { generateKeysResponseSchema } from '@enclave/protocol';
 import type { APIRequestContext, Browser, BrowserContext, BrowserContextOptions, Page } from '@playwright/test';
 import { joinThroughUi, signIn, type Member } from './members';
 import { test as base, expect } from './test';
@@ -12,31 +12,7 @@ import { E2E_MASTER_KEY, E2E_RATE_LIMIT_WINDOW_MS, EnclaveServer } from './serve
 /** The console's viewer sits in another time zone than the server's UTC: the heatmap is in local hours. */
 export const VIEWER_TZ = 'Europe/Berlin';
 
-/**
- * Every browser here is 127.0.0.1, and the server takes five logins per address per window (the
- * specification's limit, `limits.loginAttempts`): before a sign-in, wait as a patient person would
- * until the last window had fewer than five.
- */
-export class LoginBudget {
-  private times: number[] = [];
-  /** The server's window, and a margin for the time a request takes to get there. */
-  constructor(private readonly windowMs: number) {}
-
-  async take(): Promise<void> {
-    const windowMs = this.windowMs + 250;
-    for (;;) {
-      const now = Date.now();
-      this.times = this.times.filter((t) => now - t < windowMs);
-      const oldest = this.times[0];
-      if (this.times.length < limits.loginAttempts || oldest === undefined) break;
-      await new Promise((r) => setTimeout(r, windowMs - (now - oldest) + 50));
-    }
-    this.times.push(Date.now());
-  }
-}
-
 export class Network {
-  readonly logins: LoginBudget;
   private readonly contexts: BrowserContext[] = [];
   private closed = false;
 
@@ -45,9 +21,7 @@ export class Network {
     /** The creator's API, by master key: for setting up, and for checking what the console shows. */
     readonly creatorApi: APIRequestContext,
     private readonly browser: Browser,
-  ) {
-    this.logins = new LoginBudget(server.rateLimitWindowMs);
-  }
+  ) {}
 
   /** A browser of its own on this network, closed after the test. */
   async newContext(options: BrowserContextOptions = {}): Promise<BrowserContext> {
@@ -72,13 +46,11 @@ export class Network {
   /** A new member, joined through the login screen in a browser of their own (with a new key unless given one). */
   async join(username: string, inviteKey?: string): Promise<Member> {
     const key = inviteKey ?? (await this.mintKeys(1))[0]!;
-    await this.logins.take();
     return joinThroughUi(await this.newContext(), key, username);
   }
 
-  /** Signs in on the login screen, within the login limit. */
+  /** Signs in on the login screen (right tokens are never rate limited: docs/security.md §9). */
   async signIn(page: Page, token: string): Promise<void> {
-    await this.logins.take();
     await signIn(page, token);
   }
 

@@ -17,7 +17,7 @@ const nodeArgs = ['--enable-source-maps', serverEntry];
 export const E2E_MASTER_KEY = '5e'.repeat(64);
 
 /**
- * RATE_LIMIT_WINDOW_MS of e2e servers: the production counts (5 logins per address...) over a few
+ * RATE_LIMIT_WINDOW_MS of e2e servers: the production counts (5 wrong tokens per browser...) over a few
  * seconds instead of a minute, so a spec that signs in often waits seconds, not minutes.
  */
 export const E2E_RATE_LIMIT_WINDOW_MS = 5_000;

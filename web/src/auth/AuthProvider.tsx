@@ -10,7 +10,7 @@ import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import * as api from '../net/http';
 import { AuthContext, type AuthContextValue, type AuthState, type Session } from './auth-context';
-import { AUTH_LOGIN_ACTION, ClientRateLimitError, allowLoginAttempt } from './client-rate-limit';
+import { AUTH_LOGIN_ACTION, browserId, limitedLogin } from './client-rate-limit';
 import { clearKeyStore, loadIdentity, saveIdentity } from './key-store';
 import { OwnKeysMismatchError, ownKeysMismatchToast, samePublicIdentity } from './own-identity';
 import { forgetUser, storeUser } from './user-storage';
@@ -86,28 +86,31 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     };
   }, []);
 
-  const login = useCallback(async (accessToken: string): Promise<Session> => {
-    if (!allowLoginAttempt(AUTH_LOGIN_ACTION)) throw new ClientRateLimitError();
-    setLoading(true);
-    try {
-      const loginKey = await deriveLoginKey(accessToken);
-      const response = await api.login(loginKey);
-      const { publicIdentity, ...privateIdentity } = await openPrivateKeys(accessToken, response.encryptedPrivateKey);
-      if (!samePublicIdentity(publicIdentity, publicIdentityOf(response))) {
-        // The server would hand out keys that are not the member's: refuse, keep nothing, and
-        // end the session it just opened.
-        await api.logout().catch(() => undefined);
-        throw new OwnKeysMismatchError();
-      }
-      await saveIdentity(response.user.id, { privateIdentity, publicIdentity });
-      storeUser(response.user);
-      const session: Session = { user: response.user, publicIdentity, privateIdentity };
-      setState({ status: 'loggedIn', session });
-      return session;
-    } finally {
-      setLoading(false);
-    }
-  }, []);
+  const login = useCallback(
+    (accessToken: string): Promise<Session> =>
+      limitedLogin(AUTH_LOGIN_ACTION, async () => {
+        setLoading(true);
+        try {
+          const loginKey = await deriveLoginKey(accessToken);
+          const response = await api.login(loginKey, browserId());
+          const { publicIdentity, ...privateIdentity } = await openPrivateKeys(accessToken, response.encryptedPrivateKey);
+          if (!samePublicIdentity(publicIdentity, publicIdentityOf(response))) {
+            // The server would hand out keys that are not the member's: refuse, keep nothing, and
+            // end the session it just opened.
+            await api.logout().catch(() => undefined);
+            throw new OwnKeysMismatchError();
+          }
+          await saveIdentity(response.user.id, { privateIdentity, publicIdentity });
+          storeUser(response.user);
+          const session: Session = { user: response.user, publicIdentity, privateIdentity };
+          setState({ status: 'loggedIn', session });
+          return session;
+        } finally {
+          setLoading(false);
+        }
+      }),
+    [],
+  );
 
   const register = useCallback(async (inviteKey: string, username: string): Promise<string> => {
     setLoading(true);

@@ -1,5 +1,6 @@
-import { limits } from '@enclave/protocol';
-import { recordAttempt } from '../lib/rate-limit';
+import { toHex } from '@enclave/crypto';
+import { browserIdSchema, limits } from '@enclave/protocol';
+import { attemptAllowed, recordFailure, type RateLimitStorage } from '../lib/rate-limit';
 
 /** Action keys of the specification's login rate limit (docs/spec.md §5); the two are counted separately. */
 export const UI_LOGIN_ACTION = 'ui_login';
@@ -13,7 +14,46 @@ export class ClientRateLimitError extends Error {
   }
 }
 
-/** Records a login attempt; false when the limit of 5 per 60 s is reached. */
-export function allowLoginAttempt(action: string): boolean {
-  return recordAttempt(action, { max: limits.loginAttempts, windowMs: limits.loginWindowMs });
+const loginLimit = (storage?: RateLimitStorage) => ({ max: limits.loginAttempts, windowMs: limits.loginWindowMs, storage });
+
+/** False once 5 sign-ins of `action` have failed within 60 s; only failures count, never a success. */
+export function loginAllowed(action: string, storage?: RateLimitStorage): boolean {
+  return attemptAllowed(action, loginLimit(storage));
+}
+
+export function recordLoginFailure(action: string, storage?: RateLimitStorage): void {
+  recordFailure(action, loginLimit(storage));
+}
+
+/**
+ * Runs one sign-in under the limit of `action`: refused with {@link ClientRateLimitError} before
+ * `attempt` runs once the limit is reached; whatever `attempt` throws counts as a failure.
+ */
+export async function limitedLogin<T>(action: string, attempt: () => Promise<T>, storage?: RateLimitStorage): Promise<T> {
+  if (!loginAllowed(action, storage)) throw new ClientRateLimitError();
+  try {
+    return await attempt();
+  } catch (error) {
+    recordLoginFailure(action, storage);
+    throw error;
+  }
+}
+
+export const BROWSER_ID_STORAGE_KEY = 'enclave.browserId';
+
+/**
+ * This browser's random id, made on first use and kept in localStorage: the server counts failed
+ * sign-ins per browser with it, so that other browsers behind the same address are not held back
+ * (docs/security.md §9). Not a secret. Undefined when storage refuses (then counted per address).
+ */
+export function browserId(storage: Pick<Storage, 'getItem' | 'setItem'> = globalThis.localStorage): string | undefined {
+  try {
+    const kept = storage.getItem(BROWSER_ID_STORAGE_KEY);
+    if (kept !== null && browserIdSchema.safeParse(kept).success) return kept;
+    const made = toHex(crypto.getRandomValues(new Uint8Array(16)));
+    storage.setItem(BROWSER_ID_STORAGE_KEY, made);
+    return made;
+  } catch {
+    return undefined;
+  }
 }

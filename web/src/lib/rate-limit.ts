@@ -1,6 +1,6 @@
 /**
- * The specification's client-side attempt limit (docs/spec.md §5): at most `max` attempts per
- * `windowMs` per action key, remembered as lists of timestamps in localStorage. The server enforces
+ * The specification's client-side attempt limit (docs/spec.md §5): at most `max` failed attempts
+ * per `windowMs` per action key, remembered as lists of timestamps in localStorage. The server enforces
  * the real limit; this is a courtesy that spares the member a round trip and keeps the specified
  * message.
  */
@@ -32,22 +32,29 @@ function readTimestamps(storage: RateLimitStorage, action: string): number[] {
   }
 }
 
+function recentFailures(storage: RateLimitStorage, action: string, options: RateLimitOptions, now: number): number[] {
+  return readTimestamps(storage, action).filter((t) => now - t < options.windowMs && t <= now);
+}
+
 /**
- * Records an attempt of `action` and says whether it is allowed. A refused attempt is not
- * recorded, so waiting out the window always unblocks.
+ * Whether `action` may be tried now: fewer than `max` failures within the window. Only failures
+ * are recorded ({@link recordFailure}), so a right answer after a few wrong ones always goes
+ * through, and waiting out the window always unblocks.
  *
  * @example
- * if (!recordAttempt('ui_login', { max: 5, windowMs: 60_000 })) showBlockedToast();
+ * if (!attemptAllowed('ui_login', opts)) return showBlockedToast();
+ * if (!(await signIn())) recordFailure('ui_login', opts);
  */
-export function recordAttempt(action: string, options: RateLimitOptions): boolean {
+export function attemptAllowed(action: string, options: RateLimitOptions): boolean {
+  const storage = options.storage ?? globalThis.localStorage;
+  return recentFailures(storage, action, options, (options.now ?? Date.now)()).length < options.max;
+}
+
+/** Records a failed attempt of `action` (and forgets the failures that have left the window). */
+export function recordFailure(action: string, options: RateLimitOptions): void {
   const storage = options.storage ?? globalThis.localStorage;
   const now = (options.now ?? Date.now)();
-  const recent = readTimestamps(storage, action).filter((t) => now - t < options.windowMs && t <= now);
-  if (recent.length >= options.max) {
-    storage.setItem(rateLimitStorageKey(action), JSON.stringify(recent));
-    return false;
-  }
+  const recent = recentFailures(storage, action, options, now);
   recent.push(now);
   storage.setItem(rateLimitStorageKey(action), JSON.stringify(recent));
-  return true;
 }

@@ -8,7 +8,7 @@ import { loginToasts } from './login-texts';
 
 /** The toast for a failed sign-in. */
 export function loginFailureToast(error: unknown): ToastInput {
-  if (error instanceof ClientRateLimitError) return loginToasts.rateLimited;
+  if (error instanceof ClientRateLimitError || isApiError(error, 429)) return loginToasts.rateLimited;
   if (error instanceof OwnKeysMismatchError) return loginToasts.ownKeysMismatch;
   if (isApiError(error, 403, errorCodes.wiped)) return loginToasts.wiped;
   if (isApiError(error, 403, errorCodes.banned)) return loginToasts.banned(error.serverMessage);

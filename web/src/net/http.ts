@@ -93,8 +93,9 @@ export async function register(body: RegisterRequest): Promise<SelfUser> {
 }
 
 /** Signs in with the key derived from the access token; the session is a cookie. */
-export function login(loginKey: string): Promise<SessionResponse> {
-  return call(routes.login, { body: { loginKey } });
+/** `browserId`: this browser's id, for the server's count of its failed sign-ins. */
+export function login(loginKey: string, browserId: string | undefined): Promise<SessionResponse> {
+  return call(routes.login, { body: { loginKey, ...(browserId ? { browserId } : {}) } });
 }
 
 export async function logout(): Promise<void> {
