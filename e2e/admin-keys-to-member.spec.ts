@@ -122,6 +122,7 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
   await buyer.getByRole('button', { name: 'Generate Secure Keys' }).click();
   const tokenField = buyer.getByLabel('Your Access Token', { exact: true });
   await expect(tokenField).toHaveValue(/^[0-9a-f]{64}$/);
+  await buyer.getByLabel('I have saved my access token').check();
   await buyer.getByRole('button', { name: 'Continue to Login' }).click();
   await buyer.getByRole('button', { name: 'Decrypt & Access' }).click();
   await expect(buyer).toHaveURL(/\/chat$/);

@@ -41,6 +41,29 @@ test('create vault refuses a short or unknown key', async ({ page }) => {
   await expectToast(page, 'Invalid Access Key', 'This access key is not valid');
 });
 
+test('the arrow keys move between the login card\'s tabs', async ({ page }) => {
+  await page.goto(server.url + '/');
+  const signIn = page.getByRole('tab', { name: 'Access Network' });
+  const create = page.getByRole('tab', { name: 'Create Vault' });
+  await expect(signIn).toHaveAttribute('aria-selected', 'true');
+  // Only the selected tab is in the Tab order.
+  await expect(signIn).toHaveAttribute('tabindex', '0');
+  await expect(create).toHaveAttribute('tabindex', '-1');
+  await signIn.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(create).toBeFocused();
+  await expect(create).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('button', { name: 'Validate Access Key' })).toBeVisible();
+  await page.keyboard.press('ArrowRight');
+  await expect(signIn).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(create).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await expect(signIn).toBeFocused();
+  await expect(signIn).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('tabpanel')).toContainText('Decrypt & Access');
+});
+
 test('an unknown path shows the 404 page', async ({ page }) => {
   await page.goto(server.url + '/no/such/page');
   await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();

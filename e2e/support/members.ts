@@ -20,6 +20,7 @@ export async function joinThroughUi(context: BrowserContext, inviteKey: string, 
   const tokenField = page.getByLabel('Your Access Token', { exact: true });
   await expect(tokenField).toHaveValue(/^[0-9a-f]{64}$/);
   const token = await tokenField.inputValue();
+  await page.getByLabel('I have saved my access token').check();
   await page.getByRole('button', { name: 'Continue to Login' }).click();
   await expect(page.getByLabel('Access Token', { exact: true })).toHaveValue(token);
   await page.getByRole('button', { name: 'Decrypt & Access' }).click();

@@ -1,5 +1,5 @@
 import { MessageSquare, Shield } from 'lucide-react';
-import { useLayoutEffect, useState } from 'react';
+import { useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
 import { useAuth } from '../auth/auth-context';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
@@ -9,6 +9,7 @@ import { LiabilityDisclaimer, WipeBanner } from './Disclaimers';
 import { NetworkLinks, PurchaseKeyButton } from './NetworkLinks';
 import { NewTokenPanel } from './NewTokenPanel';
 import { SignInForm } from './SignInForm';
+import { useWarnBeforeLeaving } from './token-saving';
 import { HeroPage } from '../components/HeroPage';
 
 type Mode = 'signin' | 'create';
@@ -35,15 +36,19 @@ export function LoginPage() {
   // Once read, before any request of this page could carry the URL (as its Referer).
   useLayoutEffect(dropKeyFromAddressBar, []);
   const [mode, setMode] = useState<Mode>(initial.mode);
+  const panelId = useId();
   const [prefilledToken, setPrefilledToken] = useState('');
   // The only copy of a freshly issued token lives here until the member continues to login.
   const [issuedToken, setIssuedToken] = useState<string | null>(null);
+  const [tokenSaved, setTokenSaved] = useState(false);
+  useWarnBeforeLeaving(issuedToken !== null && !tokenSaved);
   // Remount the sign-in form when a new token is handed over, so it starts from that token.
   const [signInGeneration, setSignInGeneration] = useState(0);
 
   function continueToLogin(accessToken: string) {
     setPrefilledToken(accessToken);
     setIssuedToken(null);
+    setTokenSaved(false);
     setSignInGeneration((g) => g + 1);
     setMode('signin');
   }
@@ -63,14 +68,7 @@ export function LoginPage() {
 
       <Card>
         <CardHeader>
-          <div role="tablist" aria-label="Login mode" className="mb-2 grid grid-cols-2 gap-1 rounded-lg bg-background p-1">
-            <ModeTab selected={mode === 'signin'} onSelect={() => setMode('signin')}>
-              Access Network
-            </ModeTab>
-            <ModeTab selected={mode === 'create'} onSelect={() => setMode('create')}>
-              Create Vault
-            </ModeTab>
-          </div>
+          <ModeTabs mode={mode} onSelect={setMode} panelId={panelId} />
           <CardTitle>{mode === 'signin' ? 'Access Network' : 'Create Secure Vault'}</CardTitle>
           <CardDescription>
             {mode === 'signin'
@@ -78,7 +76,7 @@ export function LoginPage() {
               : 'Redeem a purchased one-time access key, choose a username, and your keys are generated in this browser.'}
           </CardDescription>
         </CardHeader>
-        <CardContent className="grid gap-4">
+        <CardContent id={panelId} role="tabpanel" aria-labelledby={`${panelId}-${mode}`} className="grid gap-4">
           {mode === 'signin' ? (
             <SignInForm
               key={signInGeneration}
@@ -86,7 +84,12 @@ export function LoginPage() {
               onSwitchToCreate={() => setMode('create')}
             />
           ) : issuedToken ? (
-            <NewTokenPanel accessToken={issuedToken} onContinue={() => continueToLogin(issuedToken)} />
+            <NewTokenPanel
+              accessToken={issuedToken}
+              saved={tokenSaved}
+              onSavedChange={setTokenSaved}
+              onContinue={() => continueToLogin(issuedToken)}
+            />
           ) : (
             <CreateVaultForm initialKey={initial.key} onRegistered={setIssuedToken} />
           )}
@@ -100,12 +103,74 @@ export function LoginPage() {
   );
 }
 
-function ModeTab({ selected, onSelect, children }: { selected: boolean; onSelect: () => void; children: string }) {
+const MODES: readonly { mode: Mode; label: string }[] = [
+  { mode: 'signin', label: 'Access Network' },
+  { mode: 'create', label: 'Create Vault' },
+];
+
+/**
+ * The two modes as tabs (WAI-ARIA tabs pattern): only the selected tab is in the Tab order; the
+ * arrow keys, Home and End move to and select the others.
+ */
+function ModeTabs({ mode, onSelect, panelId }: { mode: Mode; onSelect: (mode: Mode) => void; panelId: string }) {
+  const tabs = useRef<Partial<Record<Mode, HTMLButtonElement | null>>>({});
+
+  function onKeyDown(event: KeyboardEvent) {
+    const at = MODES.findIndex((m) => m.mode === mode);
+    const next = {
+      ArrowRight: at + 1,
+      ArrowDown: at + 1,
+      ArrowLeft: at - 1,
+      ArrowUp: at - 1,
+      Home: 0,
+      End: MODES.length - 1,
+    }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    const target = MODES[(next + MODES.length) % MODES.length]!.mode;
+    onSelect(target);
+    tabs.current[target]?.focus();
+  }
+
+  return (
+    <div role="tablist" aria-label="Login mode" className="mb-2 grid grid-cols-2 gap-1 rounded-lg bg-background p-1" onKeyDown={onKeyDown}>
+      {MODES.map((m) => (
+        <ModeTab
+          key={m.mode}
+          id={`${panelId}-${m.mode}`}
+          panelId={panelId}
+          selected={mode === m.mode}
+          onSelect={() => onSelect(m.mode)}
+          tabRef={(el) => {
+            tabs.current[m.mode] = el;
+          }}
+        >
+          {m.label}
+        </ModeTab>
+      ))}
+    </div>
+  );
+}
+
+type ModeTabProps = {
+  id: string;
+  panelId: string;
+  selected: boolean;
+  onSelect: () => void;
+  tabRef: (el: HTMLButtonElement | null) => void;
+  children: ReactNode;
+};
+
+function ModeTab({ id, panelId, selected, onSelect, tabRef, children }: ModeTabProps) {
   return (
     <button
+      ref={tabRef}
+      id={id}
       type="button"
       role="tab"
       aria-selected={selected}
+      aria-controls={panelId}
+      tabIndex={selected ? 0 : -1}
       onClick={onSelect}
       className={cn(
         'rounded-md px-3 py-1.5 text-sm font-medium transition-colors',
