@@ -64,6 +64,25 @@ test('the arrow keys move between the login card\'s tabs', async ({ page }) => {
   await expect(page.getByRole('tabpanel')).toContainText('Decrypt & Access');
 });
 
+test('a signed-out visit to / and /validate logs no console error (no 401 for the session check)', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  const answered: number[] = [];
+  page.on('response', (r) => {
+    if (r.status() >= 400) answered.push(r.status());
+  });
+  for (const path of ['/', '/validate']) {
+    await page.goto(server.url + path);
+    await page.waitForLoadState('networkidle');
+  }
+  await expect(page.getByRole('button', { name: /validate/i }).first()).toBeVisible();
+  expect(errors).toEqual([]);
+  expect(answered).toEqual([]);
+});
+
 test('an unknown path shows the 404 page', async ({ page }) => {
   await page.goto(server.url + '/no/such/page');
   await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();

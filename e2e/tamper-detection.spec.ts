@@ -108,20 +108,23 @@ test.describe('forced detections', () => {
     const decoys = () => requests.filter((r) => r.path.startsWith('/api/decoy/'));
     await context.clock.install({ time: new Date('2025-06-01T12:00:00Z') });
     const page = await context.newPage();
-    const signedOut = page.waitForResponse((res) => res.url().endsWith('/api/auth/me'));
     await page.goto('/login');
-    await signedOut;
+    await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
     // From here on time moves only when the test says.
     await page.clock.pauseAt(new Date('2025-06-01T12:01:00Z'));
 
-    // What the browser holds before: storage, a cache, an identity and a contact's pin.
-    await expect.poll(() => page.evaluate(async () => (await indexedDB.databases()).some((d) => d.name === 'enclave'))).toBe(true);
+    // What the browser holds before: storage, a cache, an identity and a contact's pin (the key
+    // store as the app makes it: web/src/lib/enclave-db.ts).
     await page.evaluate(async () => {
       localStorage.setItem('enclave.user', '{}');
       sessionStorage.setItem('enclave.notice', '{}');
       await (await caches.open('enclave-test')).put('/probe', new Response('x'));
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const open = indexedDB.open('enclave');
+        const open = indexedDB.open('enclave', 1);
+        open.onupgradeneeded = () => {
+          open.result.createObjectStore('identity');
+          open.result.createObjectStore('contacts');
+        };
         open.onsuccess = () => resolve(open.result);
         open.onerror = () => reject(open.error);
       });

@@ -13,7 +13,7 @@ import { AuthContext, type AuthContextValue, type AuthState, type Session } from
 import { AUTH_LOGIN_ACTION, browserId, limitedLogin } from './client-rate-limit';
 import { clearKeyStore, loadIdentity, saveIdentity } from './key-store';
 import { OwnKeysMismatchError, ownKeysMismatchToast, samePublicIdentity } from './own-identity';
-import { forgetUser, storeUser } from './user-storage';
+import { forgetUser, readStoredUser, storeUser } from './user-storage';
 
 function publicIdentityOf(response: SessionResponse) {
   return { encryptionPublicKey: response.encryptionPublicKey, signingPublicKey: response.signingPublicKey };
@@ -36,12 +36,16 @@ function wipeLocalAndLeave(): Promise<void> {
 }
 
 /**
- * Start-up: the session cookie (asked through /api/auth/me) plus the identity in IndexedDB restore
- * a member. The access token is never stored, so without those keys the member signs in again.
+ * Start-up: the stored profile says a member signed in here; the session cookie (asked through
+ * /api/auth/me) plus the identity in IndexedDB then restore them. The access token is never stored, so without those keys the member signs in again.
  * The member's own public keys are the stored ones, never /me's; if /me's differ, the server is
  * not to be trusted with this session and it ends here.
  */
 async function restore(): Promise<Session | null> {
+  // No profile stored: this browser is signed out (or never signed in), so there is no session to
+  // ask about, and a signed-out visitor's console gets no 401 (docs/spec.md §4 restores only from
+  // stored user data too).
+  if (readStoredUser() === null) return null;
   let response: SessionResponse;
   try {
     response = await api.me();
