@@ -68,6 +68,28 @@ test('emergency shutdown sends three members away at once, spares the creator ac
     await davePage.context().close();
   });
 
+  await test.step('a newcomer learns registration is closed at the first step, not after choosing a username', async () => {
+    const [key] = await network.mintKeys(1);
+    const newcomer = await (await network.newContext()).newPage();
+    await newcomer.goto('/validate');
+    await newcomer.getByLabel('Access Key', { exact: true }).fill(key!);
+    await newcomer.getByRole('button', { name: 'Validate', exact: true }).click();
+    const result = newcomer.getByRole('region', { name: 'Validation result' });
+    await expect(result).toContainText('Registration Closed');
+    await expect(result).toContainText(errorTexts.registrationClosed);
+    await expect(newcomer.getByRole('button', { name: 'Proceed to Registration' })).toHaveCount(0);
+
+    await newcomer.goto('/');
+    await newcomer.getByRole('tab', { name: 'Create Vault' }).click();
+    await newcomer.getByLabel('Access Key', { exact: true }).fill(key!);
+    await newcomer.getByRole('button', { name: 'Validate Access Key' }).click();
+    await expectToast(newcomer, 'Registration Closed', errorTexts.registrationClosed);
+    await expect(newcomer.getByRole('alert').filter({ hasText: errorTexts.registrationClosed })).toBeVisible();
+    await expect(newcomer.getByLabel('Username', { exact: true })).toHaveCount(0);
+    await shot(newcomer, '04-registration-closed', { toasts: true });
+    await newcomer.context().close();
+  });
+
   await test.step('lifting emergency mode, then unbanning all, lets them back in', async () => {
     await page.getByRole('button', { name: 'Lift emergency mode' }).click();
     await expectToast(page, 'Emergency Mode Lifted');

@@ -12,6 +12,11 @@ export const validateKeyResponseSchema = z.object({
   keyInfo: z
     .object({ generatedAt: isoDate, expiresAt: isoDate.nullable(), salePrice: z.number().nullable() })
     .nullable(),
+  /**
+   * True in emergency mode: no key is valid then, whatever its own state, and `reason` says
+   * registration is closed, so the member learns it before choosing a username.
+   */
+  registrationClosed: z.boolean().optional(),
 });
 export type ValidateKeyResponse = z.infer<typeof validateKeyResponseSchema>;
 

@@ -55,5 +55,6 @@ export const errorTexts = {
   usernameReserved: 'This username is reserved',
   notSignedIn: 'Not signed in',
   messageTooLong: 'Message exceeds 500 characters',
+  registrationClosed: 'The network is in emergency mode: registration is closed',
   p2pSuspended: 'P2P networking is suspended while the network is in emergency mode',
 } as const;

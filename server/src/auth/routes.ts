@@ -81,7 +81,7 @@ export async function authRoutes(
     async (req) => {
       const { body } = req;
       if ((await emergencyState(db)).active) {
-        throw new HttpError(403, errorCodes.forbidden, 'The network is in emergency mode: registration is closed');
+        throw new HttpError(403, errorCodes.forbidden, errorTexts.registrationClosed);
       }
       if (RESERVED_USERNAMES.has(body.username.toLowerCase())) {
         throw new HttpError(409, errorCodes.usernameTaken, errorTexts.usernameReserved);
@@ -177,7 +177,7 @@ async function register(
     // The check before the transaction answers early; this one, under the emergency lock, is the
     // one that holds against a shutdown running at the same time (creator/emergency.ts).
     if (!(await registrationOpen(tx))) {
-      throw new HttpError(403, errorCodes.forbidden, 'The network is in emergency mode: registration is closed');
+      throw new HttpError(403, errorCodes.forbidden, errorTexts.registrationClosed);
     }
     const now = new Date();
     const [key] = await tx

@@ -4,7 +4,7 @@
  * number of members, and no registration ends up both accepted and unbanned.
  */
 import { createAccount, deriveLoginKey, generateAccessToken } from '@enclave/crypto';
-import { GENERAL_CONVERSATION, routes, type RegisterRequest } from '@enclave/protocol';
+import { errorTexts, GENERAL_CONVERSATION, routes, type RegisterRequest } from '@enclave/protocol';
 import { and, count, eq, inArray, isNull, like, not, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
@@ -131,4 +131,28 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
     }
     console.log(`[${backend}] racing registrations: ${outcomes.filter((s) => s === 201).length} accepted then banned, ${outcomes.filter((s) => s === 403).length} refused`);
   }, 120_000);
+
+  it('key validation says registration is closed while in emergency mode, for every key, and opens again when lifted', async () => {
+    const [fresh] = await mintKeys(database.db, { count: 1 });
+    const anon = new TestMember.Anonymous(server.url);
+    const validate = (inviteKey: string) => anon.call(routes.validateKey, { body: { inviteKey } });
+    expect(await validate(fresh!)).toMatchObject({ valid: true, reason: errorTexts.keyValid });
+
+    await creator.call(routes.emergencyShutdown, {}, creatorHeaders);
+    const closed = { valid: false, reason: errorTexts.registrationClosed, keyInfo: null, registrationClosed: true };
+    expect(await validate(fresh!)).toEqual(closed);
+    // Whatever the key: unknown ones answer the same, so nothing about keys is learnt meanwhile.
+    expect(await validate('ab'.repeat(32))).toEqual(closed);
+    // And registering with the key the first step refused is refused with the same text.
+    const account = await createAccount(generateAccessToken());
+    const body = { inviteKey: fresh!, username: 'latecomer', loginKey: 'c'.repeat(64), ...account.publicIdentity, encryptedPrivateKey: account.encryptedPrivateKey };
+    const refused = await anon.attempt(routes.register, { body });
+    expect(refused.status).toBe(403);
+    expect(refused.error?.error).toBe(errorTexts.registrationClosed);
+
+    await lift();
+    const reopened = await validate(fresh!);
+    expect(reopened).toMatchObject({ valid: true, reason: errorTexts.keyValid });
+    expect(reopened.registrationClosed).toBeUndefined();
+  });
 });

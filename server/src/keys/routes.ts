@@ -1,7 +1,8 @@
 /** Invite keys: validation for anyone, administration for admins and the creator. */
-import { routes } from '@enclave/protocol';
+import { errorTexts, routes } from '@enclave/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context';
+import { emergencyState } from '../creator/emergency';
 import { rateLimit, serve } from '../http/routes';
 import { actorOf, eventTypes, recordEvent } from '../security/events';
 import { availableKeys, createKeys, keysCsv, keyStats, listKeys, mintKeys, revokeKeys, toAccessKey, validateKey } from './service';
@@ -22,6 +23,9 @@ export async function keyRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
       } else if (!result.valid) {
         await recordEvent(db, req, { type: eventTypes.keyRefused, severity: 'low', details: { reason: result.reason } });
       }
+      // Emergency mode closes registration (auth/routes.ts refuses it): say so at this first step,
+      // for every key, rather than call one valid that cannot be redeemed.
+      if ((await emergencyState(db)).active) return { valid: false, reason: errorTexts.registrationClosed, keyInfo: null, registrationClosed: true };
       return result;
     },
     { rateLimit: rateLimit(ctx.config.rateLimits.validateKey) },

@@ -1,5 +1,5 @@
-import { errorCodes, limits, usernameSchema } from '@enclave/protocol';
-import { CheckCircle2, KeyRound, ShieldCheck } from 'lucide-react';
+import { errorCodes, errorTexts, limits, usernameSchema } from '@enclave/protocol';
+import { CheckCircle2, KeyRound, ShieldAlert, ShieldCheck } from 'lucide-react';
 import { useId, useState, type FormEvent } from 'react';
 import { useAuth } from '../auth/auth-context';
 import { Button } from '../components/ui/Button';
@@ -28,6 +28,8 @@ export function CreateVaultForm({ initialKey, onRegistered }: CreateVaultFormPro
   const [inviteKey, setInviteKey] = useState(initialKey);
   const [username, setUsername] = useState('');
   const [validating, setValidating] = useState(false);
+  // Emergency mode: the server takes no member now, whatever the key (said before a username is chosen).
+  const [closed, setClosed] = useState(false);
   const key = inviteKey.trim();
 
   async function validate(event: FormEvent) {
@@ -37,9 +39,12 @@ export function CreateVaultForm({ initialKey, onRegistered }: CreateVaultFormPro
     setValidating(true);
     try {
       const result = await validateInviteKey(key);
+      setClosed(result.registrationClosed === true);
       if (result.valid) {
         toast(loginToasts.keyValid);
         setStep('username');
+      } else if (result.registrationClosed) {
+        toast(loginToasts.registrationClosed);
       } else {
         toast(loginToasts.keyInvalid(result.reason));
       }
@@ -87,6 +92,15 @@ export function CreateVaultForm({ initialKey, onRegistered }: CreateVaultFormPro
         <p id={`${keyId}-count`} className="text-xs text-muted">
           {key.length}/{limits.tokenLength} characters
         </p>
+        {closed ? (
+          <p role="alert" className="flex items-start gap-2 rounded-lg border border-amber-500/50 bg-amber-950/40 p-3 text-sm text-amber-100">
+            <ShieldAlert className="mt-0.5 size-4 shrink-0 text-amber-300" aria-hidden="true" />
+            <span>
+              {errorTexts.registrationClosed}. Nothing was done with your key: try again once the network is back to
+              normal.
+            </span>
+          </p>
+        ) : null}
         {step === 'key' ? (
           <Button type="submit" className="w-full" disabled={key.length < limits.tokenLength || validating}>
             <ShieldCheck aria-hidden="true" /> {validating ? 'Validating…' : 'Validate Access Key'}

@@ -15,6 +15,7 @@ export const loginToasts = {
   banned: (serverText: string | null) => bad('Account Banned', serverText ?? errorTexts.banned),
   keyTooShort: bad('Invalid Key', 'Please enter a valid 64-character access key'),
   keyValid: good('Valid Access Key', 'Key validated! You can now create your username.'),
+  registrationClosed: bad('Registration Closed', errorTexts.registrationClosed),
   keyInvalid: (reason: string | null) => bad('Invalid Access Key', reason || 'This access key cannot be used'),
   validationFailed: bad('Validation Failed', 'Failed to validate access key. Please try again.'),
   usernameRequired: bad('Username Required', 'Please enter a username'),

@@ -1,5 +1,5 @@
 import { limits, type ValidateKeyResponse } from '@enclave/protocol';
-import { ArrowLeft, CheckCircle2, HelpCircle, ShieldCheck, ShoppingCart, XCircle } from 'lucide-react';
+import { ArrowLeft, CheckCircle2, HelpCircle, ShieldAlert, ShieldCheck, ShoppingCart, XCircle } from 'lucide-react';
 import { useId, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { Button } from '../components/ui/Button';
@@ -136,6 +136,24 @@ function PurchaseLink({ children, variant = 'secondary' }: { children: string; v
 
 function ResultCard({ checked, onProceed }: { checked: Checked; onProceed: (key: string) => void }) {
   const { key, response } = checked;
+  if (response.registrationClosed) {
+    return (
+      <Card className="border-amber-500/50 bg-amber-950/30" role="region" aria-label="Validation result">
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2 text-amber-200">
+            <ShieldAlert className="size-5 text-amber-300" aria-hidden="true" /> Registration Closed
+          </CardTitle>
+          <CardDescription className="text-amber-100">{response.reason}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <p className="text-sm text-muted">
+            No key can be redeemed while the network is in emergency mode. Nothing was done with your key: check it
+            again once the network is back to normal.
+          </p>
+        </CardContent>
+      </Card>
+    );
+  }
   if (!response.valid) {
     return (
       <Card className="border-red-500/50 bg-red-950/30" role="region" aria-label="Validation result">
