@@ -2,7 +2,7 @@ import { createAccount, deriveLoginKey, generateAccessToken } from '@enclave/cry
 import { errorTexts, routes } from '@enclave/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { securityEvents, users } from '../db/schema';
 import { eventsOf } from '../security/events';
@@ -184,4 +184,36 @@ describe('rate limits per address (the defaults)', () => {
   /** The routes of the rate-limit events recorded on this test's server. */
   const rateLimitedRoutes = async () =>
     (await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'rate_limit'))).map((e) => e.details.route).sort();
+});
+
+// Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
+describe.runIf(backends.includes('postgres') && redisEnabled)('sign-in failures counted in Redis across two instances', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase('postgres'));
+    a = await startServer(database, { redis: true });
+    b = await startServer(database, { redis: true });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  it("one browser's failures on both instances add up; the right token is served by either", async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const carol = await TestMember.join(a.url, key!, 'carol');
+    const browserId = 'ab'.repeat(16);
+    const wrong = (s: TestServer) => new TestMember.Anonymous(s.url).attempt(routes.login, { body: { loginKey: 'd'.repeat(64), browserId } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await wrong(i % 2 ? b : a)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    expect((await wrong(b)).status).toBe(429);
+    const right = await carol.attempt(routes.login, { body: { loginKey: await deriveLoginKey(carol.token), browserId } });
+    expect(right.status).toBe(200);
+  });
 });
