@@ -130,7 +130,8 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     name: 'Rate limits on',
     status: loosened.length === 0 ? 'compliant' : 'warning',
     description:
-      `Per address: login ${per(limits.login)}, key validation ${per(limits.validateKey)}, registration ${per(limits.register)}, ` +
+      `Wrong tokens: ${per(limits.login)} per browser, ${per(limits.loginPerAddress)} per address; ` +
+      `per address: key validation ${per(limits.validateKey)}, registration ${per(limits.register)}, ` +
       `wrong master keys ${per(limits.masterKey)}, breach reports ${per(limits.breach)}; per member: sending ${per(limits.send)}, key rotations ${per(limits.epoch)}.` +
       (loosened.length === 0 ? '' : ` Looser than the defaults: ${loosened.join(', ')}.`),
   });
