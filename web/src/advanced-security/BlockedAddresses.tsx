@@ -29,7 +29,7 @@ export function BlockedAddresses({ blocked, error, onRetry }: BlockedAddressesPr
       ) : blocked.length === 0 ? (
         <EmptyState title={t.empty}>{t.emptyNote}</EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-border">
+        <div tabIndex={0} className="overflow-x-auto rounded-lg border border-border">
           <table className="w-full text-sm" aria-label={t.title}>
             <thead className="bg-surface-raised text-xs text-muted">
               <tr>

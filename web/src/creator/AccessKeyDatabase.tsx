@@ -106,7 +106,7 @@ export function AccessKeyDatabase() {
           )
         ) : (
           <div className="grid gap-3">
-            <div className="overflow-x-auto rounded-lg border border-border">
+            <div tabIndex={0} className="overflow-x-auto rounded-lg border border-border">
               <table className="w-full text-sm" aria-label="Access keys">
                 <thead className="bg-surface-raised text-xs text-muted">
                   <tr>

@@ -76,7 +76,7 @@ export function MembersCard() {
         ) : list.length === 0 ? (
           <EmptyState title="No members yet">Members appear here once they redeem an access key.</EmptyState>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-border">
+          <div tabIndex={0} className="overflow-x-auto rounded-lg border border-border">
             <table className="w-full text-sm" aria-label="Members">
               <thead className="bg-surface-raised text-xs text-muted">
                 <tr>

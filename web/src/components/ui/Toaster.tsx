@@ -19,6 +19,8 @@ export function Toaster() {
       {toasts.map((t) => (
         <ToastPrimitive.Root
           key={t.id}
+          // Announced politely: a toast confirms or explains, it never needs to interrupt a screen reader.
+          type="background"
           open={t.open}
           onOpenChange={(open) => {
             if (!open) dismiss(t.id);
@@ -44,9 +46,11 @@ export function Toaster() {
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>
       ))}
+      {/* At the top, centred, on every screen size: the composer and most screens' actions sit at
+          the bottom or the sides, and a toast over Send made members click the toast instead. */}
       <ToastPrimitive.Viewport
         hotkey={['F8']}
-        className="fixed top-0 z-[100] flex max-h-screen w-full flex-col-reverse gap-2 p-4 sm:bottom-0 sm:right-0 sm:top-auto sm:flex-col md:max-w-[420px]"
+        className="fixed inset-x-0 top-0 z-[100] mx-auto flex max-h-screen w-full flex-col gap-2 p-3 md:max-w-[420px]"
       />
     </ToastPrimitive.Provider>
   );

@@ -87,7 +87,7 @@ export function KeyRevocation() {
               </Button>
             </div>
           </div>
-          <div className="overflow-x-auto rounded-lg border border-border">
+          <div tabIndex={0} className="overflow-x-auto rounded-lg border border-border">
             <table className="w-full text-sm" aria-label="Active keys">
               <thead className="bg-surface-raised text-xs text-muted">
                 <tr>

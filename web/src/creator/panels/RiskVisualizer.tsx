@@ -65,7 +65,7 @@ function RiskTable({ title, firstColumn, rows, empty, name, rowAttr, mono = fals
       {rows.length === 0 ? (
         <EmptyState title="No events yet">{empty}</EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-border">
+        <div tabIndex={0} className="overflow-x-auto rounded-lg border border-border">
           <table className="w-full text-sm" aria-label={`Risk by ${title.toLowerCase()}`}>
             <thead className="bg-surface-raised text-xs text-muted">
               <tr>

@@ -81,7 +81,7 @@ export function SecurityHeatmap() {
             </p>
           </div>
 
-          <div className="overflow-x-auto">
+          <div tabIndex={0} className="overflow-x-auto">
             <table className="w-full min-w-[46rem] border-separate border-spacing-0.5 text-[10px]" aria-label="Events per hour">
               <thead>
                 <tr>
