@@ -51,7 +51,27 @@ async function expectSendUncovered(page: Page, where: string): Promise<void> {
   expect(onTop, `${where}: Send is covered`).toBe(true);
 }
 
+/** The open toast overlaps no button, link or field (on a laptop; a phone has room only at the top, over its header). */
+async function expectToastCoversNoControl(page: Page, where: string): Promise<void> {
+  const covered = await page.evaluate(() => {
+    const toast = document.querySelector('li[data-state="open"]');
+    if (!toast) return ['no open toast'];
+    const t = toast.getBoundingClientRect();
+    const controls = Array.from(document.querySelectorAll('button, a[href], input, textarea, select, summary, [role="button"], [role="tab"]'));
+    return controls
+      .filter((el) => !toast.contains(el) && el.getClientRects().length > 0)
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.left < t.right && r.right > t.left && r.top < t.bottom && r.bottom > t.top;
+      })
+      .map((el) => `<${el.localName}> ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? ''}`);
+  });
+  expect(covered, `${where}: controls under the toast`).toEqual([]);
+}
+
 async function expectAccessible(page: Page, where: string): Promise<void> {
+  // Colours still fading (a toggle just pressed) would be measured half-way.
+  await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== 'running'));
   const { violations } = await new AxeBuilder({ page }).analyze();
   const grave = violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -140,6 +160,7 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
       await sendButton(page).click();
       await expect(toastWith(page, 'Message Sent')).toBeVisible();
       await expectSendUncovered(page, `chat at ${size.width} px with a toast`);
+      if (size === LAPTOP) await expectToastCoversNoControl(page, 'chat with a toast');
       await expect(page.getByRole('textbox', { name: 'Message' })).toBeInViewport({ ratio: 1 });
       await shot(page, `chat-toast-${size.name}`, { toasts: true });
     }
@@ -174,6 +195,16 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
     await page.keyboard.type('sent by keyboard');
     await page.keyboard.press('Enter');
     await expect(log(page).getByText('sent by keyboard', { exact: true })).toBeVisible();
+
+    // The ban dialog (alice is an admin) takes focus and passes axe; Escape closes it.
+    await page.setViewportSize(LAPTOP);
+    await page.getByRole('button', { name: 'Ban bob' }).click();
+    const banDialog = page.getByRole('dialog', { name: 'Ban bob?' });
+    await expect(banDialog.getByLabel('Reason (optional)')).toBeFocused();
+    await expectAccessible(page, 'ban dialog');
+    await shot(page, 'chat-ban-dialog-laptop');
+    await page.keyboard.press('Escape');
+    await expect(banDialog).toBeHidden();
   });
 
   await test.step('signed-in screens', async () => {
@@ -194,7 +225,26 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
     const page = await network.newCreatorPage();
     await page.goto('/super-admin');
     await openConsole(page);
+    await expectToastCoversNoControl(page, 'console with its welcome toast');
     await checkScreen(page, { screen: 'super-admin' });
+    for (const [slug, label] of [
+      ['heatmap', 'Security Heatmap'],
+      ['risk', 'Risk Visualizer'],
+      ['compliance', 'Compliance Dashboard'],
+      ['revocation', 'Key Revocation'],
+      ['generate', 'Generate Access Keys'],
+    ] as const) {
+      await page.setViewportSize(LAPTOP);
+      await page.getByRole('toolbar', { name: 'Panels' }).getByRole('button', { name: label }).click();
+      await expect(page.locator('[id^="panel-"]')).toBeVisible();
+      await checkScreen(page, { screen: `super-admin-${slug}` });
+    }
+    await page.getByRole('button', { name: 'Emergency Shutdown', exact: true }).click();
+    const shutdown = page.getByRole('dialog');
+    await expect(shutdown.getByRole('button', { name: 'Cancel' })).toBeFocused();
+    await checkScreen(page, { screen: 'super-admin-shutdown-dialog' });
+    await shutdown.getByRole('button', { name: 'Cancel' }).click();
+    await expect(shutdown).toBeHidden();
     await page.getByRole('link', { name: 'Advanced Security' }).click();
     await expect(page.getByRole('heading', { name: 'Advanced Security Command Center', level: 1 })).toBeVisible();
     await checkScreen(page, { screen: 'advanced-security' });

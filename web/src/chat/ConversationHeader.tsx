@@ -20,8 +20,8 @@ export function ConversationHeader({ peer, pin, socketState, onAcceptKey, member
     <header className="grid gap-2 border-b border-border p-3 sm:p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
         {members}
-        <h2 className="flex min-w-0 flex-1 items-center gap-2 text-base font-semibold wrap-anywhere sm:text-lg">
-          {peer ? <Lock className="size-4 text-accent" aria-hidden="true" /> : <Hash className="size-4 text-accent" aria-hidden="true" />}
+        <h2 className="flex min-w-0 grow items-center gap-2 text-base font-semibold wrap-anywhere sm:text-lg">
+          {peer ? <Lock className="size-4 shrink-0 text-accent" aria-hidden="true" /> : <Hash className="size-4 shrink-0 text-accent" aria-hidden="true" />}
           {peer ? `Direct message · ${peer.username}` : 'General Channel'}
         </h2>
         <ConnectionBadge state={socketState} />

@@ -46,11 +46,12 @@ export function Toaster() {
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>
       ))}
-      {/* At the top, centred, on every screen size: the composer and most screens' actions sit at
-          the bottom or the sides, and a toast over Send made members click the toast instead. */}
+      {/* Never over the composer (a toast over Send took members' clicks): at the top on phones,
+          and from md up at the right just below the screens' headers, whose actions it would
+          otherwise hide. */}
       <ToastPrimitive.Viewport
         hotkey={['F8']}
-        className="fixed inset-x-0 top-0 z-[100] mx-auto flex max-h-screen w-full flex-col gap-2 p-3 md:max-w-[420px]"
+        className="fixed inset-x-0 top-0 z-[100] flex max-h-screen w-full flex-col gap-2 p-3 md:left-auto md:top-16 md:max-w-[420px] md:p-4"
       />
     </ToastPrimitive.Provider>
   );
