@@ -29,7 +29,18 @@ const sendButton = (page: Page) => page.getByRole('button', { name: 'Send', exac
 async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
   const { scroll, inner, culprits } = await page.evaluate(() => {
     const inner = window.innerWidth;
-    const wide = Array.from(document.body.querySelectorAll('*')).filter((el) => el.getBoundingClientRect().right > inner + 1);
+    // Inside a scroller (a wide table in its frame) sticking out is clipped, not the page's width;
+    // an absolutely placed box (an sr-only label) escapes scrollers outside its containing block.
+    const clipped = (el: Element) => {
+      let escapes = ['absolute', 'fixed'].includes(getComputedStyle(el).position);
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const style = getComputedStyle(a);
+        if (escapes && style.position !== 'static') escapes = false;
+        if (!escapes && style.overflowX !== 'visible') return true;
+      }
+      return false;
+    };
+    const wide = Array.from(document.body.querySelectorAll('*')).filter((el) => el.getBoundingClientRect().right > inner + 1 && !clipped(el));
     const culprits = wide
       .filter((el) => !wide.includes(el.parentElement as Element))
       .slice(0, 5)
@@ -128,8 +139,6 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
   });
 
   const alice = await network.join('alice');
-  // The registration's toast stays behind: it must not follow the member onto the chat.
-  await expect(toastWith(alice.page, 'Keys Generated Successfully')).toHaveCount(0);
   const bob = await network.join('bob');
   await promoteToAdmin(network.creatorApi, network.server.url, alice);
 
@@ -153,7 +162,7 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
     await expect(log(page).getByText(UNBROKEN, { exact: true })).toBeVisible();
     await checkScreen(page, { screen: 'chat', chat: true });
 
-    // A toast after sending sits at the top, off the composer.
+    // A toast after sending stays off the composer, and on a laptop off every control.
     for (const size of [LAPTOP, PHONE]) {
       await page.setViewportSize(size);
       await page.getByRole('textbox', { name: 'Message' }).fill(`hello at ${size.width} px`);
@@ -219,6 +228,14 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
       await checkScreen(page, { screen });
     }
     await expect(page.getByRole('link', { name: 'Back to chat' })).toHaveAttribute('href', '/chat');
+
+    // A toast of another screen does not follow the member onto the chat.
+    await page.goto('/admin');
+    await page.getByRole('button', { name: 'Generate Keys' }).click();
+    await expect(toastWith(page, 'Keys Generated Successfully')).toBeVisible();
+    await page.getByRole('link', { name: 'Back to chat' }).click();
+    await expect(page).toHaveURL(/\/chat$/);
+    await expect(toastWith(page, 'Keys Generated Successfully')).toHaveCount(0);
   });
 
   await test.step("the creator's screens", async () => {
