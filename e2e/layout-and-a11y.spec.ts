@@ -126,6 +126,11 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
     }
     await expect(page.getByRole('link', { name: 'Back to Enclave' })).toHaveAttribute('href', '/');
 
+    await page.goto('/');
+    await page.getByRole('tab', { name: 'Create Vault' }).click();
+    await expect(page.getByLabel('Access Key', { exact: true })).toBeVisible();
+    await checkScreen(page, { screen: 'login-create-vault' });
+
     // /admin has the other screens' header, a way back, and a master-key field that can be shown.
     await page.goto('/admin');
     await expect(page.getByRole('banner').getByRole('link', { name: 'Back to Enclave' })).toHaveAttribute('href', '/');
