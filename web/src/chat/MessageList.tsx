@@ -58,7 +58,7 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
   });
 
   return (
-        // Focusable so keyboard users can scroll it; role="log" announces new messages politely.
+    // Focusable so keyboard users can scroll it; role="log" announces new messages politely.
     <div
       ref={scroller}
       tabIndex={0}
