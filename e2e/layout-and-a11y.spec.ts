@@ -210,8 +210,13 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
     await page.keyboard.press('Enter');
     await expect(log(page).getByText('sent by keyboard', { exact: true })).toBeVisible();
 
-    // The ban dialog (alice is an admin) takes focus and passes axe; Escape closes it.
+    // A phone turned into a wide screen with the drawer open: the drawer closes, the page stays usable.
+    await trigger.click();
+    await expect(drawer).toBeVisible();
     await page.setViewportSize(LAPTOP);
+    await expect(drawer).toBeHidden();
+
+    // The ban dialog (alice is an admin) takes focus and passes axe; Escape closes it.
     await page.getByRole('button', { name: 'Ban bob' }).click();
     const banDialog = page.getByRole('dialog', { name: 'Ban bob?' });
     await expect(banDialog.getByLabel('Reason (optional)')).toBeFocused();

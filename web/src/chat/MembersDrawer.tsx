@@ -1,6 +1,6 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { Users, X } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { Button } from '../components/ui/Button';
 
 type MembersDrawerProps = {
@@ -16,6 +16,19 @@ type MembersDrawerProps = {
  * the trigger. From the md breakpoint up the sidebar shows the list and the trigger is hidden.
  */
 export function MembersDrawer({ open, onOpenChange, children }: MembersDrawerProps) {
+  // A phone turned into a wide screen shows the sidebar: a drawer left open there would be
+  // invisible (md:hidden) yet still hold focus and block the page, so it closes.
+  useEffect(() => {
+    if (!open) return;
+    const wide = window.matchMedia('(min-width: 48rem)');
+    const close = () => {
+      if (wide.matches) onOpenChange(false);
+    };
+    close();
+    wide.addEventListener('change', close);
+    return () => wide.removeEventListener('change', close);
+  }, [open, onOpenChange]);
+
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Trigger asChild>
