@@ -187,13 +187,13 @@ test('/admin shows a sign-in-required state and no key data to anyone else', asy
   await shot(page, 'admin-sign-in-required');
 
   // A wrong master key is refused by the server, and nothing is shown.
-  await page.getByLabel('Master Key').fill('0'.repeat(128));
+  await page.getByLabel('Master Key', { exact: true }).fill('0'.repeat(128));
   await page.getByRole('button', { name: 'Unlock Key Management' }).click();
   await expectToast(page, 'Access Denied', 'Invalid creator credentials');
   await expect(page.locator('[data-stat]')).toHaveCount(0);
 
   // The creator's key opens the panel in this tab.
-  await page.getByLabel('Master Key').fill(E2E_MASTER_KEY);
+  await page.getByLabel('Master Key', { exact: true }).fill(E2E_MASTER_KEY);
   await page.getByRole('button', { name: 'Unlock Key Management' }).click();
   await expect(page.getByRole('heading', { name: 'Admin Panel · Key Management' })).toBeVisible();
   await expect(page.locator('[data-stat="Total Keys"]')).toHaveText(/^\d+$/);

@@ -54,7 +54,7 @@ test('paths that are not screens still show the 404 page', async ({ page, server
   for (const path of ['/advanced-security/extra', '/p2p-network', '/no-such-page']) {
     await page.goto(`${server.url}${path}`);
     await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
-    await expect(page.getByText('Did you forget to add the page to the router?')).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Back to Enclave' })).toHaveAttribute('href', '/');
   }
   await shot(page, '03-not-found');
 });

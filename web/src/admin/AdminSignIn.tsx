@@ -1,13 +1,13 @@
 import type { SelfUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
-import { KeyRound, Lock, LogIn } from 'lucide-react';
+import { ArrowLeft, KeyRound, Lock, LogIn } from 'lucide-react';
 import { useId } from 'react';
 import { Link } from 'wouter';
 import { useMasterKeyEntry } from '../components/use-master-key-entry';
 import { Button } from '../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
-import { Input, Label } from '../components/ui/Input';
 import { toast } from '../components/ui/toast-store';
+import { SecretField } from '../login/SecretField';
 import { isApiError } from '../net/api-error';
 import { checkMasterKey } from '../net/admin-api';
 import { adminToasts } from './admin-texts';
@@ -16,44 +16,63 @@ import { seedKeyStats } from './use-admin-keys';
 /** What /admin shows to anyone who is neither a signed-in admin nor holding the master key: no data. */
 export function AdminSignIn({ member }: { member: SelfUser | null }) {
   return (
-    <main className="flex min-h-screen items-start justify-center px-4 py-12">
-      <Card className="w-full max-w-md">
-        <CardHeader>
-          <span className="mb-1 grid size-12 place-items-center rounded-xl border border-amber-500/40 bg-amber-500/10">
-            <Lock className="size-6 text-amber-300" aria-hidden="true" />
-          </span>
-          <h1 className="text-2xl font-bold tracking-tight">Sign-in required</h1>
-          <CardDescription>
-            Key management is for network administrators and the network creator.{' '}
-            {member ? (
-              <>
-                You are signed in as <strong className="text-foreground">{member.username}</strong>, who is not an
-                administrator.
-              </>
-            ) : (
-              'You are not signed in.'
-            )}
-          </CardDescription>
-        </CardHeader>
-        <CardContent className="grid gap-5">
-          <Button asChild variant="secondary" className="w-full">
-            <Link href="/">
-              <LogIn aria-hidden="true" /> Sign in as an administrator
-            </Link>
-          </Button>
-          <div className="flex items-center gap-3 text-xs uppercase tracking-wider text-muted" aria-hidden="true">
-            <span className="h-px flex-1 bg-border" /> or <span className="h-px flex-1 bg-border" />
+    <div className="min-h-screen">
+      <header className="border-b border-border bg-surface/80">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
+          <div className="flex items-center gap-2">
+            <KeyRound className="size-5 text-accent" aria-hidden="true" />
+            <span className="text-lg font-bold tracking-tight">Key Management</span>
           </div>
-          <MasterKeyForm />
-        </CardContent>
-      </Card>
-    </main>
+          <div className="flex items-center gap-3 text-sm">
+            {member ? (
+              <span className="hidden text-muted sm:inline">
+                Signed in as <strong className="text-foreground">{member.username}</strong>
+              </span>
+            ) : null}
+            <Link href={member ? '/chat' : '/'} className="inline-flex items-center gap-1 text-accent hover:underline">
+              <ArrowLeft className="size-4" aria-hidden="true" /> {member ? 'Back to chat' : 'Back to Enclave'}
+            </Link>
+          </div>
+        </div>
+      </header>
+      <main className="flex items-start justify-center px-4 py-12">
+        <Card className="w-full max-w-md">
+          <CardHeader>
+            <span className="mb-1 grid size-12 place-items-center rounded-xl border border-amber-500/40 bg-amber-500/10">
+              <Lock className="size-6 text-amber-300" aria-hidden="true" />
+            </span>
+            <h1 className="text-2xl font-bold tracking-tight">Sign-in required</h1>
+            <CardDescription>
+              Key management is for network administrators and the network creator.{' '}
+              {member ? (
+                <>
+                  You are signed in as <strong className="text-foreground">{member.username}</strong>, who is not an
+                  administrator.
+                </>
+              ) : (
+                'You are not signed in.'
+              )}
+            </CardDescription>
+          </CardHeader>
+          <CardContent className="grid gap-5">
+            <Button asChild variant="secondary" className="w-full">
+              <Link href="/">
+                <LogIn aria-hidden="true" /> Sign in as an administrator
+              </Link>
+            </Button>
+            <div className="flex items-center gap-3 text-xs uppercase tracking-wider text-muted" aria-hidden="true">
+              <span className="h-px flex-1 bg-border" /> or <span className="h-px flex-1 bg-border" />
+            </div>
+            <MasterKeyForm />
+          </CardContent>
+        </Card>
+      </main>
+    </div>
   );
 }
 
 function MasterKeyForm() {
   const queryClient = useQueryClient();
-  const id = useId();
   const hintId = useId();
   const { value, setValue, candidate, busy: checking, submit } = useMasterKeyEntry({
     check: async (key) => {
@@ -69,14 +88,11 @@ function MasterKeyForm() {
   return (
     <form className="grid gap-2" onSubmit={submit} noValidate>
       <CardTitle className="text-base">Network creator</CardTitle>
-      <Label htmlFor={id}>Master Key</Label>
-      <Input
-        id={id}
-        type="password"
+      <SecretField
+        label="Master Key"
+        secretName="master key"
         name="masterKey"
-        className="font-mono text-xs"
-        autoComplete="off"
-        spellCheck={false}
+        className="text-xs"
         placeholder="Enter the master key"
         aria-describedby={hintId}
         value={value}

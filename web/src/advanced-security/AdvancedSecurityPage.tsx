@@ -53,7 +53,7 @@ function AdvancedSecurity() {
           </Badge>
         </div>
       </header>
-      <main className="mx-auto grid w-full max-w-7xl gap-6 p-4 pb-16">
+      <main className="mx-auto grid w-full max-w-7xl grid-cols-1 gap-6 p-4 pb-16">
         <div className="grid gap-1 pt-2">
           <h1 className="text-3xl font-bold tracking-tight">{t.title}</h1>
           <p className="text-muted">{t.subtitle}</p>

@@ -6,6 +6,7 @@ import { EmptyState, PanelCard, PanelError, PanelLoading } from '../creator/pane
 import { formatDateTime, formatRelative } from '../lib/format';
 import { unblockIp } from '../net/creator-api';
 import { blockedTexts as t, securityToasts } from './advanced-security-texts';
+import { TableFrame } from '../components/ui/TableFrame';
 
 type BlockedAddressesProps = {
   blocked: BlockedIp[] | undefined;
@@ -29,7 +30,7 @@ export function BlockedAddresses({ blocked, error, onRetry }: BlockedAddressesPr
       ) : blocked.length === 0 ? (
         <EmptyState title={t.empty}>{t.emptyNote}</EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-border">
+        <TableFrame className="rounded-lg border border-border">
           <table className="w-full text-sm" aria-label={t.title}>
             <thead className="bg-surface-raised text-xs text-muted">
               <tr>
@@ -66,7 +67,7 @@ export function BlockedAddresses({ blocked, error, onRetry }: BlockedAddressesPr
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </PanelCard>
   );

@@ -4,13 +4,14 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
-import { toast } from '../components/ui/toast-store';
+import { dismissToast, toast } from '../components/ui/toast-store';
 import { useSocketState } from '../realtime/realtime-context';
 import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
 import { MessageInput } from './MessageInput';
+import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
 import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { UserList } from './UserList';
@@ -40,6 +41,11 @@ function ChatScreen({ session }: { session: Session }) {
   const isAdmin = selfRole === 'admin';
   const { ban, unban } = useModeration();
   const [banTarget, setBanTarget] = useState<PublicUser | null>(null);
+  const [drawerOpen, setDrawerOpen] = useState(false);
+
+  // What the screens before said (registration, sign-in) is done with; left open, it would sit
+  // over the conversation.
+  useEffect(() => dismissToast(), []);
 
   useChatRealtime(services, conversationId);
 
@@ -79,31 +85,43 @@ function ChatScreen({ session }: { session: Session }) {
   }
 
   const peerName = peer?.username ?? 'member';
+  const memberList = (variant: 'sidebar' | 'drawer') => (
+    <UserList
+      variant={variant}
+      selfId={selfId}
+      users={users.data}
+      loading={users.isPending}
+      selectedId={peerId}
+      pins={pins}
+      onSelect={(id) => {
+        setPeerId(id);
+        setDrawerOpen(false);
+      }}
+      moderation={
+        isAdmin
+          ? { onBan: setBanTarget, onUnban: (user) => unban.mutate(user), busy: ban.isPending || unban.isPending }
+          : null
+      }
+    />
+  );
+  // Phones: the screen's height is the dynamic viewport (dvh), which shrinks above the on-screen
+  // keyboard, and only the message list scrolls, so the composer stays in view at the bottom.
   return (
-    <div className="flex min-h-screen flex-col">
+    <div className="flex h-dvh flex-col md:h-auto md:min-h-dvh">
       <ChatTopBar user={session.user} admin={isAdmin} />
-      <main className="mx-auto grid w-full max-w-6xl flex-1 gap-4 p-4 md:grid-cols-[18rem_1fr]">
-        <UserList
-          selfId={selfId}
-          users={users.data}
-          loading={users.isPending}
-          selectedId={peerId}
-          pins={pins}
-          onSelect={setPeerId}
-          moderation={
-            isAdmin
-              ? { onBan: setBanTarget, onUnban: (user) => unban.mutate(user), busy: ban.isPending || unban.isPending }
-              : null
-          }
-        />
-        <section
-          className="flex h-[calc(100vh-7rem)] min-h-[28rem] flex-col rounded-xl border border-border bg-surface"
-        >
+      <main className="mx-auto flex min-h-0 w-full max-w-6xl flex-1 flex-col p-2 sm:p-4 md:grid md:grid-cols-[18rem_minmax(0,1fr)] md:gap-4">
+        {memberList('sidebar')}
+        <section className="flex min-h-0 flex-1 flex-col rounded-xl border border-border bg-surface md:h-[calc(100dvh-7rem)] md:min-h-[28rem] md:flex-none">
           <ConversationHeader
             peer={peer}
             pin={peer ? pins.get(peer.id) : undefined}
             socketState={socketState}
             onAcceptKey={(userId, fp) => void accept(userId, fp)}
+            members={
+              <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen}>
+                {memberList('drawer')}
+              </MembersDrawer>
+            }
           />
           <SkippedRecipientsBanner skipped={services.skipped} conversationId={conversationId} />
           <MessageList

@@ -13,7 +13,7 @@ export function ChatTopBar({ user, admin }: { user: SelfUser; admin: boolean }) 
 
   return (
     <header className="border-b border-border bg-surface/80">
-      <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-x-3 gap-y-2 px-3 py-2 sm:px-4 sm:py-3">
         <div className="flex items-center gap-2">
           <Shield className="size-5 text-accent" aria-hidden="true" />
           <span className="text-lg font-bold tracking-tight">Enclave</span>
@@ -23,14 +23,15 @@ export function ChatTopBar({ user, admin }: { user: SelfUser; admin: boolean }) 
             </Badge>
           ) : null}
         </div>
-        <div className="flex items-center gap-3">
+        {/* Phones show the actions as icons; their names stay for screen readers and tests. */}
+        <div className="flex items-center gap-2 sm:gap-3">
           {admin ? (
-            <Link href="/admin" className="inline-flex items-center gap-1 text-sm text-accent hover:underline">
-              <KeyRound className="size-4" aria-hidden="true" /> Key management
+            <Link href="/admin" className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline">
+              <KeyRound className="size-4" aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Key management</span>
             </Link>
           ) : null}
-          <Link href="/security" className="inline-flex items-center gap-1 text-sm text-accent hover:underline">
-            <LockKeyhole className="size-4" aria-hidden="true" /> Security
+          <Link href="/security" className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline">
+            <LockKeyhole className="size-4" aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Security</span>
           </Link>
           <span className="hidden text-sm text-muted sm:inline">
             Signed in as <strong className="text-foreground">{user.username}</strong>
@@ -44,7 +45,7 @@ export function ChatTopBar({ user, admin }: { user: SelfUser; admin: boolean }) 
               void logout();
             }}
           >
-            <LogOut aria-hidden="true" /> Logout
+            <LogOut aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Logout</span>
           </Button>
         </div>
       </div>

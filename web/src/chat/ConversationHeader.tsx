@@ -1,6 +1,7 @@
 import type { PinStatus } from '@enclave/client';
 import type { PublicUser } from '@enclave/protocol';
 import { Hash, Lock, ShieldAlert } from 'lucide-react';
+import type { ReactNode } from 'react';
 import { Button } from '../components/ui/Button';
 import type { SocketState } from '../net/socket';
 import { ConnectionBadge } from './ConnectionBadge';
@@ -10,14 +11,17 @@ type ConversationHeaderProps = {
   pin: PinStatus | undefined;
   socketState: SocketState;
   onAcceptKey: (userId: string, fingerprint: string) => void;
+  /** The phone's way to the member list (hidden where the sidebar shows it). */
+  members: ReactNode;
 };
 
-export function ConversationHeader({ peer, pin, socketState, onAcceptKey }: ConversationHeaderProps) {
+export function ConversationHeader({ peer, pin, socketState, onAcceptKey, members }: ConversationHeaderProps) {
   return (
-    <header className="grid gap-2 border-b border-border p-4">
+    <header className="grid gap-2 border-b border-border p-3 sm:p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <h2 className="flex items-center gap-2 text-lg font-semibold">
-          {peer ? <Lock className="size-4 text-accent" aria-hidden="true" /> : <Hash className="size-4 text-accent" aria-hidden="true" />}
+        {members}
+        <h2 className="flex min-w-0 grow items-center gap-2 text-base font-semibold wrap-anywhere sm:text-lg">
+          {peer ? <Lock className="size-4 shrink-0 text-accent" aria-hidden="true" /> : <Hash className="size-4 shrink-0 text-accent" aria-hidden="true" />}
           {peer ? `Direct message · ${peer.username}` : 'General Channel'}
         </h2>
         <ConnectionBadge state={socketState} />
@@ -25,7 +29,7 @@ export function ConversationHeader({ peer, pin, socketState, onAcceptKey }: Conv
       {peer && pin ? (
         <p className="text-xs text-muted">
           Safety number with {peer.username}:{' '}
-          <span className="font-mono text-foreground">
+          <span className="font-mono text-foreground wrap-anywhere">
             {pin.fingerprint}
           </span>
         </p>

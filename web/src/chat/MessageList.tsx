@@ -58,7 +58,14 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
   });
 
   return (
-    <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto px-4 py-3" aria-label="Conversation history" role="log">
+    // Focusable so keyboard users can scroll it; role="log" announces new messages politely.
+    <div
+      ref={scroller}
+      tabIndex={0}
+      className="min-h-0 flex-1 overflow-y-auto px-3 py-3 sm:px-4"
+      aria-label="Conversation history"
+      role="log"
+    >
       {dm ? null : (
         <p className="mb-3 flex items-start gap-2 rounded-md border border-border bg-surface-raised/60 p-2 text-xs text-muted">
           <Info className="mt-0.5 size-3.5 shrink-0" aria-hidden="true" />
@@ -106,7 +113,7 @@ function MessageItem({ message, sender, result, own, encryptedFor }: MessageItem
   return (
     <li
       className={cn(
-        'rounded-lg border px-3 py-2',
+        'min-w-0 rounded-lg border px-3 py-2',
         own ? 'border-accent/30 bg-accent/5' : 'border-border bg-surface-raised/50',
         result && WARNINGS[result.status] && 'border-red-500/60 bg-red-950/40',
       )}
@@ -130,7 +137,7 @@ function MessageItem({ message, sender, result, own, encryptedFor }: MessageItem
 
 function MessageBody({ result }: { result: DecryptResult | undefined }) {
   if (!result) return <p className="text-sm italic text-muted">Decrypting…</p>;
-  if (result.status === 'ok') return <p className="whitespace-pre-wrap break-words text-sm">{result.text}</p>;
+  if (result.status === 'ok') return <p className="whitespace-pre-wrap text-sm wrap-anywhere">{result.text}</p>;
   const warning = WARNINGS[result.status];
   if (warning) {
     return (

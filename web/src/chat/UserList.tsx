@@ -23,6 +23,8 @@ type UserListProps = {
   /** Clicking the selected member again returns to the channel (null). */
   onSelect: (userId: string | null) => void;
   moderation: Moderation | null;
+  /** The desktop sidebar (the specification's 400 px list) or the phone's drawer, which it fills. */
+  variant: 'sidebar' | 'drawer';
 };
 
 type Presence = 'online' | 'offline' | 'banned';
@@ -48,13 +50,19 @@ function isAdmin(user: PublicUser): boolean {
   return user.role === 'admin' || user.isCreatorAccount;
 }
 
-export function UserList({ selfId, users, loading, selectedId, pins, onSelect, moderation }: UserListProps) {
+export function UserList({ selfId, users, loading, selectedId, pins, onSelect, moderation, variant }: UserListProps) {
   const others = (users ?? []).filter((u) => u.id !== selfId).sort(byPresenceThenName);
   const self = users?.find((u) => u.id === selfId);
   const onlineCount = (users ?? []).filter((u) => u.online && !u.isBanned).length;
 
   return (
-    <aside aria-label="Members" className="flex flex-col self-start rounded-xl border border-border bg-surface">
+    <aside
+      aria-label="Members"
+      className={cn(
+        'flex-col',
+        variant === 'sidebar' ? 'hidden self-start rounded-xl border border-border bg-surface md:flex' : 'flex min-h-0 flex-1',
+      )}
+    >
       <div className="border-b border-border p-3">
         <button
           type="button"
@@ -72,7 +80,11 @@ export function UserList({ selfId, users, loading, selectedId, pins, onSelect, m
         <h2 className="text-xs font-semibold uppercase tracking-wider text-muted">Members</h2>
         <span className="text-xs text-muted">{onlineCount} online</span>
       </div>
-      <ScrollArea.Root type="hover" scrollHideDelay={600} className="h-[400px] overflow-hidden">
+      <ScrollArea.Root
+        type="hover"
+        scrollHideDelay={600}
+        className={cn('overflow-hidden', variant === 'sidebar' ? 'h-[400px]' : 'min-h-0 flex-1')}
+      >
         <ScrollArea.Viewport className="size-full px-2 pb-2">
           {loading ? <p className="px-2 py-3 text-sm text-muted">Loading members…</p> : null}
           {self ? <SelfEntry user={self} /> : null}

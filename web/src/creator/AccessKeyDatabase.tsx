@@ -11,6 +11,7 @@ import { creatorToasts } from './creator-toasts';
 import { KeyLabel } from './KeyLabel';
 import { KeyStatusBadge } from './KeyStatusBadge';
 import { EmptyState, PanelError, PanelLoading } from './panels/PanelCard';
+import { TableFrame } from '../components/ui/TableFrame';
 
 const PAGE = 100;
 /** Wait for a pause in typing before asking the server. */
@@ -106,7 +107,7 @@ export function AccessKeyDatabase() {
           )
         ) : (
           <div className="grid gap-3">
-            <div className="overflow-x-auto rounded-lg border border-border">
+            <TableFrame className="rounded-lg border border-border">
               <table className="w-full text-sm" aria-label="Access keys">
                 <thead className="bg-surface-raised text-xs text-muted">
                   <tr>
@@ -145,7 +146,7 @@ export function AccessKeyDatabase() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableFrame>
             {list.length > visible.length ? (
               <Button variant="ghost" size="sm" className="justify-self-start" onClick={() => setShowAll(true)}>
                 Show all {list.length} keys

@@ -29,7 +29,7 @@ export function CreatorConsole() {
   return (
     <div className="flex min-h-screen flex-col">
       <ConsoleHeader emergency={emergency ? emergency.active : null} refreshing={fetching} />
-      <main className="mx-auto grid w-full max-w-7xl gap-6 p-4 pb-16">
+      <main className="mx-auto grid w-full max-w-7xl grid-cols-1 gap-6 p-4 pb-16">
         {emergency?.active ? (
           <EmergencyBanner
             emergency={emergency}

@@ -10,6 +10,7 @@ import { useCreatorAction, useMonitoredUsers } from './creator-queries';
 import { creatorToasts } from './creator-toasts';
 import { formatDateTime, formatRelative, shortKey } from '../lib/format';
 import { EmptyState, PanelError, PanelLoading } from './panels/PanelCard';
+import { TableFrame } from '../components/ui/TableFrame';
 
 /** docs/spec.md §7: the creator's ban reason. */
 export const CREATOR_BAN_REASON = 'Banned by network creator';
@@ -76,7 +77,7 @@ export function MembersCard() {
         ) : list.length === 0 ? (
           <EmptyState title="No members yet">Members appear here once they redeem an access key.</EmptyState>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-border">
+          <TableFrame className="rounded-lg border border-border">
             <table className="w-full text-sm" aria-label="Members">
               <thead className="bg-surface-raised text-xs text-muted">
                 <tr>
@@ -180,7 +181,7 @@ export function MembersCard() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         )}
       </div>
     </Card>

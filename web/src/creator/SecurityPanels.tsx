@@ -26,7 +26,7 @@ export function SecurityPanels() {
   const [open, setOpen] = useState<PanelId | null>(null);
   const current = panels.find((p) => p.id === open);
   return (
-    <section aria-label="Security and keys" className="grid gap-4">
+    <section aria-label="Security and keys" className="grid grid-cols-1 gap-4">
       <div className="flex flex-wrap gap-2" role="toolbar" aria-label="Panels">
         {panels.map(({ id, label, icon: Icon }) => (
           <Button

@@ -19,6 +19,8 @@ export function Toaster() {
       {toasts.map((t) => (
         <ToastPrimitive.Root
           key={t.id}
+          // Announced politely: a toast confirms or explains, it never needs to interrupt a screen reader.
+          type="background"
           open={t.open}
           onOpenChange={(open) => {
             if (!open) dismiss(t.id);
@@ -44,9 +46,12 @@ export function Toaster() {
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>
       ))}
+      {/* Never over the composer (a toast over Send took members' clicks): at the top on phones,
+          and from md up at the right just below the screens' headers, whose actions it would
+          otherwise hide. */}
       <ToastPrimitive.Viewport
         hotkey={['F8']}
-        className="fixed top-0 z-[100] flex max-h-screen w-full flex-col-reverse gap-2 p-4 sm:bottom-0 sm:right-0 sm:top-auto sm:flex-col md:max-w-[420px]"
+        className="fixed inset-x-0 top-0 z-[100] flex max-h-screen w-full flex-col gap-2 p-3 md:left-auto md:top-16 md:max-w-[420px] md:p-4"
       />
     </ToastPrimitive.Provider>
   );

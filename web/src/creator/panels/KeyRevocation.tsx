@@ -10,6 +10,7 @@ import { isCreatorAuthFailure, useAccessKeys, useCreatorAction } from '../creato
 import { creatorToasts } from '../creator-toasts';
 import { KeyLabel } from '../KeyLabel';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
+import { TableFrame } from '../../components/ui/TableFrame';
 
 /** Keys shown at once; the rest stay one click away. */
 const PAGE = 50;
@@ -87,7 +88,7 @@ export function KeyRevocation() {
               </Button>
             </div>
           </div>
-          <div className="overflow-x-auto rounded-lg border border-border">
+          <TableFrame className="rounded-lg border border-border">
             <table className="w-full text-sm" aria-label="Active keys">
               <thead className="bg-surface-raised text-xs text-muted">
                 <tr>
@@ -113,7 +114,7 @@ export function KeyRevocation() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
           {active.length > visible.length ? (
             <Button variant="ghost" size="sm" className="justify-self-start" onClick={() => setShowAll(true)}>
               Show all {active.length} active keys

@@ -4,6 +4,7 @@ import { useRisk } from '../creator-queries';
 import { formatDateTime, formatRelative } from '../../lib/format';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
 import { SeverityBadge } from './SeverityBadge';
+import { TableFrame } from '../../components/ui/TableFrame';
 
 type Row = Risk['members'][number] | Risk['ips'][number];
 
@@ -65,7 +66,7 @@ function RiskTable({ title, firstColumn, rows, empty, name, rowAttr, mono = fals
       {rows.length === 0 ? (
         <EmptyState title="No events yet">{empty}</EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-border">
+        <TableFrame className="rounded-lg border border-border">
           <table className="w-full text-sm" aria-label={`Risk by ${title.toLowerCase()}`}>
             <thead className="bg-surface-raised text-xs text-muted">
               <tr>
@@ -106,7 +107,7 @@ function RiskTable({ title, firstColumn, rows, empty, name, rowAttr, mono = fals
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </div>
   );

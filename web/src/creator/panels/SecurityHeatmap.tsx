@@ -5,6 +5,7 @@ import { plural } from '../../lib/format';
 import { useHeatmap } from '../creator-queries';
 import { buildHeatmapGrid, eventTypeLabel, intensity, legendRange, type HeatmapCell } from '../heatmap-grid';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
+import { TableFrame } from '../../components/ui/TableFrame';
 
 const levelClasses = [
   'bg-surface-raised text-transparent',
@@ -81,7 +82,7 @@ export function SecurityHeatmap() {
             </p>
           </div>
 
-          <div className="overflow-x-auto">
+          <TableFrame>
             <table className="w-full min-w-[46rem] border-separate border-spacing-0.5 text-[10px]" aria-label="Events per hour">
               <thead>
                 <tr>
@@ -119,7 +120,7 @@ export function SecurityHeatmap() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
 
           <div className="flex flex-wrap items-start justify-between gap-6">
             <div className="grid gap-1.5">
