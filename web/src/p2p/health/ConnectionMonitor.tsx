@@ -3,7 +3,7 @@ import { Badge, type BadgeProps } from '../../components/ui/Badge';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/Card';
 import { StatCard } from '../../components/ui/StatCard';
 import { formatTime } from '../../lib/format';
-import { HEALTH_CHECK_INTERVAL_MS, hintsFor, LATENCY_BANDS_MS, type Figure, type HealthStatus } from './connection-health';
+import { formatKbps, formatMs, formatPercent, HEALTH_CHECK_INTERVAL_MS, hintsFor, LATENCY_BANDS_MS, type Figure, type HealthStatus } from './connection-health';
 import { useConnectionHealth } from './use-connection-health';
 
 const statusLabels: Record<HealthStatus, string> = {
@@ -22,13 +22,9 @@ const statusTones: Record<HealthStatus, NonNullable<BadgeProps['tone']>> = {
   disconnected: 'danger',
 };
 
-/** Milliseconds with a decimal while small (a loop-back answers in about one). */
-const formatMs = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
-
-/** A figure's value, carrying the raw number for tests and assistive tools; null (shown "—") when unknown. */
-function FigureValue({ figure, format }: { figure: Figure; format: (value: number) => string }) {
-  return figure.value === null ? null : <span data-value={figure.value}>{format(figure.value)}</span>;
-}
+/** A figure's value, carrying the raw number in data-value; null (StatCard shows "—") when unknown. */
+const figureValue = (figure: Figure, format: (value: number) => string) =>
+  figure.value === null ? null : <span data-value={figure.value}>{format(figure.value)}</span>;
 
 const figureHint = (figure: Figure) => (figure.value === null ? figure.reason : figure.basis);
 
@@ -63,15 +59,15 @@ export function ConnectionMonitor({ link }: { link: RTCPeerConnection | null }) 
       </CardHeader>
       <CardContent className="grid gap-4">
         <div className="grid grid-cols-2 gap-3">
-          <StatCard label="Latency" value={<FigureValue figure={latency} format={formatMs} />} hint={figureHint(latency)} />
+          <StatCard label="Latency" value={figureValue(latency, formatMs)} hint={figureHint(latency)} />
           <StatCard
             label="Throughput"
-            value={<FigureValue figure={health.throughput} format={(v) => `${v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')} kbit/s`} />}
+            value={figureValue(health.throughput, formatKbps)}
             hint={figureHint(health.throughput)}
           />
           <StatCard
             label="Packet loss"
-            value={<FigureValue figure={health.packetLoss} format={(v) => `${Number.isInteger(v) ? v : v.toFixed(1)} %`} />}
+            value={figureValue(health.packetLoss, formatPercent)}
             hint={figureHint(health.packetLoss)}
           />
           <StatCard

@@ -5,6 +5,7 @@ import { Button } from '../../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/Card';
 import { cn } from '../../lib/cn';
 import { useRealtimeSocket } from '../../realtime/realtime-context';
+import { formatKbps, formatMs } from './connection-health';
 import { pendingResults, runSteps, TEST_DESCRIPTIONS, TEST_NAMES, type Measured, type TestResult, type TestStatus } from './p2p-tests';
 import { createSuite } from './suite';
 
@@ -34,10 +35,7 @@ const iconColors: Record<TestStatus, string> = {
 
 const notRun = pendingResults((Object.keys(TEST_NAMES) as (keyof typeof TEST_NAMES)[]).map((id) => ({ id, name: TEST_NAMES[id] })));
 
-function formatMeasured({ value, unit }: Measured): string {
-  const digits = value < 10 ? 1 : 0;
-  return `${value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${unit}`;
-}
+const formatMeasured = ({ value, unit }: Measured) => (unit === 'ms' ? formatMs(value) : formatKbps(value));
 
 function summary(results: readonly TestResult[], running: boolean): string {
   if (running) {

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   combineHealth,
   failedShare,
+  formatKbps,
+  formatMs,
+  formatPercent,
   hintsFor,
   LOSS_WINDOW_SAMPLES,
   linkLoss,
@@ -91,7 +94,7 @@ describe('linkThroughput', () => {
 
 describe('linkLoss', () => {
   it('is the share of connectivity checks left unanswered over the window', () => {
-    expect(linkLoss([sample(0, 0, 10, 10), sample(5_000, 0, 12, 12), sample(10_000, 0, 30, 28)])).toEqual({ value: 10, basis: expect.stringMatching(/20 connectivity checks/) });
+    expect(linkLoss([sample(0, 0, 10, 10), sample(5_000, 0, 12, 12), sample(10_000, 0, 30, 28)])).toEqual({ value: 10, basis: expect.stringMatching(/20 connectivity checks on the room link/) });
   });
 
   it('has no figure without checks or counters', () => {
@@ -117,7 +120,7 @@ describe('combineHealth', () => {
 
   it("in a room whose link reports no loss yet: the server checks' loss", () => {
     const health = combineHealth({ ...base, checks: [false], linkSamples: [sample(0, 0)] });
-    expect(health.packetLoss).toMatchObject({ value: 100, basis: expect.stringMatching(/server checks/) });
+    expect(health.packetLoss).toMatchObject({ value: 100, basis: 'unanswered share of 1 server check, last minute' });
   });
 });
 
@@ -146,12 +149,22 @@ describe('hintsFor', () => {
   });
 
   it('unstable and disconnected say the monitor keeps trying; disconnected says why', () => {
-    expect(hintsFor({ ...healthy, status: 'unstable', latencyMs: 250 })[0]?.text).toMatch(/^Trying to reconnect automatically/);
+    expect(hintsFor({ ...healthy, status: 'unstable', latencyMs: 250 })[0]?.text).toMatch(/^Trying to reconnect automatically.*200 ms or more/);
     const down = hintsFor({ ...healthy, status: 'disconnected', latencyMs: null, failure: 'network error' });
     expect(down[0]?.text).toMatch(/^Trying to reconnect automatically.*network error/);
   });
 
   it('gives no hint for an unknown figure', () => {
     expect(hintsFor({ ...healthy, throughput: { value: null, reason: 'join a room to measure' }, packetLoss: { value: null, reason: '' } })).toEqual([]);
+  });
+});
+
+describe('figures on screen', () => {
+  it('keep a decimal while small, group thousands, and show whole percentages bare', () => {
+    expect(formatMs(0.23)).toBe('0.2 ms');
+    expect(formatMs(11.4)).toBe('11 ms');
+    expect(formatKbps(120_181.4)).toBe('120,181 kbit/s');
+    expect(formatPercent(0)).toBe('0 %');
+    expect(formatPercent(100 / 3)).toBe('33 %');
   });
 });

@@ -1,19 +1,26 @@
 /**
- * The connection monitor's arithmetic (docs/spec.md §4, §8, §9), kept free of timers and the
+ * The connection monitor's arithmetic (docs/spec.md §3, §4, §8, §9), kept free of timers and the
  * network so every band, hint and delta is unit-tested: status bands from a check's latency, the
  * loss window of the server checks, and throughput and loss from a peer connection's counters.
  */
+import { plural } from '../../lib/format';
 
-/** The server is checked this often (specification §9: "connection check every 5 s"). */
+/** The server is checked this often (docs/spec.md §9: "connection check every 5 s"). */
 export const HEALTH_CHECK_INTERVAL_MS = 5_000;
 /** A check still unanswered after this long failed: by then the next one is due. */
 export const HEALTH_CHECK_TIMEOUT_MS = 5_000;
-/** Upper bounds of the latency bands (specification §9): under 50 ms excellent, under 100 good, under 200 poor. */
+/** Upper bounds of the latency bands (docs/spec.md §9): under 50 ms excellent, under 100 good, under 200 poor. */
 export const LATENCY_BANDS_MS = { excellent: 50, good: 100, poor: 200 } as const;
 /** Packet loss is counted over the last minute of checks (or of room-link samples). */
 export const LOSS_WINDOW_SAMPLES = 60_000 / HEALTH_CHECK_INTERVAL_MS;
-/** The thresholds of the connection hints (specification §8). */
+/** The thresholds of the connection hints (docs/spec.md §8). */
 export const HINT_THRESHOLDS = { latencyMs: 500, lossPercent: 5, throughputKbps: 100 } as const;
+
+/** Figures with a decimal while small (a loop-back echo takes well under a millisecond), whole otherwise. */
+const figure = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 1 : 0, minimumFractionDigits: value < 10 ? 1 : 0 });
+export const formatMs = (ms: number) => `${figure(ms)} ms`;
+export const formatKbps = (kbps: number) => `${figure(kbps)} kbit/s`;
+export const formatPercent = (percent: number) => `${Number.isInteger(percent) ? percent : figure(percent)} %`;
 
 export type HealthStatus = 'excellent' | 'good' | 'poor' | 'unstable' | 'disconnected';
 
@@ -112,7 +119,7 @@ export function linkLoss(samples: readonly LinkSample[]): Figure {
   const sent = last.requests - first.requests;
   if (sent <= 0) return { value: null, reason: 'no connectivity checks on the room link yet' };
   const answered = last.responses - first.responses;
-  return { value: (100 * Math.max(0, sent - answered)) / sent, basis: `${sent} connectivity checks on the room link, last minute` };
+  return { value: (100 * Math.max(0, sent - answered)) / sent, basis: `unanswered share of ${plural(sent, 'connectivity check')} on the room link, last minute` };
 }
 
 /** Everything the monitor shows. `status` is null until the first check has ended. */
@@ -142,7 +149,9 @@ export function combineHealth(args: {
 }): ConnectionHealth {
   const checkLoss = failedShare(args.checks);
   const fromChecks: Figure =
-    checkLoss === null ? { value: null, reason: 'no check has ended yet' } : { value: checkLoss, basis: `${args.checks.length} server checks, last minute` };
+    checkLoss === null
+      ? { value: null, reason: 'no check has ended yet' }
+      : { value: checkLoss, basis: `unanswered share of ${plural(args.checks.length, 'server check')}, last minute` };
   let throughput: Figure = { value: null, reason: 'join a room to measure' };
   let packetLoss = fromChecks;
   if (args.linkSamples) {
@@ -155,16 +164,18 @@ export function combineHealth(args: {
 
 export type Hint = { id: 'reconnecting' | 'latency' | 'loss' | 'throughput'; text: string };
 
-/** The hints for what the monitor shows (specification §8), most urgent first. */
+/** The hints for what the monitor shows (docs/spec.md §8), most urgent first. */
 export function hintsFor(health: ConnectionHealth): Hint[] {
   const hints: Hint[] = [];
-  if (health.status === 'unstable' || health.status === 'disconnected') {
+  if (health.status === 'disconnected') {
     hints.push({
       id: 'reconnecting',
-      text:
-        health.status === 'disconnected'
-          ? `Trying to reconnect automatically: the server did not answer (${health.failure ?? 'no answer'}). It is checked again every ${HEALTH_CHECK_INTERVAL_MS / 1000} s, and your messages wait until it is back.`
-          : `Trying to reconnect automatically: the server answers, but slowly. If this lasts, check your network; messages still go through, later.`,
+      text: `Trying to reconnect automatically: the server did not answer (${health.failure ?? 'no answer'}). It is checked again every ${HEALTH_CHECK_INTERVAL_MS / 1000} s, and the chat reconnects by itself once it answers.`,
+    });
+  } else if (health.status === 'unstable') {
+    hints.push({
+      id: 'reconnecting',
+      text: `Trying to reconnect automatically if the connection drops: the server answers, but takes ${LATENCY_BANDS_MS.poor} ms or more. If this lasts, check your network.`,
     });
   }
   if (health.latencyMs !== null && health.latencyMs > HINT_THRESHOLDS.latencyMs) {
@@ -176,7 +187,7 @@ export function hintsFor(health: ConnectionHealth): Hint[] {
   if (health.packetLoss.value !== null && health.packetLoss.value > HINT_THRESHOLDS.lossPercent) {
     hints.push({
       id: 'loss',
-      text: `More than ${HINT_THRESHOLDS.lossPercent} % of recent checks went unanswered: the connection drops out now and then. Moving closer to the access point or switching networks helps.`,
+      text: `More than ${HINT_THRESHOLDS.lossPercent} % of recent checks went unanswered: the connection, or the server, dropped out now and then. If it keeps happening, a steadier network (wired, or closer to the access point) helps.`,
     });
   }
   if (health.throughput.value !== null && health.throughput.value < HINT_THRESHOLDS.throughputKbps) {

@@ -4,7 +4,7 @@
  * other without a server, over which echoes and a bulk transfer are timed.
  */
 import type { RealtimeSocket } from '../../net/socket';
-import { median, RTT_ECHOES, THROUGHPUT_BYTES, THROUGHPUT_CHUNK_BYTES } from './p2p-tests';
+import { RTT_ECHOES, THROUGHPUT_BYTES, THROUGHPUT_CHUNK_BYTES } from './p2p-tests';
 
 const PONG_TIMEOUT_MS = 5_000;
 const ECHO_TIMEOUT_MS = 5_000;
@@ -127,8 +127,8 @@ function nextText(channel: RTCDataChannel): Promise<string> {
   });
 }
 
-/** The median of {@link RTT_ECHOES} echoes, one at a time, in ms. */
-export async function measureRtt(channel: RTCDataChannel): Promise<number> {
+/** The times of {@link RTT_ECHOES} echoes, one at a time, in ms. */
+export async function echoTimes(channel: RTCDataChannel): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < RTT_ECHOES; i++) {
     const text = `echo ${i}`;
@@ -140,7 +140,7 @@ export async function measureRtt(channel: RTCDataChannel): Promise<number> {
     }
     times.push(performance.now() - started);
   }
-  return median(times);
+  return times;
 }
 
 function drained(channel: RTCDataChannel): Promise<void> {

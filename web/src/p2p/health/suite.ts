@@ -2,10 +2,11 @@ import { routes } from '@enclave/protocol';
 import { plural } from '../../lib/format';
 import { call } from '../../net/http';
 import type { RealtimeSocket } from '../../net/socket';
+import { formatMs } from './connection-health';
 import {
   kbitPerSecond,
   LOOPBACK_OPEN_TIMEOUT_MS,
-  RTT_ECHOES,
+  median,
   TEST_NAMES,
   verdict,
   WARN_LOOPBACK_OPEN_MS,
@@ -13,7 +14,7 @@ import {
   WARN_THROUGHPUT_KBPS,
   type Step,
 } from './p2p-tests';
-import { measureRtt, measureThroughput, offerTime, openLoopback, pingSocket, type Loopback } from './probes';
+import { echoTimes, measureThroughput, offerTime, openLoopback, pingSocket, type Loopback } from './probes';
 
 /**
  * One run of the suite: its steps share the ICE servers the signaling step fetched and the
@@ -51,7 +52,7 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
       id: 'webrtc',
       name: TEST_NAMES.webrtc,
       needs: [],
-      run: async () => ({ status: 'passed', figure: { value: await offerTime(), unit: 'ms' }, detail: 'A peer connection created a data channel and an offer (the figure is the time the offer took).' }),
+      run: async () => ({ status: 'passed', figure: { value: await offerTime(), unit: 'ms' }, detail: 'The offer with a data channel was created in the time shown.' }),
     },
     {
       id: 'loopback',
@@ -68,7 +69,7 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
         loopback = opened;
         const over = opened.candidateType ? ` over ${opened.candidateType} candidates` : '';
         const slow = verdict(ms, { warnAbove: WARN_LOOPBACK_OPEN_MS });
-        return { status: slow, figure: { value: ms, unit: 'ms' }, detail: `The channel opened${over} in the figure's time; no server carried it.${slow === 'warning' ? ` That is over ${WARN_LOOPBACK_OPEN_MS / 1000} s.` : ''}` };
+        return { status: slow, figure: { value: ms, unit: 'ms' }, detail: `The channel opened${over}; no server carried it.${slow === 'warning' ? ` Opening took over ${WARN_LOOPBACK_OPEN_MS / 1000} s: the device is busy.` : ''}` };
       },
     },
     {
@@ -76,9 +77,11 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
       name: TEST_NAMES.rtt,
       needs: ['loopback'],
       run: async () => {
-        const rtt = await measureRtt(openChannel());
+        const times = await echoTimes(openChannel());
+        const rtt = median(times);
         const status = verdict(rtt, { warnAbove: WARN_RTT_MS });
-        return { status, figure: { value: rtt, unit: 'ms' }, detail: `Median of ${RTT_ECHOES} echoes over the loop-back: this device's WebRTC, not your network.${status === 'warning' ? ` Over ${WARN_RTT_MS} ms: the device is busy.` : ''}` };
+        const spread = `Fastest ${formatMs(Math.min(...times))}, slowest ${formatMs(Math.max(...times))}.`;
+        return { status, figure: { value: rtt, unit: 'ms' }, detail: `${spread}${status === 'warning' ? ` Over ${WARN_RTT_MS} ms: the device is busy.` : ''}` };
       },
     },
     {
@@ -92,7 +95,7 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
         return {
           status,
           figure: { value: kbps, unit: 'kbit/s' },
-          detail: `${(bytes / 1024 / 1024).toFixed(0)} MiB over the loop-back in ${Math.round(ms)} ms, confirmed by the far end.${status === 'warning' ? ` Under ${WARN_THROUGHPUT_KBPS} kbit/s: the device is busy.` : ''}`,
+          detail: `${bytes / 1024 / 1024} MiB in ${Math.round(ms)} ms, confirmed by the far end.${status === 'warning' ? ` Under ${WARN_THROUGHPUT_KBPS} kbit/s: the device is busy.` : ''}`,
         };
       },
     },
