@@ -2,7 +2,8 @@
  * A member watches their connection at /p2p-network: the monitor shows a real band and latency,
  * the P2P test suite passes every check with measured figures (a ping over the socket, WebRTC, a
  * loop-back channel, its round-trip time and throughput), and when the server goes away the monitor
- * says disconnected and that it keeps trying, then returns to a good band once the server is back.
+ * says disconnected and that it keeps trying (the suite, run then, fails signaling and says why, while
+ * the loop-back still passes), then returns to a good band once the server is back.
  */
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './support/network';
@@ -66,6 +67,18 @@ test('the monitor and the P2P test suite report real figures, through a server o
     await shot(page, '03-disconnected');
   });
 
+  await test.step('the suite during the outage: signaling fails and says why; the loop-back needs no server', async () => {
+    await page.getByRole('button', { name: 'Run tests' }).click();
+    await expect(page.locator('[data-suite-summary]')).toContainText(/Finished: \d passed, \d with a warning, 1 failed/, { timeout: 60_000 });
+    const signaling = page.locator('[data-p2p-test="signaling"]');
+    await expect(signaling).toHaveAttribute('data-status', 'failed');
+    await expect(signaling).toContainText('The real-time connection to the server is not open and signed in');
+    for (const id of ['webrtc', 'loopback', 'rtt', 'throughput']) {
+      await expect(page.locator(`[data-p2p-test="${id}"]`), `${id} passed without the server`).toHaveAttribute('data-status', /^(passed|warning)$/);
+    }
+    await shot(page, '04-suite-during-outage');
+  });
+
   await test.step('the server is back on the same port: a good band again, the outage still in the loss figure', async () => {
     await network.server.start();
     await expect(monitorStatus(page)).toHaveAttribute('data-health-status', /^(excellent|good)$/, { timeout: 15_000 });
@@ -73,6 +86,6 @@ test('the monitor and the P2P test suite report real figures, through a server o
     expect(await figure(stat(page, 'Latency'))).toBeGreaterThan(0);
     expect(await figure(stat(page, 'Packet loss'))).toBeGreaterThan(0);
     await expect(page.locator('[data-hint="loss"]')).toBeVisible();
-    await shot(page, '04-back');
+    await shot(page, '05-back');
   });
 });

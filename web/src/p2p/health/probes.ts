@@ -26,7 +26,7 @@ function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T>
 /** The round-trip time of a ping over the member's socket, in ms. */
 export function pingSocket(socket: RealtimeSocket | null): Promise<number> {
   if (!socket || socket.state !== 'authenticated') {
-    return Promise.reject(new Error(`The real-time connection is not signed in (${socket?.state ?? 'not started'}).`));
+    return Promise.reject(new Error(`The real-time connection to the server is not open and signed in (it is ${socket?.state ?? 'not started'}).`));
   }
   let off: () => void = () => undefined;
   const pong = new Promise<number>((resolve, reject) => {
