@@ -26,7 +26,8 @@ import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
 /**
  * Sends a call of the route table and returns the raw answer (for answers that are not JSON);
  * the body is checked by the route's own schema first. `headers` carries the creator's
- * `Authorization: SuperAdmin …` for the console's calls (creator-session.ts).
+ * `Authorization: SuperAdmin …` for the console's calls (creator-session.ts); `signal` aborts the
+ * call (the connection monitor's timeout), which then fails as a network error.
  */
 export async function send<R extends RouteDefinition>(
   route: R,
