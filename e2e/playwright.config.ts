@@ -27,6 +27,8 @@ export default defineConfig({
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        // WebRTC host candidates carry the real loopback address instead of an mDNS name nothing here resolves.
+        '--disable-features=WebRtcHideLocalIpsWithMdns',
       ],
     },
     trace: 'off',

@@ -19,6 +19,7 @@ const AdminPage = lazyScreen(() => import('./admin/AdminPage').then((m) => m.Adm
 const CreatorPage = lazyScreen(() => import('./creator/CreatorPage').then((m) => m.CreatorPage));
 const ValidatePage = lazyScreen(() => import('./validate/ValidatePage').then((m) => m.ValidatePage));
 const SecurityPage = lazyScreen(() => import('./security-dashboard/SecurityPage').then((m) => m.SecurityPage));
+const P2pNetworkPage = lazyScreen(() => import('./p2p/P2pNetworkPage').then((m) => m.P2pNetworkPage));
 
 function Routes() {
   return (
@@ -31,6 +32,7 @@ function Routes() {
       <Route path="/validate" component={ValidatePage} />
       <Route path="/super-admin" component={CreatorPage} />
       <Route path="/advanced-security" component={AdvancedSecurityPage} />
+      <Route path="/p2p-network" component={P2pNetworkPage} />
       <Route component={NotFound} />
     </Switch>
   );

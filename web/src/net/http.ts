@@ -26,10 +26,16 @@ import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
 /**
  * Sends a call of the route table and returns the raw answer (for answers that are not JSON);
  * the body is checked by the route's own schema first. `headers` carries the creator's
- * `Authorization: SuperAdmin …` for the console's calls (creator-session.ts).
+ * `Authorization: SuperAdmin …` for the console's calls (creator-session.ts); `signal` aborts the
+ * call (the connection monitor's timeout), which then fails as a network error.
  */
-export async function send<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers: Record<string, string> = {}): Promise<Response> {
-  const init: RequestInit = { method: route.method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
+export async function send<R extends RouteDefinition>(
+  route: R,
+  input: RouteInput<R>,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
+  const init: RequestInit = { method: route.method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers }, signal };
   // A route that accepts any body (the decoys) may be called with none.
   const body: unknown = route.body ? route.body.parse(input.body) : undefined;
   if (body !== undefined) {
@@ -136,7 +142,7 @@ export async function sendMessage(body: SendMessageRequest): Promise<Message> {
   return (await call(routes.sendMessage, { body })).message;
 }
 
-/** Resolves when the server answers. */
-export async function health(): Promise<void> {
-  await send(routes.health, {});
+/** Resolves when the server answers 2xx; an ApiError otherwise, a network one when `signal` aborts first. */
+export async function health(signal?: AbortSignal): Promise<void> {
+  await send(routes.health, {}, {}, signal);
 }
