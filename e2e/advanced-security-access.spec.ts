@@ -51,7 +51,7 @@ test('a member gets the master-key card and no security data', async ({ network 
 });
 
 test('paths that are not screens still show the 404 page', async ({ page, server }) => {
-  for (const path of ['/advanced-security/extra', '/p2p-network', '/no-such-page']) {
+  for (const path of ['/advanced-security/extra', '/p2p-network/extra', '/no-such-page']) {
     await page.goto(`${server.url}${path}`);
     await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
     await expect(page.getByRole('link', { name: 'Back to Enclave' })).toHaveAttribute('href', '/');
