@@ -216,7 +216,7 @@ function gitCommit(): string {
   return dirty ? `${head} (with uncommitted changes)` : head;
 }
 
-function report(results: Run[], chromiumVersion: string, started: Date): string {
+function report(results: Run[], chromiumVersion: string, started: Date, commit: string): string {
   const first = results.map((r) => r.firstPage.ms);
   const history = results.map((r) => r.history.ms);
   const blocks = results.map((r) => Math.max(r.firstPageBlockMs, r.historyBlockMs));
@@ -233,7 +233,7 @@ function report(results: Run[], chromiumVersion: string, started: Date): string 
   const lines = [
     `## Browser: 1,005 channel messages in Chromium`,
     '',
-    `\`npm run bench:browser\` at commit ${gitCommit()} (bench/README.md says what it does and how each figure is read).`,
+    `\`npm run bench:browser\` at commit ${commit} (bench/README.md says what it does and how each figure is read).`,
     '',
     `- date: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     `- machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, Linux ${os.release()}, Node ${process.versions.node}, Chromium ${chromiumVersion}; load average ${os.loadavg()[0]?.toFixed(1)} at the end`,
@@ -259,6 +259,8 @@ function report(results: Run[], chromiumVersion: string, started: Date): string 
 }
 
 const started = new Date();
+// Read at the start, right after the build this run measures.
+const commit = gitCommit();
 log('seeding: server build, members, messages');
 const seeded = await seed();
 let browser: Browser | null = null;
@@ -270,7 +272,7 @@ try {
     log(`run ${i + 1}: first page ${ms(run.firstPage.ms)}, history ${ms(run.history.ms)} (${run.history.shown} shown), longest block ${ms(Math.max(run.firstPageBlockMs, run.historyBlockMs))}`);
     results.push(run);
   }
-  const text = report(results, browser.version(), started);
+  const text = report(results, browser.version(), started, commit);
   process.stdout.write(`${text}\n`);
   if (resultsFile) fs.appendFileSync(resultsFile, `\n${text}`);
 } finally {
