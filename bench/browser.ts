@@ -4,7 +4,8 @@
  * general-channel messages from 50 senders sent by `TestMember`s (real keys, the web app's own
  * sender keys), then a reader signs in through the login screen, in a fresh browser profile each
  * run, and reads the whole history. Environment: BROWSER_RUNS (7), BROWSER_RESULTS (the file the
- * figures are appended to, bench/RESULTS.md; empty for none). The report goes to stdout.
+ * figures are appended to, bench/RESULTS.md; empty for none), BROWSER_TRACE (a directory for
+ * Chromium traces of the first run's two phases, to open in DevTools). The report goes to stdout.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +25,7 @@ const targets = { firstPageMs: 150, historyMs: 300, blockMs: 50, initialJsKB: 20
 const runs = Number(process.env.BROWSER_RUNS ?? '7');
 if (!Number.isInteger(runs) || runs <= 0) throw new Error(`BROWSER_RUNS must be a positive whole number, not "${process.env.BROWSER_RUNS}"`);
 const resultsFile = process.env.BROWSER_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
+const traceDir = process.env.BROWSER_TRACE || null;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Chromium as the e2e suite runs it (e2e/playwright.config.ts). */
@@ -135,6 +137,7 @@ function signInAndWaitFirstPage(page: number): Promise<Phase> {
   button.click();
   return new Promise((resolve) => {
     const check = () => {
+      // The text is read only once every row is there: reading it each frame would cost the page more than it measures.
       const items = document.querySelectorAll('[data-message-id]');
       const log = document.querySelector('[role="log"]');
       if (items.length >= page && log && !log.textContent?.includes('Decrypting…')) {
@@ -156,7 +159,7 @@ function loadAllHistory(total: number): Promise<Phase> {
       if (older && !older.disabled) older.click();
       const items = document.querySelectorAll('[data-message-id]');
       const log = document.querySelector('[role="log"]');
-      if (!older && items.length >= total && log && !log.textContent?.includes('Decrypting…') && !log.textContent?.includes('Loading…')) {
+      if (!older && items.length >= total && log && !log.textContent?.includes('Decrypting…')) {
         const end = performance.now();
         const readable = Array.from(items).filter((i) => i.textContent?.includes('Message ')).length;
         resolve({ ms: end - start, start, end, shown: items.length, readable });
@@ -168,7 +171,23 @@ function loadAllHistory(total: number): Promise<Phase> {
 
 type Run = { firstPage: Phase; history: Phase; firstPageBlockMs: number; historyBlockMs: number; transfer: Transfer; chatScripts: Script[] };
 
-async function measureOnce(browser: Browser, baseURL: string, token: string): Promise<Run> {
+/**
+ * Runs `phase` under Chromium's tracing when `file` is given, writing the trace there (the main
+ * thread's tasks, layout and paint, and JavaScript samples; DevTools' Performance panel opens it).
+ */
+async function traced<T>(page: Page, file: string | null, phase: () => Promise<T>): Promise<T> {
+  if (!file) return phase();
+  const browser = page.context().browser();
+  if (!browser) throw new Error('no browser to trace');
+  await browser.startTracing(page, { path: file, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'disabled-by-default-v8.cpu_profiler'] });
+  try {
+    return await phase();
+  } finally {
+    await browser.stopTracing();
+  }
+}
+
+async function measureOnce(browser: Browser, baseURL: string, token: string, traceTo: string | null): Promise<Run> {
   const context = await browser.newContext({ baseURL });
   try {
     const page = await context.newPage();
@@ -182,8 +201,9 @@ async function measureOnce(browser: Browser, baseURL: string, token: string): Pr
     await page.waitForLoadState('networkidle');
     const transfer = await recorder.collect();
     await page.getByLabel('Access Token', { exact: true }).fill(token);
-    const firstPage = await page.evaluate(signInAndWaitFirstPage, PAGE);
-    const history = await page.evaluate(loadAllHistory, MESSAGES);
+    const file = (name: string) => (traceTo ? path.join(traceTo, `${name}.json`) : null);
+    const firstPage = await traced(page, file('first-page'), () => page.evaluate(signInAndWaitFirstPage, PAGE));
+    const history = await traced(page, file('history'), () => page.evaluate(loadAllHistory, MESSAGES));
     const chatScripts = (await recorder.collect()).scripts.slice(transfer.scripts.length);
     const tasks = await page.evaluate(() => (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks);
     const longest = (p: Phase) => Math.max(0, ...tasks.filter((t) => t.start + t.duration > p.start && t.start < p.end).map((t) => t.duration));
@@ -268,7 +288,8 @@ try {
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
   const results: Run[] = [];
   for (let i = 0; i < runs; i++) {
-    const run = await measureOnce(browser, seeded.server.url, seeded.readerToken);
+    if (traceDir && i === 0) fs.mkdirSync(traceDir, { recursive: true });
+    const run = await measureOnce(browser, seeded.server.url, seeded.readerToken, i === 0 ? traceDir : null);
     log(`run ${i + 1}: first page ${ms(run.firstPage.ms)}, history ${ms(run.history.ms)} (${run.history.shown} shown), longest block ${ms(Math.max(run.firstPageBlockMs, run.historyBlockMs))}`);
     results.push(run);
   }

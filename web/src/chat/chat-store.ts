@@ -106,13 +106,16 @@ export class ChatStore {
     this.update(conversation, { loadingOlder: true });
     try {
       const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.pageSize });
-      conversation.hasOlder = page.hasMore;
-      const undecrypted = this.insert(conversation, page.messages);
+      // Decrypted before they are shown, and shown in one view with the button back: each view
+      // renders the whole list, and these rows are above what the reader is looking at.
+      const undecrypted = page.messages.filter((m) => !conversation.messages.has(m.id) && !conversation.results.has(m.id));
       if (undecrypted.length) await this.decryptResults(conversation, undecrypted);
+      conversation.hasOlder = page.hasMore;
+      this.insert(conversation, page.messages);
+      conversation.loadingOlder = false;
+      this.refreshView(conversation, { messages: true });
     } catch (error) {
       console.error('could not load older messages', error);
-    } finally {
-      // With the page's texts, in one view: each view renders the whole list.
       this.update(conversation, { loadingOlder: false });
     }
   }
@@ -194,16 +197,17 @@ export class ChatStore {
   }
 
   private async add(conversation: Conversation, messages: readonly Message[]): Promise<void> {
-    const undecrypted = this.insert(conversation, messages);
+    const fresh = this.insert(conversation, messages);
+    this.refreshView(conversation, { messages: fresh.length > 0 });
+    const undecrypted = fresh.filter((m) => !conversation.results.has(m.id));
     if (undecrypted.length) await this.decryptInto(conversation, undecrypted);
   }
 
-  /** Adds the messages not held yet and shows them; those still to decrypt. */
+  /** Adds the messages not held yet (not shown until the next view); those it added. */
   private insert(conversation: Conversation, messages: readonly Message[]): Message[] {
     const fresh = messages.filter((m) => !conversation.messages.has(m.id));
     for (const m of fresh) conversation.messages.set(m.id, m);
-    this.refreshView(conversation, { messages: fresh.length > 0 });
-    return fresh.filter((m) => !conversation.results.has(m.id));
+    return fresh;
   }
 
   private async decryptInto(conversation: Conversation, messages: readonly Message[]): Promise<void> {
