@@ -41,6 +41,25 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
   const names = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u.username])), [users.data]);
   // Read once per render: rows re-render when the day changes, not for every other reason.
   const today = dayKey(new Date());
+  const { messages, results } = view;
+  const selfName = dm?.selfName ?? null;
+  const peerName = dm?.peerName ?? null;
+  // The same rows while only the view's status changes (a page loading): React skips the list.
+  const rows = useMemo(
+    () =>
+      messages.map((message) => (
+        <MessageItem
+          key={message.id}
+          message={message}
+          sender={names.get(message.senderId) ?? 'Unknown User'}
+          result={results.get(message.id)}
+          own={message.senderId === selfId}
+          encryptedFor={selfName === null || peerName === null ? null : message.senderId === selfId ? peerName : selfName}
+          today={today}
+        />
+      )),
+    [messages, results, names, selfId, selfName, peerName, today],
+  );
 
   // Follow new messages at the bottom, but leave the reader alone when they scrolled up or when
   // older messages were prepended.
@@ -75,17 +94,7 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
         <p className="py-6 text-center text-sm text-muted">No messages yet. Say hello — it is end-to-end encrypted.</p>
       ) : null}
       <ol className="grid gap-2">
-        {view.messages.map((message) => (
-          <MessageItem
-            key={message.id}
-            message={message}
-            sender={names.get(message.senderId) ?? 'Unknown User'}
-            result={view.results.get(message.id)}
-            own={message.senderId === selfId}
-            encryptedFor={dm ? (message.senderId === selfId ? dm.peerName : dm.selfName) : null}
-            today={today}
-          />
-        ))}
+        {rows}
       </ol>
     </div>
   );
