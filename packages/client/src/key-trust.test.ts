@@ -25,7 +25,7 @@ type FakeKey = { imported: string };
 
 function setup(options: { users?: PublicUser[]; late?: PublicUser[]; pins?: PinStore } = {}) {
   let users = options.users ?? [user(ALICE, 'alice'), user(BOB, 'bob'), user(CAROL, 'carol')];
-  const calls = { fresh: 0, imports: [] as string[] };
+  const calls = { fresh: 0, imports: [] as string[], fingerprints: 0 };
   const pins = options.pins ?? new MemoryPinStore();
   const make = () =>
     new KeyTrust({
@@ -42,6 +42,7 @@ function setup(options: { users?: PublicUser[]; late?: PublicUser[]; pins?: PinS
       crypto: {
         // Keys that are "not base64" fail here, as the real fingerprint does.
         fingerprint: async (keys) => {
+          calls.fingerprints += 1;
           if (keys.encryptionPublicKey.includes('!')) throw new Error('malformed');
           return fp(keys);
         },
@@ -163,6 +164,31 @@ describe('KeyTrust.verifyKeyFor', () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const t = setup({ users });
     expect(await t.trust.verifyKeyFor(userId)).toBeNull();
+  });
+
+  it("checks a sender's pin once for all their messages decrypted together, and hashes each key once", async () => {
+    const t = setup();
+    const reads = vi.spyOn(t.pins, 'read');
+    const keys = await Promise.all(Array.from({ length: 50 }, (_, i) => t.trust.verifyKeyFor(i % 2 ? BOB : CAROL)));
+    expect(keys.map(keyOf)).toEqual(Array.from({ length: 50 }, (_, i) => ({ imported: i % 2 ? 'sig-bob' : 'sig-carol' })));
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(t.calls.fingerprints).toBe(2);
+    // The member list's check hashes nothing again.
+    await t.trust.check([user(BOB, 'bob'), user(CAROL, 'carol')]);
+    expect(t.calls.fingerprints).toBe(2);
+  });
+
+  it('answers KEY_CHANGED to every message of a sender whose key changed, checked once', async () => {
+    const t = setup();
+    await t.trust.check([user(BOB, 'bob')]);
+    t.setUsers([user(ALICE, 'alice'), bobWithNewKey]);
+    const reads = vi.spyOn(t.pins, 'read');
+    const keys = await Promise.all(Array.from({ length: 10 }, () => t.trust.verifyKeyFor(BOB)));
+    expect(keys).toEqual(Array.from({ length: 10 }, () => KEY_CHANGED));
+    expect(reads).toHaveBeenCalledTimes(1);
+    // A later message asks the store again: an acceptance in another tab is seen at once.
+    expect(await t.trust.verifyKeyFor(BOB)).toBe(KEY_CHANGED);
+    expect(reads).toHaveBeenCalledTimes(2);
   });
 
   it('answers null when the pins cannot be read, and trusts nothing', async () => {

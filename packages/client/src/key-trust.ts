@@ -121,6 +121,13 @@ export class KeyTrust {
    * tab) is seen at once.
    */
   private readonly agreed = new Map<string, string>();
+  /** Fingerprints by the keys they are of: SHA-256 once per key, not once per check. */
+  private readonly fingerprints = new Map<string, Promise<string>>();
+  /**
+   * Checks under way for {@link verifyKeyFor}, by member and keys: the messages of one sender
+   * decrypted together wait for one check, not one each.
+   */
+  private readonly checking = new Map<string, Promise<PinStatus | undefined>>();
   /** Pin reads and writes run one at a time, so two first sightings cannot pin different keys. */
   private pinQueue: Promise<unknown> = Promise.resolve();
 
@@ -140,7 +147,7 @@ export class KeyTrust {
     const current = await Promise.all(
       contacts.map(async (user) => {
         try {
-          return { user, fingerprint: await this.options.crypto.fingerprint(user) };
+          return { user, fingerprint: await this.fingerprintOf(user) };
         } catch (error) {
           console.error(`the published keys of ${user.username} are malformed`, error);
           return null;
@@ -188,7 +195,7 @@ export class KeyTrust {
     if (this.agreed.get(user.id) !== keysOf(user)) {
       let status: PinStatus | undefined;
       try {
-        status = (await this.check([user])).get(user.id);
+        status = await this.checkOnce(user);
       } catch (error) {
         console.error('could not check the key pins', error);
         return null;
@@ -241,6 +248,28 @@ export class KeyTrust {
       }
     }
     return { recipients: recipients.filter((r) => !skipped.some((s) => s.id === r.id)), skipped };
+  }
+
+  /** The member's pin status, from the check of them already under way if there is one. */
+  private checkOnce(user: PublicUser): Promise<PinStatus | undefined> {
+    const key = `${user.id}/${keysOf(user)}`;
+    const pending = this.checking.get(key);
+    if (pending) return pending;
+    const check = this.check([user]).then((statuses) => statuses.get(user.id));
+    this.checking.set(key, check);
+    const done = () => void this.checking.delete(key);
+    check.then(done, done);
+    return check;
+  }
+
+  private fingerprintOf(user: PublicUser): Promise<string> {
+    const keys = keysOf(user);
+    let found = this.fingerprints.get(keys);
+    if (!found) {
+      found = this.options.crypto.fingerprint(user);
+      this.fingerprints.set(keys, found);
+    }
+    return found;
   }
 
   private record(contactId: string, fingerprint: string): PinRecord {

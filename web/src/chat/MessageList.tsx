@@ -1,10 +1,11 @@
 import type { DecryptResult } from '@enclave/client';
 import type { Message } from '@enclave/protocol';
 import { AlertOctagon, Info, Lock } from 'lucide-react';
-import { useLayoutEffect, useRef } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
+import { dayKey, formatMessageTime } from '../lib/format';
 import type { ConversationView } from './chat-store';
 import { useUsers } from './use-users';
 
@@ -30,13 +31,6 @@ type MessageListProps = {
   onLoadOlder: () => void;
 };
 
-function formatTime(iso: string): string {
-  const date = new Date(iso);
-  const sameDay = date.toDateString() === new Date().toDateString();
-  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  return sameDay ? time : `${date.toLocaleDateString()} ${time}`;
-}
-
 export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
@@ -44,7 +38,28 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
   // Names come from the member list by sender id (which the signature binds), never from the
   // name the server attaches to a message.
   const users = useUsers();
-  const names = new Map((users.data ?? []).map((u) => [u.id, u.username]));
+  const names = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u.username])), [users.data]);
+  // Read once per render: rows re-render when the day changes, not for every other reason.
+  const today = dayKey(new Date());
+  const { messages, results } = view;
+  const selfName = dm?.selfName ?? null;
+  const peerName = dm?.peerName ?? null;
+  // The same rows while only the view's status changes (a page loading): React skips the list.
+  const rows = useMemo(
+    () =>
+      messages.map((message) => (
+        <MessageItem
+          key={message.id}
+          message={message}
+          sender={names.get(message.senderId) ?? 'Unknown User'}
+          result={results.get(message.id)}
+          own={message.senderId === selfId}
+          encryptedFor={selfName === null || peerName === null ? null : message.senderId === selfId ? peerName : selfName}
+          today={today}
+        />
+      )),
+    [messages, results, names, selfId, selfName, peerName, today],
+  );
 
   // Follow new messages at the bottom, but leave the reader alone when they scrolled up or when
   // older messages were prepended.
@@ -86,16 +101,7 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
         <p className="py-6 text-center text-sm text-muted">No messages yet. Say hello — it is end-to-end encrypted.</p>
       ) : null}
       <ol className="grid gap-2">
-        {view.messages.map((message) => (
-          <MessageItem
-            key={message.id}
-            message={message}
-            sender={names.get(message.senderId) ?? 'Unknown User'}
-            result={view.results.get(message.id)}
-            own={message.senderId === selfId}
-            encryptedFor={dm ? (message.senderId === selfId ? dm.peerName : dm.selfName) : null}
-          />
-        ))}
+        {rows}
       </ol>
     </div>
   );
@@ -107,9 +113,15 @@ type MessageItemProps = {
   result: DecryptResult | undefined;
   own: boolean;
   encryptedFor: string | null;
+  /** Today's {@link dayKey}: a message of today shows its time alone. */
+  today: string;
 };
 
-function MessageItem({ message, sender, result, own, encryptedFor }: MessageItemProps) {
+/**
+ * Memoized: every prop is a string or an object the store keeps as it is, so a page of older
+ * messages renders its own rows and leaves the rest alone.
+ */
+const MessageItem = memo(function MessageItem({ message, sender, result, own, encryptedFor, today }: MessageItemProps) {
   return (
     <li
       className={cn(
@@ -122,7 +134,7 @@ function MessageItem({ message, sender, result, own, encryptedFor }: MessageItem
       <div className="mb-1 flex flex-wrap items-center gap-2 text-xs">
         <span className={cn('font-semibold', own ? 'text-accent' : 'text-foreground')}>{sender}</span>
         <time dateTime={message.timestamp} className="text-muted">
-          {formatTime(message.timestamp)}
+          {formatMessageTime(message.timestamp, today)}
         </time>
         {encryptedFor ? (
           <Badge tone="accent">
@@ -133,7 +145,7 @@ function MessageItem({ message, sender, result, own, encryptedFor }: MessageItem
       <MessageBody result={result} />
     </li>
   );
-}
+});
 
 function MessageBody({ result }: { result: DecryptResult | undefined }) {
   if (!result) return <p className="text-sm italic text-muted">Decrypting…</p>;

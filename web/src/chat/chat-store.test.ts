@@ -145,4 +145,40 @@ describe('ChatStore', () => {
     await t.store.open('general', 'all');
     expect(t.store.view('general')).toBe(t.store.view('general'));
   });
+
+  it('shows a page of older messages once, decrypted, with the button back', async () => {
+    const t = setup(12);
+    await t.store.open('general', 'all');
+    const views: ReturnType<ChatStore['view']>[] = [];
+    t.store.subscribe(() => views.push(t.store.view('general')));
+    await t.store.loadOlder('general');
+    // One view says it is loading, the next holds the page with its texts.
+    expect(views.map((v) => [v.messages.length, v.results.size, v.loadingOlder])).toEqual([
+      [5, 5, true],
+      [10, 10, false],
+    ]);
+  });
+
+  it('keeps the messages and results it had as the same objects, so their rows are not drawn again', async () => {
+    const t = setup(12);
+    await t.store.open('general', 'all');
+    const before = t.store.view('general');
+    await t.store.loadOlder('general');
+    const after = t.store.view('general');
+    for (const m of before.messages) {
+      expect(after.messages.find((n) => n.id === m.id)).toBe(m);
+      expect(after.results.get(m.id)).toBe(before.results.get(m.id));
+    }
+  });
+
+  it('copies nothing for a view that only changes its status', async () => {
+    const t = setup(12);
+    await t.store.open('general', 'all');
+    const before = t.store.view('general');
+    const views: ReturnType<ChatStore['view']>[] = [];
+    t.store.subscribe(() => views.push(t.store.view('general')));
+    await t.store.loadOlder('general');
+    expect(views[0]?.messages).toBe(before.messages);
+    expect(views[0]?.results).toBe(before.results);
+  });
 });

@@ -42,6 +42,8 @@ type Conversation = {
   cursor: number;
   queue: Promise<void>;
   view: ConversationView;
+  /** Results set since the last view was made. */
+  resultsChanged: boolean;
 };
 
 export class ChatStore {
@@ -92,6 +94,7 @@ export class ChatStore {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return;
     conversation.results.set(message.id, { status: 'ok', text });
+    conversation.resultsChanged = true;
     void this.add(conversation, [message]);
   }
 
@@ -103,11 +106,16 @@ export class ChatStore {
     this.update(conversation, { loadingOlder: true });
     try {
       const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.pageSize });
+      // Decrypted before they are shown, and shown in one view with the button back: each view
+      // renders the whole list, and these rows are above what the reader is looking at.
+      const undecrypted = page.messages.filter((m) => !conversation.messages.has(m.id) && !conversation.results.has(m.id));
+      if (undecrypted.length) await this.decryptResults(conversation, undecrypted);
       conversation.hasOlder = page.hasMore;
-      await this.add(conversation, page.messages);
+      this.insert(conversation, page.messages);
+      conversation.loadingOlder = false;
+      this.refreshView(conversation, { messages: true });
     } catch (error) {
       console.error('could not load older messages', error);
-    } finally {
       this.update(conversation, { loadingOlder: false });
     }
   }
@@ -140,6 +148,7 @@ export class ChatStore {
       cursor: 0,
       queue: Promise.resolve(),
       view: emptyView,
+      resultsChanged: false,
     };
     this.conversations.set(conversationId, conversation);
     this.refreshView(conversation);
@@ -188,17 +197,29 @@ export class ChatStore {
   }
 
   private async add(conversation: Conversation, messages: readonly Message[]): Promise<void> {
-    const fresh = messages.filter((m) => !conversation.messages.has(m.id));
-    for (const m of fresh) conversation.messages.set(m.id, m);
-    this.refreshView(conversation);
+    const fresh = this.insert(conversation, messages);
+    this.refreshView(conversation, { messages: fresh.length > 0 });
     const undecrypted = fresh.filter((m) => !conversation.results.has(m.id));
     if (undecrypted.length) await this.decryptInto(conversation, undecrypted);
   }
 
+  /** Adds the messages not held yet (not shown until the next view); those it added. */
+  private insert(conversation: Conversation, messages: readonly Message[]): Message[] {
+    const fresh = messages.filter((m) => !conversation.messages.has(m.id));
+    for (const m of fresh) conversation.messages.set(m.id, m);
+    return fresh;
+  }
+
   private async decryptInto(conversation: Conversation, messages: readonly Message[]): Promise<void> {
+    await this.decryptResults(conversation, messages);
+    this.refreshView(conversation);
+  }
+
+  /** Decrypts into the conversation's results, not shown yet. */
+  private async decryptResults(conversation: Conversation, messages: readonly Message[]): Promise<void> {
     const results = await this.options.decrypt(messages);
     for (const [id, result] of results) conversation.results.set(id, result);
-    this.refreshView(conversation);
+    conversation.resultsChanged = true;
   }
 
   private update(conversation: Conversation, patch: Partial<Pick<Conversation, 'status' | 'loadingOlder'>>): void {
@@ -206,14 +227,21 @@ export class ChatStore {
     this.refreshView(conversation);
   }
 
-  private refreshView(conversation: Conversation): void {
-    conversation.view = {
-      messages: [...conversation.messages.values()].sort((a, b) => a.id - b.id),
-      results: new Map(conversation.results),
+  /**
+   * A new snapshot for the screens. The message list is sorted and the results copied again only
+   * when they changed: rows whose message and result stay the same objects are not rendered again.
+   */
+  private refreshView(conversation: Conversation, changed: { messages?: boolean } = {}): void {
+    const previous = conversation.view;
+    const view: ConversationView = {
+      messages: changed.messages ? [...conversation.messages.values()].sort((a, b) => a.id - b.id) : previous.messages,
+      results: conversation.resultsChanged ? new Map(conversation.results) : previous.results,
       status: conversation.status,
       hasOlder: conversation.hasOlder,
       loadingOlder: conversation.loadingOlder,
     };
+    conversation.resultsChanged = false;
+    conversation.view = view;
     for (const listener of this.listeners) listener();
   }
 }

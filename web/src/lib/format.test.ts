@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatUsd, plural, shortKey } from './format';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { dayKey, formatDate, formatDateTime, formatMessageTime, formatUsd, plural, shortKey } from './format';
 
 describe('formatUsd', () => {
   it('shows whole dollars without cents', () => {
@@ -54,5 +54,37 @@ describe('plural', () => {
     expect(plural(1, 'key')).toBe('1 key');
     expect(plural(3, 'key')).toBe('3 keys');
     expect(plural(0, 'access key')).toBe('0 access keys');
+  });
+});
+
+describe('formatMessageTime', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const hourMinute = { hour: '2-digit', minute: '2-digit' } as const;
+
+  it('shows the time alone for a message of today', () => {
+    const date = new Date(2026, 10, 25, 14, 5);
+    expect(formatMessageTime(date.toISOString(), dayKey(date))).toBe(date.toLocaleTimeString([], hourMinute));
+  });
+
+  it('shows the date before the time on another day', () => {
+    const date = new Date(2026, 10, 24, 23, 59);
+    const today = dayKey(new Date(2026, 10, 25, 0, 1));
+    expect(formatMessageTime(date.toISOString(), today)).toBe(`${date.toLocaleDateString()} ${date.toLocaleTimeString([], hourMinute)}`);
+  });
+
+  it('reuses its formatters: none is built per message', () => {
+    const built = vi.spyOn(Intl, 'DateTimeFormat');
+    const perCall = [vi.spyOn(Date.prototype, 'toLocaleTimeString'), vi.spyOn(Date.prototype, 'toLocaleDateString')];
+    const today = dayKey(new Date(2026, 10, 25));
+    for (let minute = 0; minute < 100; minute++) formatMessageTime(new Date(2026, 10, 24 + (minute % 2), 9, minute % 60).toISOString(), today);
+    expect(built).not.toHaveBeenCalled();
+    for (const spy of perCall) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('gives back a timestamp that is not a date as it is', () => {
+    expect(formatMessageTime('not a date')).toBe('not a date');
   });
 });

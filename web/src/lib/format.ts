@@ -5,6 +5,9 @@ const usdCents = new Intl.NumberFormat('en-US', { style: 'currency', currency: '
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+// Built once: a formatter costs far more to build than to use, and the chat formats every message.
+const hourMinute = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
+const calendarDate = new Intl.DateTimeFormat();
 
 /** $1,250 for whole dollars, $30.50 otherwise; "—" for no amount. */
 export function formatUsd(amount: number | null): string {
@@ -26,6 +29,19 @@ export function formatDateTime(iso: string | null): string {
 
 export function formatTime(ms: number): string {
   return timeOnly.format(new Date(ms));
+}
+
+/** The local calendar day of `date`, for comparing days without formatting them. */
+export function dayKey(date: Date): string {
+  return `${date.getFullYear()}-${date.getMonth()}-${date.getDate()}`;
+}
+
+/** A message's time: "14:05" today, the date before it on other days (as `toLocaleString` would write them). */
+export function formatMessageTime(iso: string, today: string = dayKey(new Date())): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const time = hourMinute.format(date);
+  return dayKey(date) === today ? time : `${calendarDate.format(date)} ${time}`;
 }
 
 const steps: [Intl.RelativeTimeFormatUnit, number][] = [
