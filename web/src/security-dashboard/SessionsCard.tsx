@@ -88,7 +88,8 @@ export function SessionsCard() {
         ) : (
           <>
             <ul aria-label="Signed-in devices" className="grid gap-2 md:grid-cols-2">
-              {sessions.data.map((s) => (
+              {/* This device first, then the others newest first (the server's order; the sort is stable). */}
+              {[...sessions.data].sort((a, b) => Number(b.current) - Number(a.current)).map((s) => (
                 <SessionRow key={s.id} session={s} onSignOut={() => setConfirming(s)} />
               ))}
             </ul>
