@@ -26,9 +26,11 @@ function SessionRow({ session, onSignOut }: { session: SessionInfo; onSignOut: (
       <span className="flex items-center justify-between gap-2">
         <span className="font-medium">{name}</span>
         {session.current ? (
-          <Badge tone="accent">{sessionTexts.current}</Badge>
+          <Badge tone="accent" className="shrink-0 whitespace-nowrap">
+            {sessionTexts.current}
+          </Badge>
         ) : (
-          <Button variant="outline" size="sm" aria-label={`${sessionTexts.signOut} ${name}`} onClick={onSignOut}>
+          <Button variant="outline" size="sm" className="shrink-0" aria-label={`${sessionTexts.signOut} ${name}`} onClick={onSignOut}>
             <LogOut aria-hidden="true" /> {sessionTexts.signOut}
           </Button>
         )}
