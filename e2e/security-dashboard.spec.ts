@@ -55,19 +55,19 @@ test('a member checks their security, ends another session and wipes this browse
   await network.signIn(otherPage, alice.token);
   await expect(otherPage.locator('[data-connection-state="authenticated"]')).toBeVisible();
   await page.reload();
-  const sessions = page.getByRole('list', { name: 'Active sessions' }).getByRole('listitem');
+  const sessions = page.getByRole('list', { name: 'Signed-in devices' }).getByRole('listitem');
   await expect(sessions).toHaveCount(2);
-  await expect(sessions.filter({ hasText: 'This browser' })).toHaveCount(1);
+  await expect(sessions.filter({ hasText: 'This device' })).toHaveCount(1);
   await expect(page.locator('[data-score]')).toHaveAttribute('data-score', '100');
   await shot(page, '01-security-dashboard');
 
-  await page.getByRole('button', { name: 'Sign out other sessions' }).click();
-  await expectToast(page, 'Other Sessions Ended', '1 session signed out.');
+  await page.getByRole('button', { name: 'Sign out all other devices' }).click();
+  await expectToast(page, 'Other Devices Signed Out', '1 device signed out.');
   await expect(sessions).toHaveCount(1);
   await expect(otherPage).toHaveURL(new URL('/', network.server.url).toString());
   await expect(otherPage.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
   expect((await otherPage.request.get('/api/auth/me')).status()).toBe(401);
-  await expect(page.getByRole('button', { name: 'Sign out other sessions' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Sign out all other devices' })).toBeDisabled();
 
   // The emergency wipe asks first, then ends every session and empties this browser.
   await page.getByRole('button', { name: 'Emergency Wipe' }).click();

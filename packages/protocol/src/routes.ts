@@ -78,6 +78,7 @@ import {
   mySecurityResponseSchema,
   revokedSessionsResponseSchema,
   securityMetricsSchema,
+  sessionParamsSchema,
   sessionsResponseSchema,
   unblockIpRequestSchema,
   unlockUserRequestSchema,
@@ -154,6 +155,7 @@ export const routes = {
   me: route({ method: 'GET', path: '/api/auth/me', access: 'member', summary: 'The signed-in member and their sealed keys', status: 200, response: sessionResponseSchema }),
   sessions: route({ method: 'GET', path: '/api/auth/sessions', access: 'member', summary: "The signed-in member's active sessions", status: 200, response: sessionsResponseSchema }),
   revokeOtherSessions: route({ method: 'POST', path: '/api/auth/sessions/revoke-others', access: 'member', summary: "Ends the member's other sessions and closes their sockets", status: 200, response: revokedSessionsResponseSchema }),
+  revokeSession: route({ method: 'POST', path: '/api/auth/sessions/:id/revoke', access: 'member', summary: "Ends one of the member's sessions (a device) and closes its sockets; another member's session is unknown", params: sessionParamsSchema, status: 200, response: revokedSessionsResponseSchema }),
   revokeAllSessions: route({ method: 'POST', path: '/api/auth/sessions/revoke-all', access: 'member', summary: "Ends every session of the member, this one included (the emergency wipe's server half)", status: 200, response: revokedSessionsResponseSchema }),
   users: route({ method: 'GET', path: '/api/users/all', access: 'member', summary: 'Every member with presence and public keys', status: 200, response: userListResponseSchema }),
 

@@ -202,18 +202,24 @@ export const mySecurityResponseSchema = z.object({
 });
 export type MySecurity = z.infer<typeof mySecurityResponseSchema>;
 
+/** A session's public id: random, unrelated to the cookie's token or its hash. */
+export const sessionIdSchema = z.uuid({ message: 'must be a session id' }).toLowerCase();
+/** One sign-in of the member: a device (a browser on a system) in their device list. */
 export const sessionInfoSchema = z.object({
-  /** A short public handle of the session (never the cookie or its hash). */
-  id: z.string(),
+  id: sessionIdSchema,
+  /** The sign-in: when this device was first seen. */
   createdAt: isoDate,
+  /** When the session was last used, to within a few minutes. */
+  lastActiveAt: isoDate,
   expiresAt: isoDate,
-  /** The browser's User-Agent at sign-in, cut to 200 characters. */
+  /** The browser's User-Agent at sign-in, cut to 200 characters; the web app names the device from it. */
   userAgent: z.string().nullable(),
   /** The session this request came with. */
   current: z.boolean(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 export const sessionsResponseSchema = z.object({ sessions: z.array(sessionInfoSchema) });
+export const sessionParamsSchema = z.strictObject({ id: sessionIdSchema });
 export const revokedSessionsResponseSchema = z.object({ revoked: z.number().int() });
 
 export const unlockUserRequestSchema = z.strictObject({ userId });

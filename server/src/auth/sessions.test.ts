@@ -1,18 +1,20 @@
 /**
- * A member's sessions (docs/security.md §6): listed with a short public handle and the browser's
- * User-Agent, never a hash or a token; revoking the others or all of them closes those sessions'
- * sockets at once.
+ * A member's sessions, their devices (docs/security.md §6): listed with a random public id, the
+ * browser's User-Agent, first-seen and last-active times, never a hash or a token; ending one of
+ * them, the others or all of them closes those sessions' sockets at once.
  */
 import { deriveLoginKey } from '@enclave/crypto';
 import { routes } from '@enclave/protocol';
-import { eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
-import { sessions } from '../db/schema';
+import { securityEvents, sessions } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { CLOSE_SESSION_ENDED } from '../realtime/gateway';
 import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
+import { SESSION_TOUCH_MS } from './sessions';
 
 describe.each(backends)("a member's sessions (%s)", (backend) => {
   let database: Database;
@@ -47,7 +49,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
   };
   const asCookie = (cookie: string) => ({ cookie });
 
-  it('lists the live sessions by a short handle, with the User-Agent cut to 200 characters, and never a hash or token', async () => {
+  it('lists the live sessions by a random id, with the User-Agent cut to 200 characters, and never a hash or token', async () => {
     const [key] = await mintKeys(database.db, { count: 1 });
     const ann = await TestMember.join(server.url, key!, 'ann');
     const long = `Mozilla/5.0 ${'x'.repeat(300)}`;
@@ -60,9 +62,13 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     const text = JSON.stringify(list);
     for (const row of rows) expect(text).not.toContain(row.id);
     for (const cookie of cookies) expect(text).not.toContain(cookie.split('=')[1]!);
+    // The public id is the row's own random one, nothing taken from the hash.
     for (const s of list) {
-      expect(s.id).toMatch(/^[0-9a-f]{12}$/);
-      expect(rows.some((r) => r.id.startsWith(s.id))).toBe(true);
+      const row = rows.find((r) => r.publicId === s.id);
+      expect(row).toBeDefined();
+      expect(row!.id).not.toContain(s.id.replaceAll('-', '').slice(0, 8));
+      expect(s.createdAt).toBe(row!.createdAt.toISOString());
+      expect(s.lastActiveAt).toBe(row!.lastActiveAt.toISOString());
     }
     // From another of her browsers, that one is current.
     const other = await new TestMember.Anonymous(server.url).call(routes.sessions, {}, asCookie(cookies[0]!));
@@ -85,6 +91,95 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect(mine.ws.readyState).toBe(mine.ws.OPEN);
     expect(mine.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
     expect((await ben.call(routes.sessions, {})).sessions).toEqual([expect.objectContaining({ current: true })]);
+  });
+
+  it('ends one session by its id: its socket gets session_ended and closes within a second; the others stay', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const dan = await TestMember.join(server.url, key!, 'dan');
+    const [phone, tablet] = [await signIn(dan, 'Phone'), await signIn(dan, 'Tablet')];
+    const mine = await dan.connect();
+    opened.push(mine);
+    const [phoneSocket, tabletSocket] = [await socketOf(phone, dan.id), await socketOf(tablet, dan.id)];
+    const target = (await dan.call(routes.sessions, {})).sessions.find((s) => s.userAgent === 'Phone')!;
+    const t0 = performance.now();
+    const res = await dan.attempt(routes.revokeSession, { params: { id: target.id } });
+    expect(res.body).toEqual({ revoked: 1 });
+    // Not this browser's session: its cookie stays.
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(await phoneSocket.waitFor((f) => f.type === 'session_ended', 1000)).toMatchObject({ reason: 'revoked' });
+    expect((await phoneSocket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    const ms = Math.round(performance.now() - t0);
+    console.log(`one session ended: its socket closed ${ms} ms after the request was sent`);
+    expect(ms).toBeLessThan(1000);
+    expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, asCookie(phone))).status).toBe(401);
+    for (const s of [mine, tabletSocket]) {
+      expect(s.ws.readyState).toBe(s.ws.OPEN);
+      expect(s.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
+    }
+    const left = (await dan.call(routes.sessions, {})).sessions;
+    expect(left.map((s) => s.id)).not.toContain(target.id);
+    expect(left.map((s) => s.userAgent)).toContain('Tablet');
+    expect(left).toHaveLength(2);
+    // Ended once: a second time it is unknown.
+    expect((await dan.attempt(routes.revokeSession, { params: { id: target.id } })).status).toBe(404);
+    const [event] = await database.db
+      .select({ details: securityEvents.details, actor: securityEvents.actor })
+      .from(securityEvents)
+      .where(and(eq(securityEvents.userId, dan.id), eq(securityEvents.type, 'sessions_revoked')));
+    expect(event).toEqual({ details: { scope: 'one', revoked: 1 }, actor: dan.id });
+  });
+
+  it("answers another member's session as it answers an unknown one, 404, and leaves it live", async () => {
+    const [k1, k2] = await mintKeys(database.db, { count: 2 });
+    const eve = await TestMember.join(server.url, k1!, 'eve');
+    const fay = await TestMember.join(server.url, k2!, 'fay');
+    const faySocket = await fay.connect();
+    opened.push(faySocket);
+    const [fays] = (await fay.call(routes.sessions, {})).sessions;
+    const theirs = await eve.attempt(routes.revokeSession, { params: { id: fays!.id } });
+    const unknown = await eve.attempt(routes.revokeSession, { params: { id: randomUUID() } });
+    expect(theirs.status).toBe(404);
+    expect({ status: theirs.status, error: theirs.error }).toEqual({ status: unknown.status, error: unknown.error });
+    expect((await fay.attempt(routes.me, {})).status).toBe(200);
+    expect(faySocket.ws.readyState).toBe(faySocket.ws.OPEN);
+    expect(faySocket.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
+  });
+
+  it('ending its own session by id signs this browser out and clears the cookie', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const gus = await TestMember.join(server.url, key!, 'gus');
+    const mine = await gus.connect();
+    opened.push(mine);
+    const current = (await gus.call(routes.sessions, {})).sessions.find((s) => s.current)!;
+    const res = await gus.attempt(routes.revokeSession, { params: { id: current.id } });
+    expect(res.body).toEqual({ revoked: 1 });
+    expect(res.headers.get('set-cookie')).toMatch(/^enclave_session=;/);
+    expect((await mine.closed).code).toBe(CLOSE_SESSION_ENDED);
+  });
+
+  it('marks a session active at most once per interval: a request after it writes the time, one within it does not', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const hal = await TestMember.join(server.url, key!, 'hal');
+    const lastActive = async () => (await database.db.select({ at: sessions.lastActiveAt }).from(sessions).where(eq(sessions.userId, hal.id)))[0]!.at;
+    const before = await lastActive();
+    await hal.call(routes.me, {});
+    expect(await lastActive()).toEqual(before);
+    // Older than the interval: the next request marks it.
+    await database.db
+      .update(sessions)
+      .set({ lastActiveAt: sql`now() - make_interval(secs => ${(SESSION_TOUCH_MS + 60_000) / 1000})` })
+      .where(eq(sessions.userId, hal.id));
+    const stale = await lastActive();
+    await hal.call(routes.me, {});
+    const touched = await lastActive();
+    expect(touched.getTime()).toBeGreaterThan(stale.getTime() + SESSION_TOUCH_MS);
+    expect(Date.now() - touched.getTime()).toBeLessThan(60_000);
+    expect((await hal.call(routes.sessions, {})).sessions[0]!.lastActiveAt).toBe(touched.toISOString());
+    // Socket authentication marks a stale session too.
+    await database.db.update(sessions).set({ lastActiveAt: stale }).where(eq(sessions.userId, hal.id));
+    const socket = await hal.connect();
+    opened.push(socket);
+    expect((await lastActive()).getTime()).toBeGreaterThan(stale.getTime() + SESSION_TOUCH_MS);
   });
 
   it('revoke-all ends every session, this one included, closes every socket and clears the cookie', async () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionInfo } from '@enclave/protocol';
-import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { sessions, users } from '../db/schema';
 
@@ -9,11 +9,10 @@ export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** Stored User-Agent length (docs/security.md §6). */
 const USER_AGENT_MAX = 200;
 /**
- * Hex characters of a session's hash that name it in the member's session list: enough to tell
- * a member's sessions apart, far too few to stand for the session (the hash is not the token
- * either, but it never leaves the server).
+ * How stale a session's last-active time may grow before a request writes it again: the device
+ * list needs no more precision, and most requests then cost no write.
  */
-const PUBLIC_ID_HEX = 12;
+export const SESSION_TOUCH_MS = 5 * 60 * 1000;
 
 export type SessionUser = {
   id: string;
@@ -45,12 +44,17 @@ const live = () =>
     eq(users.isLocked, false),
   );
 
-/** The live session behind a cookie token; banned, wiped and locked members have none. */
+/**
+ * The live session behind a cookie token; banned, wiped and locked members have none. Marks the
+ * session active when its last mark is older than SESSION_TOUCH_MS (every HTTP call and socket
+ * authentication comes through here).
+ */
 export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
   const id = sha256Hex(token);
   const [row] = await db
     .select({
       expiresAt: sessions.expiresAt,
+      lastActiveAt: sessions.lastActiveAt,
       id: users.id,
       username: users.username,
       role: users.role,
@@ -62,7 +66,13 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
     .where(and(eq(sessions.id, id), live()))
     .limit(1);
   if (!row) return null;
-  const { expiresAt, ...user } = row;
+  const { expiresAt, lastActiveAt, ...user } = row;
+  const now = Date.now();
+  if (now - lastActiveAt.getTime() >= SESSION_TOUCH_MS) {
+    // Conditional, so that concurrent requests of one session write it once.
+    const staleBefore = new Date(now - SESSION_TOUCH_MS);
+    await db.update(sessions).set({ lastActiveAt: new Date(now) }).where(and(eq(sessions.id, id), lt(sessions.lastActiveAt, staleBefore)));
+  }
   return { sessionId: id, expiresAt, user };
 }
 
@@ -73,20 +83,41 @@ export async function revokeSession(db: Db, sessionId: string): Promise<void> {
 /** A member's sessions that are neither revoked nor expired (whatever the member's state). */
 const openOf = (userId: string) => and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()));
 
-/** A member's live sessions, newest first, each named by a short prefix of its hash. */
+/** A member's live sessions, newest first, each named by its public id. */
 export async function listSessions(db: Db, userId: string, currentId: string): Promise<SessionInfo[]> {
   const rows = await db
-    .select({ id: sessions.id, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt, userAgent: sessions.userAgent })
+    .select({
+      id: sessions.id,
+      publicId: sessions.publicId,
+      createdAt: sessions.createdAt,
+      lastActiveAt: sessions.lastActiveAt,
+      expiresAt: sessions.expiresAt,
+      userAgent: sessions.userAgent,
+    })
     .from(sessions)
     .where(openOf(userId))
     .orderBy(desc(sessions.createdAt));
   return rows.map((r) => ({
-    id: r.id.slice(0, PUBLIC_ID_HEX),
+    id: r.publicId,
     createdAt: r.createdAt.toISOString(),
+    lastActiveAt: r.lastActiveAt.toISOString(),
     expiresAt: r.expiresAt.toISOString(),
     userAgent: r.userAgent,
     current: r.id === currentId,
   }));
+}
+
+/**
+ * Revokes the member's live session with this public id; its id (the token's hash), or null when
+ * the member has no such session (another member's is as unknown as one that never was).
+ */
+export async function revokeSessionOfUser(db: Db, userId: string, publicId: string): Promise<string | null> {
+  const [row] = await db
+    .update(sessions)
+    .set({ revokedAt: new Date() })
+    .where(and(openOf(userId), eq(sessions.publicId, publicId)))
+    .returning({ id: sessions.id });
+  return row?.id ?? null;
 }
 
 /** Revokes a member's live sessions, all of them or all but `except`; the ids revoked. */

@@ -86,6 +86,13 @@ export const sessions = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     /** The browser's User-Agent at sign-in, cut to 200 characters, for the member's session list. */
     userAgent: text('user_agent'),
+    /**
+     * Names the session in the member's device list and in the URL that ends it: random, so that
+     * nothing about the cookie's token can be learnt from it (the id is the token's hash).
+     */
+    publicId: uuid('public_id').notNull().defaultRandom().unique(),
+    /** When the session was last used, to within SESSION_TOUCH_MS (auth/sessions.ts): not written on every request. */
+    lastActiveAt: timestamp('last_active_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('sessions_user_idx').on(t.userId)],
 );

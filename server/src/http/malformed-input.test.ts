@@ -23,6 +23,7 @@ import {
   errorTexts,
   limits,
   messageEnvelopeSchema,
+  sessionsResponseSchema,
   type ServerFrame,
 } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +51,8 @@ type Fixture = {
   /** An (epochId, index) already stored. */
   stored: { epochId: string; index: number };
   epochId: string;
+  /** The public id of Bob's session: live, and not Alice's to end. */
+  bobSessionId: string;
 };
 
 type Who = 'member' | 'anonymous' | 'forged-cookie';
@@ -388,6 +391,10 @@ const rows: Row[] = [
     ] as const
   ).map(([name, body, expectMessage]): Row => ({ name: `POST /api/p2p/host — ${name}`, method: 'POST', path: '/api/p2p/host', body, expectStatus: 400, expectMessage })),
   { name: 'POST /api/p2p/connect/:id — an id that is not a uuid', method: 'POST', path: '/api/p2p/connect/42', expectStatus: 400, expectMessage: /id: must be a node id/ },
+  { name: 'POST /api/auth/sessions/:id/revoke — an id that is not a uuid', method: 'POST', path: '/api/auth/sessions/42/revoke', expectStatus: 400, expectMessage: /id: must be a session id/ },
+  { name: "POST /api/auth/sessions/:id/revoke — the token's hash instead of the id", method: 'POST', path: `/api/auth/sessions/${'a'.repeat(64)}/revoke`, expectStatus: 400, expectMessage: /id: must be a session id/ },
+  { name: 'POST /api/auth/sessions/:id/revoke — a session that does not exist', method: 'POST', path: () => `/api/auth/sessions/${randomUUID()}/revoke`, expectStatus: 404, expectMessage: /^No such session$/ },
+  { name: "POST /api/auth/sessions/:id/revoke — another member's session, answered as unknown", method: 'POST', path: (f) => `/api/auth/sessions/${f.bobSessionId}/revoke`, expectStatus: 404, expectMessage: /^No such session$/ },
   { name: 'POST /api/p2p/connect/:id — a node that does not exist', method: 'POST', path: () => `/api/p2p/connect/${randomUUID()}`, expectStatus: 404, expectMessage: /^No such node$/ },
 
   // ------------------------------------------------------------ every member route, signed out
@@ -414,6 +421,8 @@ const rows: Row[] = [
     { name: `${method} ${path.split('?')[0]} — anonymous`, as: 'anonymous', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },
     { name: `${method} ${path.split('?')[0]} — forged session cookie`, as: 'forged-cookie', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },
   ]),
+  { name: 'POST /api/auth/sessions/:id/revoke — anonymous', as: 'anonymous', method: 'POST', path: `/api/auth/sessions/${randomUUID()}/revoke`, expectStatus: 401, expectMessage: /^Not signed in$/ },
+  { name: 'POST /api/auth/sessions/:id/revoke — forged session cookie', as: 'forged-cookie', method: 'POST', path: `/api/auth/sessions/${randomUUID()}/revoke`, expectStatus: 401, expectMessage: /^Not signed in$/ },
   { name: 'POST /api/p2p/connect/:id — anonymous', as: 'anonymous', method: 'POST', path: `/api/p2p/connect/${randomUUID()}`, expectStatus: 401, expectMessage: /^Not signed in$/ },
   // Refused before the body is even read.
   { name: 'POST /api/messages/send — anonymous, non-JSON body', as: 'anonymous', method: 'POST', path: '/api/messages/send', body: 'not json', expectStatus: 401, expectMessage: /^Not signed in$/ },
@@ -528,6 +537,7 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
       envelopeWith,
       stored: { epochId: made.epoch.epochId, index: first.index },
       epochId: made.epoch.epochId,
+      bobSessionId: sessionsResponseSchema.parse((await bob.request('GET', '/api/auth/sessions')).body).sessions[0]!.id,
     };
   });
 

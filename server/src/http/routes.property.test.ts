@@ -137,6 +137,8 @@ describe.each(backends)('every route of the table under generated input (%s)', (
     // Ids that exist, so generated bans, role changes and revocations sometimes hit something.
     const sale = await createKeys(database.db, { count: 2, purchaseId: 'BATCH-1' });
     hints.ids.push(alice!.id, bob!.id, carol!.id, ...sale.map((k) => k.id));
+    // Alice's devices: ending one is hers to do as the member role, and another's as the admin role.
+    hints.ids.push(...(await alice!.call(routes.sessions, {})).sessions.map((s) => s.id));
     resetTally();
     announce(`routes on ${backend}`);
   });

@@ -157,6 +157,30 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
     expect((await carol.attempt(routes.me, {})).status).toBe(200);
   });
 
+  it("ending one of Dan's devices through A closes that session's socket held by B within a second", async () => {
+    const dan = await join(a, 'dan-device');
+    const login = await new TestMember.Anonymous(b.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(dan.token) } }, { 'user-agent': 'Dan phone' });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const phone = new TestSocket(`${b.url.replace(/^http/, 'ws')}/ws`, cookie, []);
+    sockets.push(phone);
+    await phone.opened;
+    phone.send({ type: 'authenticate' });
+    await phone.waitFor((f) => f.type === 'authenticated' && f.userId === dan.id);
+
+    const { sessions } = await dan.call(routes.sessions, {});
+    const target = sessions.find((s) => s.userAgent === 'Dan phone')!;
+    const t0 = performance.now();
+    expect(await dan.call(routes.revokeSession, { params: { id: target.id } })).toEqual({ revoked: 1 });
+    expect(await phone.waitFor((f) => f.type === 'session_ended', 1000)).toMatchObject({ reason: 'revoked' });
+    expect((await phone.closed).code).toBe(CLOSE_SESSION_ENDED);
+    const ms = Math.round(performance.now() - t0);
+    console.log(`one device ended on A: its socket on B closed ${ms} ms after the request was sent`);
+    expect(ms).toBeLessThan(1000);
+    expect((await new TestMember.Anonymous(b.url).attempt(routes.me, {}, { cookie })).status).toBe(401);
+    expect((await dan.attempt(routes.me, {})).status).toBe(200);
+  });
+
   it('delivers a direct message addressed with an upper-case spelling of the peer id, to the peer on B', async () => {
     const alice = await join(a, 'alice-upper');
     const bob = await join(b, 'bob-upper');

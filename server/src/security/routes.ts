@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { users } from '../db/schema';
 import { requireAuth } from '../access/policy';
-import { listSessions, resolveSession, revokeSessionsOfUser, SESSION_COOKIE } from '../auth/sessions';
+import { listSessions, resolveSession, revokeSessionOfUser, revokeSessionsOfUser, SESSION_COOKIE } from '../auth/sessions';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve, type RouteRequest } from '../http/routes';
 import { applyBreachPolicy } from './breach';
@@ -99,6 +99,21 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     }
     await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'others', revoked: revoked.length } });
     return { revoked: revoked.length };
+  });
+
+  serve(app, routes.revokeSession, async (req, reply) => {
+    const auth = requireAuth(req);
+    const revoked = await revokeSessionOfUser(db, auth.user.id, req.params.id);
+    if (!revoked) throw new HttpError(404, errorCodes.notFound, 'No such session');
+    await gateway.publishCommitted({
+      kind: 'end_sessions',
+      sessionIds: [revoked],
+      frame: { type: 'session_ended', reason: 'revoked', message: 'This session was ended from another of your sessions.' },
+    });
+    await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'one', revoked: 1 } });
+    // Ending its own session is signing out: this browser's cookie names nothing now.
+    if (revoked === auth.sessionId) reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return { revoked: 1 };
   });
 
   serve(app, routes.revokeAllSessions, async (req, reply) => {

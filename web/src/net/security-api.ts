@@ -18,6 +18,11 @@ export async function revokeOtherSessions(): Promise<number> {
   return (await call(routes.revokeOtherSessions, {})).revoked;
 }
 
+/** Ends one of the member's sessions (another device), by its public id. */
+export async function revokeSession(id: string): Promise<void> {
+  await call(routes.revokeSession, { params: { id } });
+}
+
 /** Ends every session of the member, this one included. */
 export async function revokeAllSessions(): Promise<number> {
   return (await call(routes.revokeAllSessions, {})).revoked;

@@ -58,12 +58,20 @@ export const breachPolicyTexts: Record<BreachPolicy, string> = {
 };
 
 export const sessionTexts = {
-  current: 'This browser',
+  current: 'This device',
   unknownBrowser: 'Unknown browser',
-  signOutOthers: 'Sign out other sessions',
-  onlyThis: 'This is your only session.',
-  ended: (n: number) => good('Other Sessions Ended', `${plural(n, 'session')} signed out.`),
-  failed: bad('Sign-out Failed', 'The other sessions could not be ended. Please try again.'),
+  activeNow: 'Active now',
+  signOut: 'Sign out',
+  signOutOthers: 'Sign out all other devices',
+  onlyThis: 'This is the only device signed in to your account.',
+  ended: (n: number) => good('Other Devices Signed Out', `${plural(n, 'device')} signed out.`),
+  failed: bad('Sign-out Failed', 'The other devices could not be signed out. Please try again.'),
+  confirmTitle: (device: string) => `Sign out ${device}?`,
+  confirmBody: 'That browser is signed out at once, its open pages included. Signing in there again takes your access token.',
+  confirm: 'Sign Out',
+  busy: 'Signing out…',
+  endedOne: (device: string) => good('Device Signed Out', `${device} is signed out.`),
+  failedOne: bad('Sign-out Failed', 'That device could not be signed out. Please try again.'),
 } as const;
 
 export const wipeTexts = {
