@@ -67,7 +67,7 @@ export function RoomPanel({ room, controller, nameOf, selfId }: { room: RoomView
           </p>
         )}
         <p className="text-sm" aria-label="In the room">
-          <span className="text-muted">In the room: </span>
+          <span className="text-muted">{room.status === 'closed' ? 'In the room when it closed: ' : 'In the room: '}</span>
           {room.members.length ? names(room.members) : '—'}
         </p>
         <ol className="grid max-h-80 gap-2 overflow-y-auto" role="log" aria-label="Room messages">
