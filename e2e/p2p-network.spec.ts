@@ -85,11 +85,19 @@ test('a ban ends the banned member’s part: a joiner leaves the room, a host’
   const alice = await network.join('alice');
   const bob = await network.join('bob');
   const carol = await network.join('carol');
-  for (const m of [alice, bob, carol]) await openP2p(m);
-  await startHosting(alice.page, 'Lisbon');
+  const dave = await network.join('dave');
+  for (const m of [alice, bob, carol, dave]) await openP2p(m);
+  await startHosting(alice.page, 'Lisbon', 2);
   await connectTo(bob.page, 'alice');
+  // Dave's list shows a free slot; Carol takes it before he clicks: the server's refusal is shown.
+  await dave.page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(nodeOf(dave.page, 'alice').locator('[data-connections]')).toHaveText('1');
   await connectTo(carol.page, 'alice');
   await expect(room(alice.page).getByLabel('In the room')).toContainText('you, bob, carol');
+  await nodeOf(dave.page, 'alice').getByRole('button', { name: 'Connect to alice' }).click();
+  await expect(dave.page.getByRole('alert')).toHaveText('Could not connect: This node is full: it accepts at most 2 connections');
+  await expect(nodeOf(dave.page, 'alice').getByRole('button', { name: 'Connect to alice' })).toBeDisabled();
+  await shot(dave.page, 'node-full');
 
   // The joiner is banned: their session ends, and the host drops them from the roster.
   const ban = async (userId: string) => expect((await network.creatorApi.post('/api/super-admin/ban-user', { data: { userId } })).status()).toBe(200);
@@ -103,4 +111,20 @@ test('a ban ends the banned member’s part: a joiner leaves the room, a host’
   await expect(room(carol.page)).toHaveAttribute('data-room-status', 'closed');
   await expect(nodeOf(carol.page, 'alice')).toHaveCount(0);
   await shot(carol.page, 'host-banned');
+});
+
+test('stopping hosting closes the room and removes the node', async ({ network }) => {
+  const alice = await network.join('alice');
+  const bob = await network.join('bob');
+  for (const m of [alice, bob]) await openP2p(m);
+  await startHosting(alice.page, 'Porto');
+  await connectTo(bob.page, 'alice');
+  await alice.page.getByRole('button', { name: 'Stop hosting' }).click();
+  await expect(alice.page.getByRole('button', { name: 'Start hosting' })).toBeVisible();
+  await expect(room(alice.page)).toHaveCount(0);
+  await expect(room(bob.page)).toHaveAttribute('data-room-status', 'closed');
+  await expect(nodeOf(bob.page, 'alice')).toHaveCount(0);
+  // The joiner may connect elsewhere; the closed room goes on Dismiss.
+  await room(bob.page).getByRole('button', { name: 'Dismiss' }).click();
+  await expect(room(bob.page)).toHaveCount(0);
 });

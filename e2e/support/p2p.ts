@@ -15,8 +15,9 @@ export async function openP2p(member: Member): Promise<void> {
   await expect(member.page.getByRole('heading', { name: 'Host a node' })).toBeVisible();
 }
 
-export async function startHosting(page: Page, location: string): Promise<void> {
+export async function startHosting(page: Page, location: string, maxConnections = 50): Promise<void> {
   await page.getByLabel('Location label').fill(location);
+  await page.getByLabel('Max connections').fill(String(maxConnections));
   await page.getByRole('button', { name: 'Start hosting' }).click();
   await expect(page.getByText('Hosting', { exact: true })).toBeVisible();
   await expect(room(page)).toHaveAttribute('data-room-status', 'open');

@@ -62,6 +62,8 @@ export function P2pManager({ session, onLinkChange }: { session: Session; onLink
       console.warn('p2p: connect failed', error);
       setConnectError(`Could not connect: ${errorText(error)}`);
     },
+    // A refusal (full, offline) means the list was stale.
+    onSettled: () => queryClient.invalidateQueries({ queryKey: nodesQueryKey }),
   });
 
   const list = nodes.data ?? [];

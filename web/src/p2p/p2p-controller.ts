@@ -150,7 +150,7 @@ export class P2pController {
       if (frame) member.receive(frame);
       else console.warn('p2p: ignoring a room frame that is not valid');
     };
-    const lost = () => this.endJoined(joined.opened ? 'Host left: the room is closed' : 'Could not connect');
+    const lost = () => this.endJoined(joined.opened ? 'Host left: the room is closed' : 'Could not connect: the connection to the host failed');
     // A host's tab closing ends its channel at once; a host gone silent fails the connection.
     channel.onclose = lost;
     link.pc.onconnectionstatechange = () => {

@@ -124,7 +124,7 @@ export class RoomMember {
     }
     const held = this.epochs.get(frame.epochId);
     if (!held || held.epoch.senderId !== frame.senderId) {
-      this.note('sent a message that was not encrypted for you (sent before you joined the room)', frame.senderId);
+      this.note('sent a message that was not encrypted for you (it was for the room before you joined)', frame.senderId);
       return;
     }
     const text = await crypto.decryptMessage({ epoch: held.epoch, index: frame.index, encryptedContent: frame.encryptedContent, senderVerifyKey });
