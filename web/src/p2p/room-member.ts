@@ -127,8 +127,11 @@ export class RoomMember {
       this.note('sent a message that was not encrypted for you (it was for the room before you joined)', frame.senderId);
       return;
     }
+    const id = `${frame.epochId}:${frame.index}`;
+    // A relayed copy of a message already shown (a host may replay): signed, but said once.
+    if (this.entries.some((e) => e.id === id)) return;
     const text = await crypto.decryptMessage({ epoch: held.epoch, index: frame.index, encryptedContent: frame.encryptedContent, senderVerifyKey });
-    this.entries = [...this.entries, { kind: 'message', id: `${frame.epochId}:${frame.index}`, senderId: frame.senderId, text, readers: held.readers }];
+    this.entries = [...this.entries, { kind: 'message', id, senderId: frame.senderId, text, readers: held.readers }];
   }
 
   /** `senderId`: the member the notice is about, named before `text`; null for the member themselves. */

@@ -157,6 +157,20 @@ describe('a room, end to end', () => {
     ]);
   });
 
+  it('shows a replayed message once, and a forged one as a notice', async () => {
+    const { alice, join, wire } = room();
+    const bob = join(BOB);
+    await bob.say('only once');
+    const message = wire.map((d) => parseP2pRoomFrame(d)).find((f) => f?.type === 'message')!;
+    if (message.type !== 'message') throw new Error('no message on the wire');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    alice.receive(message);
+    alice.receive({ ...message, index: 1 });
+    await vi.waitFor(() => expect(texts(alice)).toEqual(['bob: only once', 'notice: sent a message that could not be opened']));
+    expect(warn).toHaveBeenCalledWith('p2p: could not process a message frame', expect.objectContaining({ kind: 'bad_signature' }));
+    warn.mockRestore();
+  });
+
   it('shows a message it holds no key for as a notice, never as text', async () => {
     const { alice } = room();
     alice.receive({ type: 'message', senderId: BOB, epochId: EPOCH, index: 0, encryptedContent: 'not for alice' });
