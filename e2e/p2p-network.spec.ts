@@ -128,3 +128,19 @@ test('stopping hosting closes the room and removes the node', async ({ network }
   await room(bob.page).getByRole('button', { name: 'Dismiss' }).click();
   await expect(room(bob.page)).toHaveCount(0);
 });
+
+test('a host cut off from the server keeps its room: messages go browser to browser', async ({ network }) => {
+  const alice = await network.join('alice');
+  const bob = await network.join('bob');
+  for (const m of [alice, bob]) await openP2p(m);
+  await startHosting(alice.page, 'Faro');
+  await connectTo(bob.page, 'alice');
+  // Alice's browser goes offline: her socket closes (her node shows offline), her peer connection stays.
+  await alice.context.setOffline(true);
+  await expect(nodeOf(bob.page, 'alice').locator('[data-status]')).toHaveText('Offline');
+  await say(bob.page, 'still here, without the server');
+  await expect(roomLog(alice.page).getByText('still here, without the server', { exact: true })).toBeVisible();
+  await expect(room(bob.page)).toHaveAttribute('data-room-status', 'open');
+  await alice.context.setOffline(false);
+  await expect(nodeOf(bob.page, 'alice').locator('[data-status]')).toHaveText('Online');
+});

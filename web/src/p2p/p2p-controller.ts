@@ -72,7 +72,17 @@ class PeerLink {
 
 /** While hosting: each joiner's peer connection by connection id. */
 type Hosting = { nodeId: string; relay: RoomHost; member: RoomMember; joiners: Map<string, { link: PeerLink; joinerId: string }> };
-type Joined = { nodeId: string; hostId: string; link: PeerLink; channel: RTCDataChannel; member: RoomMember; timer: ReturnType<typeof setTimeout>; opened: boolean };
+type Joined = {
+  nodeId: string;
+  hostId: string;
+  link: PeerLink;
+  channel: RTCDataChannel;
+  member: RoomMember;
+  timer: ReturnType<typeof setTimeout>;
+  opened: boolean;
+  /** The server says the host has no socket left (its node is offline). */
+  hostOffline: boolean;
+};
 
 export class P2pController {
   private hosting: Hosting | null = null;
@@ -138,7 +148,7 @@ export class P2pController {
     const channel = link.pc.createDataChannel('room', { ordered: true });
     const member = this.newMember(connection.nodeId, (frame) => this.sendToHost(channel, frame));
     const timer = setTimeout(() => this.endJoined('Could not connect: the host did not answer in time'), CONNECT_TIMEOUT_MS);
-    const joined: Joined = { ...connection, link, channel, member, timer, opened: false };
+    const joined: Joined = { ...connection, link, channel, member, timer, opened: false, hostOffline: false };
     this.joined = joined;
     channel.onopen = () => {
       clearTimeout(timer);
@@ -150,11 +160,12 @@ export class P2pController {
       if (frame) member.receive(frame);
       else console.warn('p2p: ignoring a room frame that is not valid');
     };
-    const lost = () => this.endJoined(joined.opened ? 'Host left: the room is closed' : 'Could not connect: the connection to the host failed');
-    // A host's tab closing ends its channel at once; a host gone silent fails the connection.
-    channel.onclose = lost;
+    // A host's tab closing ends its channel at once. A host gone without a word (a crash) fails
+    // the connection only after ~30 s; once its socket is gone too, the first silence is enough.
+    channel.onclose = () => this.lost(joined);
     link.pc.onconnectionstatechange = () => {
-      if (link.pc.connectionState === 'failed' || link.pc.connectionState === 'closed') lost();
+      const state = link.pc.connectionState;
+      if (state === 'failed' || state === 'closed' || (state === 'disconnected' && joined.hostOffline)) this.lost(joined);
     };
     const offer = await link.pc.createOffer();
     await link.pc.setLocalDescription(offer);
@@ -207,8 +218,12 @@ export class P2pController {
   private onFrame(frame: ServerFrame): void {
     if (frame.type === 'p2p_signal') void this.onSignal(frame).catch((error: unknown) => console.warn('p2p: signaling failed', error));
     else if (frame.type === 'p2p_connection' && frame.state === 'closed') this.onClosed(frame.connectionId);
-    // The host has no socket left: its node is offline, and its tab is most likely gone.
-    else if (frame.type === 'presence' && !frame.online && frame.userId === this.joined?.hostId) this.endJoined('Host left: the room is closed');
+    else if (frame.type === 'presence' && this.joined?.hostId === frame.userId) {
+      // A host's socket can drop while its tab and the room stay (a server restart): only a
+      // connection already silent is given up.
+      this.joined.hostOffline = !frame.online;
+      if (!frame.online && this.joined.link.pc.connectionState === 'disconnected') this.lost(this.joined);
+    }
     else if (frame.type === 'error' && (this.joined || this.hosting)) console.warn('p2p: the server refused a frame:', frame.message);
   }
 
@@ -272,6 +287,11 @@ export class P2pController {
     entry.link.close();
     // A joiner who reconnected is still in the room on their newer connection.
     if (![...hosting.joiners.values()].some((e) => e.joinerId === entry.joinerId)) hosting.relay.leave(entry.joinerId);
+  }
+
+  private lost(joined: Joined): void {
+    if (this.joined !== joined) return;
+    this.endJoined(joined.opened ? 'Host left: the room is closed' : 'Could not connect: the connection to the host failed');
   }
 
   private endJoined(reason: string): void {
