@@ -70,8 +70,17 @@ class PeerLink {
   }
 }
 
-/** While hosting: each joiner's peer connection by connection id. */
-type Hosting = { nodeId: string; relay: RoomHost; member: RoomMember; joiners: Map<string, { link: PeerLink; joinerId: string }> };
+/**
+ * While hosting: each joiner's peer connection by connection id, and the candidates of joiners
+ * whose offer is still being answered (their link does not exist yet).
+ */
+type Hosting = {
+  nodeId: string;
+  relay: RoomHost;
+  member: RoomMember;
+  joiners: Map<string, { link: PeerLink; joinerId: string }>;
+  early: Map<string, RTCIceCandidateInit[]>;
+};
 type Joined = {
   nodeId: string;
   hostId: string;
@@ -127,7 +136,7 @@ export class P2pController {
     this.stopServing();
     const member = this.newMember(nodeId, (frame) => relay.send(frame));
     const relay = new RoomHost(this.setup.selfId, (frame) => member.receive(frame));
-    this.hosting = { nodeId, relay, member, joiners: new Map() };
+    this.hosting = { nodeId, relay, member, joiners: new Map(), early: new Map() };
     this.changed();
   }
 
@@ -238,7 +247,10 @@ export class P2pController {
     const hosting = this.hosting;
     if (!hosting) return;
     if (signal.kind === 'offer') return this.answer(hosting, connectionId, frame.from, signal.payload);
-    if (signal.kind === 'ice') await hosting.joiners.get(connectionId)?.link.addCandidate(signal.payload);
+    if (signal.kind !== 'ice') return;
+    const link = hosting.joiners.get(connectionId)?.link;
+    if (link) await link.addCandidate(signal.payload);
+    else hosting.early.set(connectionId, [...(hosting.early.get(connectionId) ?? []), signal.payload]);
   }
 
   /** A joiner's offer: a peer connection of its own, answered; its channel joins the room. */
@@ -247,6 +259,8 @@ export class P2pController {
     const link = new PeerLink(connectionId, await this.loadIceServers(), this.socket);
     const entry = { link, joinerId };
     hosting.joiners.set(connectionId, entry);
+    for (const candidate of hosting.early.get(connectionId) ?? []) await link.addCandidate(candidate);
+    hosting.early.delete(connectionId);
     const gone = () => {
       if (hosting.joiners.get(connectionId) !== entry) return;
       this.dropJoiner(hosting, connectionId);
@@ -276,6 +290,7 @@ export class P2pController {
       this.endJoined('Room closed: the host stopped hosting or the connection was ended');
       return;
     }
+    this.hosting?.early.delete(connectionId);
     if (this.hosting?.joiners.has(connectionId)) this.dropJoiner(this.hosting, connectionId);
   }
 
