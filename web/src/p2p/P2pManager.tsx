@@ -86,7 +86,7 @@ export function P2pManager({ session, onLinkChange }: { session: Session; onLink
       </div>
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <HostingCard controller={controller} hostingNodeId={snapshot.hostingNodeId} ownNode={ownNode} />
+        <HostingCard controller={controller} hostingNodeId={snapshot.hostingNodeId} ownNode={ownNode} joinedRoom={inRoom && snapshot.room?.role === 'joiner'} />
         <Card>
           <CardHeader className="flex-row items-center justify-between">
             <CardTitle>Community nodes</CardTitle>
@@ -155,7 +155,18 @@ function NodeRow({ node, own, joined, busy, onConnect }: { node: P2pNode; own: b
   );
 }
 
-function HostingCard({ controller, hostingNodeId, ownNode }: { controller: P2pController | null; hostingNodeId: string | null; ownNode: P2pNode | null }) {
+function HostingCard({
+  controller,
+  hostingNodeId,
+  ownNode,
+  joinedRoom,
+}: {
+  controller: P2pController | null;
+  hostingNodeId: string | null;
+  ownNode: P2pNode | null;
+  /** This tab is in another member's room, which hosting leaves. */
+  joinedRoom: boolean;
+}) {
   const queryClient = useQueryClient();
   const [location, setLocation] = useState('');
   const [maxConnections, setMaxConnections] = useState(String(P2P_MAX_CONNECTIONS));
@@ -241,6 +252,7 @@ function HostingCard({ controller, hostingNodeId, ownNode }: { controller: P2pCo
             <Button type="submit" disabled={start.isPending || !controller}>
               Start hosting
             </Button>
+            {joinedRoom && <p className="text-xs text-muted">Starting to host leaves the room you are in.</p>}
           </form>
         )}
       </CardContent>
