@@ -113,11 +113,17 @@ test('a ban ends the banned member’s part: a joiner leaves the room, a host’
   await shot(carol.page, 'host-banned');
 });
 
-test('stopping hosting closes the room and removes the node', async ({ network }) => {
+test('leaving frees the slot; stopping hosting closes the room and removes the node', async ({ network }) => {
   const alice = await network.join('alice');
   const bob = await network.join('bob');
   for (const m of [alice, bob]) await openP2p(m);
   await startHosting(alice.page, 'Porto');
+  await connectTo(bob.page, 'alice');
+  await expect(nodeOf(alice.page, 'alice').locator('[data-connections]')).toHaveText('1');
+  await room(bob.page).getByRole('button', { name: 'Leave room' }).click();
+  await expect(room(bob.page)).toHaveCount(0);
+  await expect(room(alice.page).getByLabel('In the room')).toHaveText('In the room: you');
+  await expect(nodeOf(alice.page, 'alice').locator('[data-connections]')).toHaveText('0');
   await connectTo(bob.page, 'alice');
   await alice.page.getByRole('button', { name: 'Stop hosting' }).click();
   await expect(alice.page.getByRole('button', { name: 'Start hosting' })).toBeVisible();
