@@ -13,4 +13,5 @@ export * from './admin';
 export * from './creator';
 export * from './security';
 export * from './p2p';
+export * from './p2p-room';
 export * from './routes';

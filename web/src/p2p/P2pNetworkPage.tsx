@@ -53,8 +53,9 @@ function Explanation() {
         (offer, answer, network candidates) between the two parties; it never sees what is said in a room.
       </p>
       <p>
-        The host relays messages among the members of its room. Messages are end-to-end encrypted with the members' identity
-        keys, so the host passes them on without being able to read them.
+        The host relays messages among the members of its room. Each message is end-to-end encrypted with the identity keys
+        of the members in the room when it is sent, the host among them: the members of the room can read it, the server
+        and anyone who joins later cannot.
       </p>
     </section>
   );
