@@ -10,8 +10,10 @@ import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
+import { KeyChangeBanner } from './KeyChangeBanner';
 import { MessageInput } from './MessageInput';
 import { MessageList } from './MessageList';
+import { SafetyNumberDialog } from './SafetyNumberDialog';
 import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
@@ -28,7 +30,8 @@ function ChatScreen({ session }: { session: Session }) {
   const [services] = useState(() => createChatServices(session, queryClient));
   const users = useUsers();
   const socketState = useSocketState();
-  const { pins, accept } = useKeyPins(services.trust, session.user.id, users.data);
+  const { pins, actions: pinActions } = useKeyPins(services.trust, session.user.id, users.data);
+  const [safetyNumberOf, setSafetyNumberOf] = useState<string | null>(null);
   const [peerId, setPeerId] = useState<string | null>(null);
   const selfId = session.user.id;
   const receiverId = peerId ?? 'all';
@@ -90,6 +93,7 @@ function ChatScreen({ session }: { session: Session }) {
           selectedId={peerId}
           pins={pins}
           onSelect={setPeerId}
+          onShowSafetyNumber={setSafetyNumberOf}
           moderation={
             isAdmin
               ? { onBan: setBanTarget, onUnban: (user) => unban.mutate(user), busy: ban.isPending || unban.isPending }
@@ -103,8 +107,9 @@ function ChatScreen({ session }: { session: Session }) {
             peer={peer}
             pin={peer ? pins.get(peer.id) : undefined}
             socketState={socketState}
-            onAcceptKey={(userId, fp) => void accept(userId, fp)}
+            onShowSafetyNumber={setSafetyNumberOf}
           />
+          <KeyChangeBanner members={peer ? [peer] : (users.data ?? [])} pins={pins} onVerify={setSafetyNumberOf} />
           <SkippedRecipientsBanner skipped={services.skipped} conversationId={conversationId} />
           <MessageList
             view={view}
@@ -120,6 +125,13 @@ function ChatScreen({ session }: { session: Session }) {
           />
         </section>
       </main>
+      <SafetyNumberDialog
+        self={session.publicIdentity}
+        contact={users.data?.find((u) => u.id === safetyNumberOf) ?? null}
+        status={safetyNumberOf ? pins.get(safetyNumberOf) : undefined}
+        actions={pinActions}
+        onClose={() => setSafetyNumberOf(null)}
+      />
       {isAdmin ? (
         <BanDialog
           key={banTarget?.id ?? 'closed'}

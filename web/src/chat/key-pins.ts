@@ -14,9 +14,10 @@ function pinKey(ownerId: string, contactId: string): string {
 /** A stored pin, read as one only when its fields are there (storage is outside input too). */
 function toPinRecord(ownerId: string, value: unknown): PinRecord | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { contact, fingerprint, pinnedAt } = value as Record<string, unknown>;
+  const { contact, fingerprint, pinnedAt, verifiedFingerprint } = value as Record<string, unknown>;
   if (typeof contact !== 'string' || typeof fingerprint !== 'string') return null;
-  return { owner: ownerId, contact, fingerprint, pinnedAt: typeof pinnedAt === 'string' ? pinnedAt : '' };
+  const record: PinRecord = { owner: ownerId, contact, fingerprint, pinnedAt: typeof pinnedAt === 'string' ? pinnedAt : '' };
+  return typeof verifiedFingerprint === 'string' ? { ...record, verifiedFingerprint } : record;
 }
 
 /** The browser's {@link PinStore}, over IndexedDB. */

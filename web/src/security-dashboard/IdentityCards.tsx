@@ -1,5 +1,6 @@
-import { Fingerprint, ShieldAlert, Users } from 'lucide-react';
+import { Fingerprint, ShieldAlert, ShieldCheck, Users } from 'lucide-react';
 import { Badge } from '../components/ui/Badge';
+import { Button } from '../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
 import type { Session } from '../auth/auth-context';
 import { emptyTexts } from './security-texts';
@@ -26,8 +27,15 @@ export function FingerprintCard({ session }: { session: Session }) {
   );
 }
 
+type ContactsCardProps = {
+  rows: readonly PinRow[] | undefined;
+  error: unknown;
+  /** Opens the safety number of a listed contact. */
+  onShowSafetyNumber: (row: PinRow) => void;
+};
+
 /** Contacts pinned in this browser, changed keys first. */
-export function ContactsCard({ rows, error }: { rows: readonly PinRow[] | undefined; error: unknown }) {
+export function ContactsCard({ rows, error, onShowSafetyNumber }: ContactsCardProps) {
   return (
     <Card>
       <CardHeader>
@@ -53,13 +61,28 @@ export function ContactsCard({ rows, error }: { rows: readonly PinRow[] | undefi
                     </Badge>
                   ) : row.current === null ? (
                     <Badge>Not listed</Badge>
+                  ) : row.verified ? (
+                    <Badge tone="success">
+                      <ShieldCheck aria-hidden="true" /> Verified
+                    </Badge>
                   ) : (
                     <Badge tone="success">Matches pin</Badge>
                   )}
                 </span>
-                <span className="font-mono text-xs break-words text-muted" title="Pinned safety number">
+                <span className="font-mono text-xs break-words text-muted" title="Pinned fingerprint">
                   {row.pinned}
                 </span>
+                {row.current === null ? null : (
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    className="justify-self-start"
+                    title={`Safety number with ${row.username}`}
+                    onClick={() => onShowSafetyNumber(row)}
+                  >
+                    <Fingerprint aria-hidden="true" /> Safety number
+                  </Button>
+                )}
               </li>
             ))}
           </ul>
