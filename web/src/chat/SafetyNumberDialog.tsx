@@ -2,7 +2,7 @@ import type { PinStatus } from '@enclave/client';
 import type { PublicIdentity } from '@enclave/crypto';
 import * as Dialog from '@radix-ui/react-dialog';
 import { ShieldAlert, ShieldCheck, X } from 'lucide-react';
-import { useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import type { PinActions } from './use-key-pins';
@@ -25,14 +25,26 @@ type SafetyNumberDialogProps = {
 /**
  * The safety number of the member and one contact, as digits and a QR code, with the member's
  * decision: mark the contact verified, clear the mark, or acknowledge a changed key unverified.
- * Radix Dialog moves focus in, keeps it there and returns it to the opening button.
+ * Radix Dialog moves focus in and keeps it there; closing returns it to the opening button.
  */
 export function SafetyNumberDialog({ self, contact, status, actions, onClose }: SafetyNumberDialogProps) {
+  const open = contact !== null;
+  const opener = useRef<HTMLElement | null>(null);
+  // Opened from several places, none a Dialog.Trigger: the element focused at opening is the one
+  // to return to. A layout effect runs before Radix moves focus into the dialog.
+  useLayoutEffect(() => {
+    if (open) opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  }, [open]);
+
   return (
-    <Dialog.Root open={contact !== null} onOpenChange={(open) => !open && onClose()}>
+    <Dialog.Root open={open} onOpenChange={(next) => !next && onClose()}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/70" />
         <Dialog.Content
+          onCloseAutoFocus={(event) => {
+            event.preventDefault();
+            opener.current?.focus();
+          }}
           className="fixed left-1/2 top-1/2 z-50 grid max-h-[calc(100vh-2rem)] w-[min(30rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto rounded-xl border border-border bg-surface p-6 text-foreground shadow-2xl shadow-black/60"
         >
           {contact ? <SafetyNumberBody self={self} contact={contact} status={status} actions={actions} /> : null}
