@@ -105,7 +105,7 @@ function SafetyNumberBody({ self, contact, status, actions }: BodyProps) {
               <span key={i}>{group}</span>
             ))}
           </p>
-          <img src={view.data.qrCode} alt={`QR code of the safety number with ${name}`} width={224} height={224} className="rounded-md" />
+          <img src={view.data.qrCode} alt={`QR code of the safety number with ${name}`} width={192} height={192} className="rounded-md" />
           <dl className="grid w-full gap-1 text-xs text-muted">
             <div className="flex flex-wrap justify-between gap-x-2">
               <dt>Your fingerprint</dt>

@@ -22,7 +22,7 @@ export function useSafetyNumber(self: PublicIdentity, contactFingerprint: string
       const number = await safetyNumber(own, contactFingerprint!);
       // Loaded only when a safety number is shown: no other screen needs the QR encoder.
       const { toDataURL } = await import('qrcode');
-      const qrCode = await toDataURL(number.replaceAll(' ', ''), { errorCorrectionLevel: 'M', margin: 2, width: 224 });
+      const qrCode = await toDataURL(number.replaceAll(' ', ''), { errorCorrectionLevel: 'M', margin: 2, width: 192 });
       return { own, number, qrCode };
     },
     enabled: contactFingerprint !== undefined,

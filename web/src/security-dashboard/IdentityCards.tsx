@@ -7,20 +7,20 @@ import { emptyTexts } from './security-texts';
 import type { PinRow } from './status-checks';
 import { useOwnFingerprint } from './use-security-data';
 
-/** The member's own safety number (docs/security.md §5), from the keys derived locally at sign-in. */
+/** The member's own fingerprint (docs/security.md §5), from the keys derived locally at sign-in. */
 export function FingerprintCard({ session }: { session: Session }) {
   const own = useOwnFingerprint(session);
   return (
     <Card>
       <CardHeader>
         <CardTitle className="flex items-center gap-2">
-          <Fingerprint className="size-5 text-accent" aria-hidden="true" /> Your safety number
+          <Fingerprint className="size-5 text-accent" aria-hidden="true" /> Your fingerprint
         </CardTitle>
-        <CardDescription>Contacts compare it with what their browser shows for you, in person or over another channel.</CardDescription>
+        <CardDescription>Half of the safety number you share with each contact: their browser shows it as your fingerprint.</CardDescription>
       </CardHeader>
       <CardContent>
-        <p aria-label="Your safety number" className="font-mono text-sm leading-relaxed break-words text-foreground">
-          {own.data ?? (own.error ? 'Could not compute the safety number.' : 'Computing…')}
+        <p aria-label="Your fingerprint" className="font-mono text-sm leading-relaxed break-words text-foreground">
+          {own.data ?? (own.error ? 'Could not compute the fingerprint.' : 'Computing…')}
         </p>
       </CardContent>
     </Card>
@@ -42,7 +42,7 @@ export function ContactsCard({ rows, error, onShowSafetyNumber }: ContactsCardPr
         <CardTitle className="flex items-center gap-2">
           <Users className="size-5 text-accent" aria-hidden="true" /> Pinned contacts
         </CardTitle>
-        <CardDescription>The first safety number this browser saw for each member. A changed one may mean someone is intercepting.</CardDescription>
+        <CardDescription>The first fingerprint this browser saw for each member. A changed one may mean someone is intercepting; compare your safety number with them.</CardDescription>
       </CardHeader>
       <CardContent>
         {rows === undefined ? (
