@@ -83,6 +83,7 @@ test('a member verifies a contact; a changed key takes the mark off and warns un
     db.query('update users set encryption_public_key = $1, signing_public_key = $2 where username = $3', [keys.encryption, keys.signing, 'bob']),
   );
   await page.reload();
+  await expect(page.locator('[data-connection-state="authenticated"]')).toBeVisible();
 
   // In the channel: the loud warning, the mark gone, the changed-key sign instead.
   const banner = page.getByRole('alert').filter({ hasText: CHANGED });
@@ -105,6 +106,14 @@ test('a member verifies a contact; a changed key takes the mark off and warns un
   await expect(dialog(page, 'bob').getByRole('alert')).toContainText("bob's keys changed since this browser pinned them");
   await expect(dialog(page, 'bob').getByText('Not verified')).toBeVisible();
   await shot(page, 'key-changed-dialog');
+  // On a phone the dialog fits the width and scrolls within the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const box = (await dialog(page, 'bob').boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  expect(await dialog(page, 'bob').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  await shot(page, 'key-changed-dialog-390');
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // Acknowledging without verifying ends the warning; the contact stays unverified.
   await dialog(page, 'bob').getByRole('button', { name: 'Acknowledge without verifying' }).click();

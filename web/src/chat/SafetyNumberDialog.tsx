@@ -105,21 +105,13 @@ function SafetyNumberBody({ self, contact, status, actions }: BodyProps) {
               <span key={i}>{group}</span>
             ))}
           </p>
-          <img src={view.data.qrCode} alt={`QR code of the safety number with ${name}`} width={192} height={192} className="rounded-md" />
-          <dl className="grid w-full gap-1 text-xs text-muted">
-            <div className="flex flex-wrap justify-between gap-x-2">
-              <dt>Your fingerprint</dt>
-              <dd className="font-mono" data-fingerprint="own">
-                {view.data.own}
-              </dd>
-            </div>
-            <div className="flex flex-wrap justify-between gap-x-2">
-              <dt>{name}&apos;s fingerprint</dt>
-              <dd className="font-mono" data-fingerprint="contact">
-                {status?.fingerprint}
-              </dd>
-            </div>
-          </dl>
+          <img
+            src={view.data.qrCode}
+            alt={`QR code of the safety number with ${name}`}
+            width={192}
+            height={192}
+            className="size-40 rounded-md sm:size-48"
+          />
         </div>
       ) : (
         <p className="text-sm text-muted">{view.error || !status ? 'Could not compute the safety number.' : 'Computing…'}</p>
@@ -151,6 +143,22 @@ function SafetyNumberBody({ self, contact, status, actions }: BodyProps) {
           </div>
         ) : null}
       </div>
+      {view.data ? (
+        <dl className="grid gap-1 text-xs text-muted">
+          <div>
+            <dt>Your fingerprint</dt>
+            <dd className="font-mono" data-fingerprint="own">
+              {view.data.own}
+            </dd>
+          </div>
+          <div>
+            <dt>{name}&apos;s fingerprint</dt>
+            <dd className="font-mono" data-fingerprint="contact">
+              {status?.fingerprint}
+            </dd>
+          </div>
+        </dl>
+      ) : null}
     </>
   );
 }
