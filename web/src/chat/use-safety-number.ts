@@ -1,5 +1,6 @@
 import { fingerprint, safetyNumber, type PublicIdentity } from '@enclave/crypto';
 import { useQuery } from '@tanstack/react-query';
+import { toDataURL } from 'qrcode';
 
 export type SafetyNumberView = {
   /** The member's own fingerprint, from the keys derived locally at sign-in. */
@@ -20,8 +21,6 @@ export function useSafetyNumber(self: PublicIdentity, contactFingerprint: string
     queryFn: async (): Promise<SafetyNumberView> => {
       const own = await fingerprint(self);
       const number = await safetyNumber(own, contactFingerprint!);
-      // Loaded only when a safety number is shown: no other screen needs the QR encoder.
-      const { toDataURL } = await import('qrcode');
       const qrCode = await toDataURL(number.replaceAll(' ', ''), { errorCorrectionLevel: 'M', margin: 2, width: 192 });
       return { own, number, qrCode };
     },
