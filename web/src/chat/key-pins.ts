@@ -1,6 +1,7 @@
 /**
  * Where the browser keeps the contacts' pinned fingerprints: the `contacts` store of IndexedDB
- * (lib/enclave-db.ts), one record per owner and contact under `owner:contact`. Logout leaves it
+ * (lib/enclave-db.ts), one record per owner and contact under `owner:contact`, with the verified
+ * mark when the member gave one (so it never leaves this browser). Logout leaves it
  * alone, so a server cannot have keys re-pinned by ending a session. What the pins mean is decided
  * by `KeyTrust` (@enclave/client); this is only its storage.
  */
