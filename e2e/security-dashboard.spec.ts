@@ -1,6 +1,6 @@
 /**
  * A new member looks after their own security at /security: real status checks and the score
- * made of them, their safety number as a contact sees it, counters from their own events, their
+ * made of them, their fingerprint as a contact sees it, counters from their own events, their
  * sessions (ending another browser's), and the emergency wipe, after which this browser holds
  * nothing and the access token still signs them in.
  */
@@ -35,11 +35,12 @@ test('a member checks their security, ends another session and wipes this browse
   await expect(page.getByRole('list', { name: 'Pinned contacts' }).getByText('bob')).toBeVisible();
   await expect(check(page, 'contacts')).toContainText('1 contact pinned; every key matches its pin.');
 
-  // Her safety number is the one bob's browser shows for her.
-  await bob.page.getByRole('complementary', { name: 'Members' }).getByRole('button', { name: /alice/ }).click();
-  const seenByBob = (await bob.page.getByText(/^Safety number with alice:/).locator('span').textContent())?.trim();
-  expect(seenByBob).toMatch(/^(\d{5} ){11}\d{5}$/);
-  await expect(page.getByLabel('Your safety number')).toHaveText(seenByBob!);
+  // Her fingerprint is the one bob's browser shows for her beside their safety number.
+  const aliceEntry = bob.page.getByRole('complementary', { name: 'Members' }).getByRole('listitem').filter({ hasText: 'alice' });
+  await aliceEntry.getByRole('button', { name: 'Safety number' }).click();
+  const seenByBob = bob.page.getByRole('dialog', { name: 'Safety number with alice' }).locator('[data-fingerprint="contact"]');
+  await expect(seenByBob).toHaveText(/^(\d{5} ){11}\d{5}$/);
+  await expect(page.getByLabel('Your fingerprint')).toHaveText((await seenByBob.textContent())!);
 
   // Counters: her own events as the server counts them, and nothing detected in this browser.
   const mine = mySecurityResponseSchema.parse(await (await page.request.get('/api/security/me')).json());

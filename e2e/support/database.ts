@@ -1,4 +1,4 @@
-/** The stopped server's embedded database, opened read-only in spirit: to trace what screens showed. */
+/** The stopped server's embedded database: read to trace what screens showed, or changed as a server could change it. */
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { EnclaveServer } from './server';
@@ -12,4 +12,13 @@ export async function readDatabase<T>(server: EnclaveServer, read: (db: PGlite) 
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Stops the server, runs `change` on its database and starts it again: what a compromised or
+ * misbehaving server could do to the data it holds, for tests of what members' browsers notice.
+ */
+export async function changeDatabase(server: EnclaveServer, change: (db: PGlite) => Promise<unknown>): Promise<void> {
+  await readDatabase(server, change);
+  await server.start();
 }

@@ -77,10 +77,12 @@ export class EnclaveServer {
     if (!this.port) this.port = await freePort();
     const child = spawn(process.execPath, nodeArgs, { cwd: root, env: this.env() });
     this.child = child;
+    // The log spans restarts: only this start's lines say that this start is listening.
+    const since = this.log.length;
     await new Promise<void>((resolve, reject) => {
       const onData = (chunk: Buffer) => {
         this.log += chunk.toString('utf8');
-        if (this.log.includes(`running at http://127.0.0.1:${this.port}`)) resolve();
+        if (this.log.includes(`running at http://127.0.0.1:${this.port}`, since)) resolve();
       };
       child.stdout.on('data', onData);
       child.stderr.on('data', onData);

@@ -75,7 +75,7 @@ describe('KeyTrust pins', () => {
   it('pins a contact the first time they are seen', async () => {
     const t = setup();
     const statuses = await t.trust.check([user(BOB, 'bob')]);
-    expect(statuses.get(BOB)).toEqual({ fingerprint: fp(user(BOB, 'bob')), changed: false });
+    expect(statuses.get(BOB)).toEqual({ fingerprint: fp(user(BOB, 'bob')), changed: false, verified: false });
     expect(await t.pins.read(ALICE)).toEqual([
       { owner: ALICE, contact: BOB, fingerprint: fp(user(BOB, 'bob')), pinnedAt: '2026-02-03T04:05:06.000Z' },
     ]);
@@ -93,7 +93,7 @@ describe('KeyTrust pins', () => {
     const t = setup();
     await t.trust.check([user(BOB, 'bob')]);
     const statuses = await t.again().check([bobWithNewKey]);
-    expect(statuses.get(BOB)).toEqual({ fingerprint: fp(bobWithNewKey), changed: true });
+    expect(statuses.get(BOB)).toEqual({ fingerprint: fp(bobWithNewKey), changed: true, verified: false });
     expect((await t.pins.read(ALICE)).map((r) => r.fingerprint)).toEqual([fp(user(BOB, 'bob'))]);
   });
 
@@ -123,6 +123,67 @@ describe('KeyTrust pins', () => {
     const [first, second] = await Promise.all([t.trust.check([user(BOB, 'bob')]), t.trust.check([bobWithNewKey])]);
     expect([first.get(BOB)?.changed, second.get(BOB)?.changed]).toEqual([false, true]);
     expect(await t.pins.read(ALICE)).toHaveLength(1);
+  });
+});
+
+describe('KeyTrust verified mark', () => {
+  const bob = user(BOB, 'bob');
+
+  it('marks the pinned key verified, in this session and the next, and clears the mark', async () => {
+    const t = setup();
+    await t.trust.check([bob]);
+    await t.trust.verify(BOB, fp(bob));
+    expect((await t.trust.check([bob])).get(BOB)).toEqual({ fingerprint: fp(bob), changed: false, verified: true });
+    expect((await t.again().check([bob])).get(BOB)?.verified).toBe(true);
+    await t.trust.clearVerification(BOB);
+    expect((await t.trust.check([bob])).get(BOB)).toEqual({ fingerprint: fp(bob), changed: false, verified: false });
+    expect((await t.pins.read(ALICE)).map((r) => r.fingerprint)).toEqual([fp(bob)]);
+  });
+
+  it('keeps the first pinning time when the pinned key is verified', async () => {
+    const t = setup();
+    await t.trust.check([bob]);
+    await t.trust.verify(BOB, fp(bob));
+    expect(await t.pins.read(ALICE)).toEqual([
+      { owner: ALICE, contact: BOB, fingerprint: fp(bob), pinnedAt: '2026-02-03T04:05:06.000Z', verifiedFingerprint: fp(bob) },
+    ]);
+  });
+
+  it('shows no mark for a changed key, warns, and keeps the mark on the old key only', async () => {
+    const t = setup();
+    await t.trust.check([bob]);
+    await t.trust.verify(BOB, fp(bob));
+    expect((await t.trust.check([bobWithNewKey])).get(BOB)).toEqual({ fingerprint: fp(bobWithNewKey), changed: true, verified: false });
+    t.setUsers([user(ALICE, 'alice'), bobWithNewKey]);
+    expect(await t.trust.verifyKeyFor(BOB)).toBe(KEY_CHANGED);
+    // The server going back to the verified key is the verified key again.
+    expect((await t.trust.check([bob])).get(BOB)?.verified).toBe(true);
+  });
+
+  it('starts unverified when the member acknowledges a changed key', async () => {
+    const t = setup();
+    await t.trust.check([bob]);
+    await t.trust.verify(BOB, fp(bob));
+    await t.trust.accept(BOB, fp(bobWithNewKey));
+    expect((await t.trust.check([bobWithNewKey])).get(BOB)).toEqual({ fingerprint: fp(bobWithNewKey), changed: false, verified: false });
+    expect((await t.trust.check([bob])).get(BOB)).toMatchObject({ changed: true, verified: false });
+  });
+
+  it('re-pins a changed key the member verifies, with the mark', async () => {
+    const t = setup();
+    await t.trust.check([bob]);
+    await t.trust.check([bobWithNewKey]);
+    await t.trust.verify(BOB, fp(bobWithNewKey));
+    expect((await t.trust.check([bobWithNewKey])).get(BOB)).toEqual({ fingerprint: fp(bobWithNewKey), changed: false, verified: true });
+  });
+
+  it('writes nothing to clear a mark that is not there', async () => {
+    const pins = new MemoryPinStore();
+    const write = vi.spyOn(pins, 'write');
+    const t = setup({ pins });
+    await t.trust.check([bob]);
+    await t.trust.clearVerification(BOB);
+    expect(write).toHaveBeenCalledTimes(1);
   });
 });
 

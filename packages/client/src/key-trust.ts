@@ -4,6 +4,9 @@
  * - Trust on first use: the first fingerprint seen for a contact is pinned in a {@link PinStore}.
  * - A contact whose listed key differs from the pin is never trusted, neither to verify their
  *   messages nor to wrap a chain key for them, until the member accepts the new key.
+ * - A member may mark a contact verified after comparing safety numbers. The mark belongs to the
+ *   exact pinned key: a changed key shows no mark, and accepting a new key starts unverified.
+ *   It lives only with the pins, so the server never learns whom a member verified.
  * - The member's own keys are the ones derived from their private keys; a copy from the server
  *   that differs is refused, never used.
  * - An epoch is wrapped only for recipients whose keys are the member list's and their pins, and a
@@ -32,6 +35,8 @@ export type PinRecord = {
   fingerprint: string;
   /** ISO time of pinning. */
   pinnedAt: string;
+  /** The fingerprint the member marked verified, if any: it counts only while it is the pinned one. */
+  verifiedFingerprint?: string;
 };
 
 /** Where pins live (IndexedDB in the browser, memory in tests). Pins must outlive a session. */
@@ -48,6 +53,8 @@ export type PinStatus = {
   fingerprint: string;
   /** True when it differs from the one pinned the first time this member was seen. */
   changed: boolean;
+  /** True when the member marked exactly these keys verified (never when `changed`). */
+  verified: boolean;
 };
 
 /** A member an epoch's chain key is to be wrapped for, with the key it would be wrapped with. */
@@ -108,7 +115,7 @@ function keysOf(user: PublicIdentity): string {
  * ```ts
  * const trust = new KeyTrust({ self: { id, ...ownPublicKeys }, pins, members, crypto: { fingerprint, importPublicIdentity } });
  * const statuses = await trust.check(users); // pins first-seen contacts
- * await trust.accept(bob.id, statuses.get(bob.id)!.fingerprint); // after comparing safety numbers
+ * await trust.verify(bob.id, statuses.get(bob.id)!.fingerprint); // after comparing safety numbers
  * ```
  */
 export class KeyTrust {
@@ -156,14 +163,15 @@ export class KeyTrust {
     );
     const seen = current.filter((c) => c !== null);
     return this.exclusive(async () => {
-      const pins = new Map((await this.options.pins.read(this.options.self.id)).map((r) => [r.contact, r.fingerprint]));
+      const pins = new Map((await this.options.pins.read(this.options.self.id)).map((r) => [r.contact, r]));
       const statuses = new Map<string, PinStatus>();
       const firstSeen: PinRecord[] = [];
       for (const { user, fingerprint } of seen) {
         const pinned = pins.get(user.id);
         if (pinned === undefined) firstSeen.push(this.record(user.id, fingerprint));
-        const changed = pinned !== undefined && pinned !== fingerprint;
-        statuses.set(user.id, { fingerprint, changed });
+        const changed = pinned !== undefined && pinned.fingerprint !== fingerprint;
+        const verified = !changed && pinned?.verifiedFingerprint === fingerprint;
+        statuses.set(user.id, { fingerprint, changed, verified });
         if (changed) this.agreed.delete(user.id);
         else this.agreed.set(user.id, keysOf(user));
       }
@@ -172,11 +180,37 @@ export class KeyTrust {
     });
   }
 
-  /** The member compared the safety number and accepts this fingerprint as the contact's: it is pinned. */
+  /**
+   * The member acknowledges this fingerprint as the contact's: it is pinned, unverified (a mark
+   * made for earlier keys does not carry over).
+   */
   async accept(contactId: string, fingerprint: string): Promise<void> {
     await this.exclusive(async () => {
       this.agreed.delete(contactId);
       await this.options.pins.write([this.record(contactId, fingerprint)]);
+    });
+  }
+
+  /**
+   * The member compared the safety number for this fingerprint of the contact and marks it
+   * verified: it is pinned (replacing a changed pin) with the mark.
+   */
+  async verify(contactId: string, fingerprint: string): Promise<void> {
+    await this.exclusive(async () => {
+      const pinned = await this.pinOf(contactId);
+      this.agreed.delete(contactId);
+      const record = pinned?.fingerprint === fingerprint ? { ...pinned } : this.record(contactId, fingerprint);
+      await this.options.pins.write([{ ...record, verifiedFingerprint: fingerprint }]);
+    });
+  }
+
+  /** Takes the verified mark off the contact; their pin stays as it is. */
+  async clearVerification(contactId: string): Promise<void> {
+    await this.exclusive(async () => {
+      const pinned = await this.pinOf(contactId);
+      if (pinned?.verifiedFingerprint === undefined) return;
+      const { verifiedFingerprint: _cleared, ...unverified } = pinned;
+      await this.options.pins.write([unverified]);
     });
   }
 
@@ -270,6 +304,10 @@ export class KeyTrust {
       this.fingerprints.set(keys, found);
     }
     return found;
+  }
+
+  private async pinOf(contactId: string): Promise<PinRecord | undefined> {
+    return (await this.options.pins.read(this.options.self.id)).find((r) => r.contact === contactId);
   }
 
   private record(contactId: string, fingerprint: string): PinRecord {

@@ -99,6 +99,20 @@ function fingerprintVector() {
   };
 }
 
+function sixtyDigits(digest: Buffer): string {
+  const decimal = BigInt(`0x${digest.toString('hex')}`).toString(10).padStart(78, '0').slice(-60);
+  return (decimal.match(/\d{5}/g) ?? []).join(' ');
+}
+
+function safetyNumberVector() {
+  // Two fingerprints as fingerprint() shows them, from fixed bytes; the safety number hashes them
+  // in sorted order under its label.
+  const [a, b] = ['safety number a', 'safety number b'].map((label) => sixtyDigits(fixedBytes(label, 32)));
+  const [low, high] = [a!, b!].sort();
+  const digest = createHash('sha256').update(`enclave/safety-number/v1\n${low}\n${high}`, 'utf8').digest();
+  return { fingerprintA: a!, fingerprintB: b!, safetyNumber: sixtyDigits(digest) };
+}
+
 const vectors = {
   generatedBy: 'packages/crypto/scripts/make-vectors.ts (node:crypto); do not edit by hand',
   loginKey: ['login token 1', 'login token 2', 'login token 3'].map((label) => {
@@ -108,6 +122,7 @@ const vectors = {
   bundle: bundleVector(),
   message: messageVector(),
   fingerprint: fingerprintVector(),
+  safetyNumber: safetyNumberVector(),
 };
 
 const target = fileURLToPath(new URL('../src/vectors.json', import.meta.url));

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { fingerprint } from './fingerprint';
+import { fingerprint, safetyNumber } from './fingerprint';
 import { createAccount } from './account';
 import { generateAccessToken } from './token';
 import vectors from './vectors.json';
@@ -21,5 +21,33 @@ describe('fingerprint', () => {
     expect(await fingerprint({ ...publicIdentity })).toBe(fp);
     const other = { ...publicIdentity, signingPublicKey: vectors.fingerprint.signingPublicKey };
     expect(await fingerprint(other)).not.toBe(fp);
+  });
+});
+
+describe('safetyNumber', () => {
+  const v = vectors.safetyNumber;
+
+  it('matches the node:crypto vector', async () => {
+    const number = await safetyNumber(v.fingerprintA, v.fingerprintB);
+    expect(number).toBe(v.safetyNumber);
+    expect(number).toMatch(FORMAT);
+  });
+
+  it('is the same whichever member computes it', async () => {
+    expect(await safetyNumber(v.fingerprintB, v.fingerprintA)).toBe(v.safetyNumber);
+  });
+
+  it("changes when either member's fingerprint changes", async () => {
+    const other = vectors.fingerprint.fingerprint;
+    const numbers = new Set([
+      v.safetyNumber,
+      await safetyNumber(other, v.fingerprintB),
+      await safetyNumber(v.fingerprintA, other),
+    ]);
+    expect(numbers.size).toBe(3);
+  });
+
+  it('is neither fingerprint', () => {
+    expect([v.fingerprintA, v.fingerprintB]).not.toContain(v.safetyNumber);
   });
 });

@@ -19,6 +19,7 @@ describe('package index', () => {
         'importPublicIdentity',
         'openEpochShare',
         'openPrivateKeys',
+        'safetyNumber',
         'sealPrivateKeys',
         'shannonEntropy',
         'toBase64',

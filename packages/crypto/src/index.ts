@@ -14,7 +14,7 @@ export type { PublicIdentity, PrivateIdentity, OpenedIdentity } from './identity
 export { createAccount } from './account';
 export type { NewAccount } from './account';
 export { sealPrivateKeys, openPrivateKeys } from './key-bundle';
-export { fingerprint } from './fingerprint';
+export { fingerprint, safetyNumber } from './fingerprint';
 export { createEpoch, openEpochShare } from './sender-keys';
 export type { Epoch, EpochShareUpload, EpochShareInput } from './sender-keys';
 export { encryptMessage, decryptMessage } from './message';

@@ -10,9 +10,11 @@ import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
+import { KeyChangeBanner } from './KeyChangeBanner';
 import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
+import { SafetyNumberDialog } from './SafetyNumberDialog';
 import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
@@ -29,7 +31,8 @@ function ChatScreen({ session }: { session: Session }) {
   const [services] = useState(() => createChatServices(session, queryClient));
   const users = useUsers();
   const socketState = useSocketState();
-  const { pins, accept } = useKeyPins(services.trust, session.user.id, users.data);
+  const { pins, actions: pinActions } = useKeyPins(services.trust, session.user.id, users.data);
+  const [safetyNumberOf, setSafetyNumberOf] = useState<string | null>(null);
   const [peerId, setPeerId] = useState<string | null>(null);
   const selfId = session.user.id;
   const receiverId = peerId ?? 'all';
@@ -93,6 +96,7 @@ function ChatScreen({ session }: { session: Session }) {
       loading={users.isPending}
       selectedId={peerId}
       pins={pins}
+      onShowSafetyNumber={setSafetyNumberOf}
       onSelect={(id) => {
         setPeerId(id);
         setDrawerOpen(false);
@@ -116,13 +120,14 @@ function ChatScreen({ session }: { session: Session }) {
             peer={peer}
             pin={peer ? pins.get(peer.id) : undefined}
             socketState={socketState}
-            onAcceptKey={(userId, fp) => void accept(userId, fp)}
+            onShowSafetyNumber={setSafetyNumberOf}
             members={
               <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen}>
                 {memberList('drawer')}
               </MembersDrawer>
             }
           />
+          <KeyChangeBanner members={peer ? [peer] : (users.data ?? [])} pins={pins} onVerify={setSafetyNumberOf} />
           <SkippedRecipientsBanner skipped={services.skipped} conversationId={conversationId} />
           <MessageList
             view={view}
@@ -138,6 +143,13 @@ function ChatScreen({ session }: { session: Session }) {
           />
         </section>
       </main>
+      <SafetyNumberDialog
+        self={session.publicIdentity}
+        contact={users.data?.find((u) => u.id === safetyNumberOf) ?? null}
+        status={safetyNumberOf ? pins.get(safetyNumberOf) : undefined}
+        actions={pinActions}
+        onClose={() => setSafetyNumberOf(null)}
+      />
       {isAdmin ? (
         <BanDialog
           key={banTarget?.id ?? 'closed'}

@@ -1,10 +1,11 @@
 import type { PinStatus } from '@enclave/client';
 import type { PublicUser } from '@enclave/protocol';
 import * as ScrollArea from '@radix-ui/react-scroll-area';
-import { Ban, Crown, Hash, ShieldAlert, ShieldOff, Undo2 } from 'lucide-react';
+import { Ban, Crown, Fingerprint, Hash, ShieldAlert, ShieldOff, Undo2 } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import { isBannable } from './use-moderation';
+import { VerifiedMark } from './VerifiedMark';
 
 /** Moderation controls, given only to admins (the server checks every call again). */
 export type Moderation = {
@@ -22,6 +23,7 @@ type UserListProps = {
   pins: ReadonlyMap<string, PinStatus>;
   /** Clicking the selected member again returns to the channel (null). */
   onSelect: (userId: string | null) => void;
+  onShowSafetyNumber: (userId: string) => void;
   moderation: Moderation | null;
   /** The desktop sidebar (the specification's 400 px list) or the phone's drawer, which it fills. */
   variant: 'sidebar' | 'drawer';
@@ -50,7 +52,7 @@ function isAdmin(user: PublicUser): boolean {
   return user.role === 'admin' || user.isCreatorAccount;
 }
 
-export function UserList({ selfId, users, loading, selectedId, pins, onSelect, moderation, variant }: UserListProps) {
+export function UserList({ selfId, users, loading, selectedId, pins, onSelect, onShowSafetyNumber, moderation, variant }: UserListProps) {
   const others = (users ?? []).filter((u) => u.id !== selfId).sort(byPresenceThenName);
   const self = users?.find((u) => u.id === selfId);
   const onlineCount = (users ?? []).filter((u) => u.online && !u.isBanned).length;
@@ -94,9 +96,10 @@ export function UserList({ selfId, users, loading, selectedId, pins, onSelect, m
                 <MemberButton
                   user={user}
                   selected={selectedId === user.id}
-                  keyChanged={pins.get(user.id)?.changed ?? false}
+                  pin={pins.get(user.id)}
                   onClick={() => onSelect(selectedId === user.id ? null : user.id)}
                 />
+                {pins.has(user.id) ? <SafetyNumberButton user={user} onClick={() => onShowSafetyNumber(user.id)} /> : null}
                 {moderation ? <ModerationButton user={user} selfId={selfId} moderation={moderation} /> : null}
               </li>
             ))}
@@ -149,9 +152,9 @@ function SelfEntry({ user }: { user: PublicUser }) {
   );
 }
 
-type MemberButtonProps = { user: PublicUser; selected: boolean; keyChanged: boolean; onClick: () => void };
+type MemberButtonProps = { user: PublicUser; selected: boolean; pin: PinStatus | undefined; onClick: () => void };
 
-function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps) {
+function MemberButton({ user, selected, pin, onClick }: MemberButtonProps) {
   return (
     <button
       type="button"
@@ -168,10 +171,30 @@ function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps
         <span className={cn('truncate font-medium', user.isBanned && 'line-through')}>{user.username}</span>
         <AdminCrown user={user} />
         <CompromisedMark user={user} />
-        {keyChanged ? <ShieldAlert className="size-3.5 text-red-400" role="img" aria-label="Key changed" /> : null}
+        {pin?.verified ? <VerifiedMark /> : null}
+        {pin?.changed ? <ShieldAlert className="size-3.5 text-red-400" role="img" aria-label="Key changed" /> : null}
       </span>
       <StatusLine user={user} />
     </button>
+  );
+}
+
+/**
+ * Opens the safety number. Its name leaves out the member's (their row gives it, and the title
+ * says it), so that the member's name picks out only their entry.
+ */
+function SafetyNumberButton({ user, onClick }: { user: PublicUser; onClick: () => void }) {
+  return (
+    <Button
+      variant="ghost"
+      size="icon"
+      className="size-8 shrink-0"
+      aria-label="Safety number"
+      title={`Safety number with ${user.username}`}
+      onClick={onClick}
+    >
+      <Fingerprint aria-hidden="true" />
+    </Button>
   );
 }
 

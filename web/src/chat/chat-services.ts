@@ -37,19 +37,29 @@ const httpApi: ChatApi = {
 /** What the browser provides by default, replaceable in tests. */
 export type ChatServicesDeps = { api?: ChatApi; pins?: PinStore };
 
-/** The chat's services for one signed-in member. */
-export function createChatServices(session: Session, queryClient: QueryClient, deps: ChatServicesDeps = {}): ChatServices {
-  const api = deps.api ?? httpApi;
-  const trust = new KeyTrust({
+/** The member's one {@link KeyTrust} over this browser's pins (the chat's, and /security's for its decisions). */
+export function createKeyTrust(
+  session: Session,
+  queryClient: QueryClient,
+  listUsers: ChatApi['listUsers'] = http.listUsers,
+  pins: PinStore = indexedDbPinStore,
+): KeyTrust {
+  return new KeyTrust({
     // The member's own keys are the ones derived from their private keys at login, never the list's.
     self: { id: session.user.id, ...session.publicIdentity },
-    pins: deps.pins ?? indexedDbPinStore,
+    pins,
     members: {
-      current: () => ensureUsers(queryClient, api.listUsers),
-      fresh: () => refetchUsers(queryClient, api.listUsers),
+      current: () => ensureUsers(queryClient, listUsers),
+      fresh: () => refetchUsers(queryClient, listUsers),
     },
     crypto: { fingerprint: e2e.fingerprint, importPublicIdentity: e2e.importPublicIdentity },
   });
+}
+
+/** The chat's services for one signed-in member. */
+export function createChatServices(session: Session, queryClient: QueryClient, deps: ChatServicesDeps = {}): ChatServices {
+  const api = deps.api ?? httpApi;
+  const trust = createKeyTrust(session, queryClient, api.listUsers, deps.pins);
   const skipped = new SkippedRecipients();
   const decryptor = new MessageDecryptor({
     selfId: session.user.id,

@@ -52,6 +52,12 @@ describe('indexedDbPinStore', () => {
     expect((await indexedDbPinStore.read(ALICE)).map((r) => r.fingerprint)).toEqual(['fp-bob-2']);
   });
 
+  it('keeps the verified mark with the pin, and reads a pin without one as unverified', async () => {
+    await indexedDbPinStore.write([{ ...pin(ALICE, BOB, 'fp-bob'), verifiedFingerprint: 'fp-bob' }, pin(ALICE, CAROL, 'fp-carol')]);
+    expect(await indexedDbPinStore.read(ALICE)).toEqual([{ ...pin(ALICE, BOB, 'fp-bob'), verifiedFingerprint: 'fp-bob' }, pin(ALICE, CAROL, 'fp-carol')]);
+    expect((await indexedDbPinStore.read(ALICE))[1]).not.toHaveProperty('verifiedFingerprint');
+  });
+
   it('skips stored values that are not pins', async () => {
     contacts.set(`${ALICE}:${BOB}`, { contact: BOB, fingerprint: 42 });
     contacts.set(`${ALICE}:${CAROL}`, 'garbage');

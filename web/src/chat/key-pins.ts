@@ -1,6 +1,7 @@
 /**
  * Where the browser keeps the contacts' pinned fingerprints: the `contacts` store of IndexedDB
- * (lib/enclave-db.ts), one record per owner and contact under `owner:contact`. Logout leaves it
+ * (lib/enclave-db.ts), one record per owner and contact under `owner:contact`, with the verified
+ * mark when the member gave one (so it never leaves this browser). Logout leaves it
  * alone, so a server cannot have keys re-pinned by ending a session. What the pins mean is decided
  * by `KeyTrust` (@enclave/client); this is only its storage.
  */
@@ -14,9 +15,10 @@ function pinKey(ownerId: string, contactId: string): string {
 /** A stored pin, read as one only when its fields are there (storage is outside input too). */
 function toPinRecord(ownerId: string, value: unknown): PinRecord | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { contact, fingerprint, pinnedAt } = value as Record<string, unknown>;
+  const { contact, fingerprint, pinnedAt, verifiedFingerprint } = value as Record<string, unknown>;
   if (typeof contact !== 'string' || typeof fingerprint !== 'string') return null;
-  return { owner: ownerId, contact, fingerprint, pinnedAt: typeof pinnedAt === 'string' ? pinnedAt : '' };
+  const record: PinRecord = { owner: ownerId, contact, fingerprint, pinnedAt: typeof pinnedAt === 'string' ? pinnedAt : '' };
+  return typeof verifiedFingerprint === 'string' ? { ...record, verifiedFingerprint } : record;
 }
 
 /** The browser's {@link PinStore}, over IndexedDB. */

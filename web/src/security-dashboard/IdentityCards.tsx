@@ -1,40 +1,48 @@
-import { Fingerprint, ShieldAlert, Users } from 'lucide-react';
+import { Fingerprint, ShieldAlert, ShieldCheck, Users } from 'lucide-react';
 import { Badge } from '../components/ui/Badge';
+import { Button } from '../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
 import type { Session } from '../auth/auth-context';
 import { emptyTexts } from './security-texts';
 import type { PinRow } from './status-checks';
 import { useOwnFingerprint } from './use-security-data';
 
-/** The member's own safety number (docs/security.md §5), from the keys derived locally at sign-in. */
+/** The member's own fingerprint (docs/security.md §5), from the keys derived locally at sign-in. */
 export function FingerprintCard({ session }: { session: Session }) {
   const own = useOwnFingerprint(session);
   return (
     <Card>
       <CardHeader>
         <CardTitle className="flex items-center gap-2">
-          <Fingerprint className="size-5 text-accent" aria-hidden="true" /> Your safety number
+          <Fingerprint className="size-5 text-accent" aria-hidden="true" /> Your fingerprint
         </CardTitle>
-        <CardDescription>Contacts compare it with what their browser shows for you, in person or over another channel.</CardDescription>
+        <CardDescription>Half of the safety number you share with each contact: their browser shows it as your fingerprint.</CardDescription>
       </CardHeader>
       <CardContent>
-        <p aria-label="Your safety number" className="font-mono text-sm leading-relaxed break-words text-foreground">
-          {own.data ?? (own.error ? 'Could not compute the safety number.' : 'Computing…')}
+        <p aria-label="Your fingerprint" className="font-mono text-sm leading-relaxed break-words text-foreground">
+          {own.data ?? (own.error ? 'Could not compute the fingerprint.' : 'Computing…')}
         </p>
       </CardContent>
     </Card>
   );
 }
 
+type ContactsCardProps = {
+  rows: readonly PinRow[] | undefined;
+  error: unknown;
+  /** Opens the safety number of a listed contact. */
+  onShowSafetyNumber: (row: PinRow) => void;
+};
+
 /** Contacts pinned in this browser, changed keys first. */
-export function ContactsCard({ rows, error }: { rows: readonly PinRow[] | undefined; error: unknown }) {
+export function ContactsCard({ rows, error, onShowSafetyNumber }: ContactsCardProps) {
   return (
     <Card>
       <CardHeader>
         <CardTitle className="flex items-center gap-2">
           <Users className="size-5 text-accent" aria-hidden="true" /> Pinned contacts
         </CardTitle>
-        <CardDescription>The first safety number this browser saw for each member. A changed one may mean someone is intercepting.</CardDescription>
+        <CardDescription>The first fingerprint this browser saw for each member. A changed one may mean someone is intercepting; compare your safety number with them.</CardDescription>
       </CardHeader>
       <CardContent>
         {rows === undefined ? (
@@ -53,13 +61,28 @@ export function ContactsCard({ rows, error }: { rows: readonly PinRow[] | undefi
                     </Badge>
                   ) : row.current === null ? (
                     <Badge>Not listed</Badge>
+                  ) : row.verified ? (
+                    <Badge tone="success">
+                      <ShieldCheck aria-hidden="true" /> Verified
+                    </Badge>
                   ) : (
                     <Badge tone="success">Matches pin</Badge>
                   )}
                 </span>
-                <span className="font-mono text-xs break-words text-muted" title="Pinned safety number">
+                <span className="font-mono text-xs break-words text-muted" title="Pinned fingerprint">
                   {row.pinned}
                 </span>
+                {row.current === null ? null : (
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    className="justify-self-start"
+                    title={`Safety number with ${row.username}`}
+                    onClick={() => onShowSafetyNumber(row)}
+                  >
+                    <Fingerprint aria-hidden="true" /> Safety number
+                  </Button>
+                )}
               </li>
             ))}
           </ul>

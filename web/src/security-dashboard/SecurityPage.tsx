@@ -1,13 +1,19 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { ArrowLeft, Shield } from 'lucide-react';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
+import { createKeyTrust } from '../chat/chat-services';
+import { SafetyNumberDialog } from '../chat/SafetyNumberDialog';
+import { usePinActions } from '../chat/use-key-pins';
 import { useThreatState } from '../security/threat-state';
 import { AlertsCard, CountersCard } from './ActivityCards';
 import { EmergencyWipeCard } from './EmergencyWipeCard';
 import { ContactsCard, FingerprintCard } from './IdentityCards';
 import { SessionsCard } from './SessionsCard';
 import { StatusCard } from './StatusCard';
+import type { PinRow } from './status-checks';
 import { usePinRows } from './use-security-data';
 import { useStatusChecks } from './use-status-checks';
 
@@ -20,6 +26,12 @@ function SecurityDashboard({ session }: { session: Session }) {
   const threat = useThreatState();
   const pins = usePinRows(session.user.id);
   const checks = useStatusChecks(session, threat, pins.rows);
+  const queryClient = useQueryClient();
+  const [trust] = useState(() => createKeyTrust(session, queryClient));
+  const pinActions = usePinActions(trust, ['security', 'pins', session.user.id]);
+  const [safetyNumberOf, setSafetyNumberOf] = useState<string | null>(null);
+  // The row as it is now, so the dialog follows a decision the member just made.
+  const shown: PinRow | undefined = pins.rows?.find((r) => r.id === safetyNumberOf && r.current !== null);
 
   return (
     <div className="min-h-screen">
@@ -44,7 +56,7 @@ function SecurityDashboard({ session }: { session: Session }) {
           <StatusCard checks={checks} />
           <div className="grid content-start gap-6">
             <FingerprintCard session={session} />
-            <ContactsCard rows={pins.rows} error={pins.error} />
+            <ContactsCard rows={pins.rows} error={pins.error} onShowSafetyNumber={(row) => setSafetyNumberOf(row.id)} />
           </div>
         </div>
         <CountersCard threat={threat} />
@@ -52,6 +64,13 @@ function SecurityDashboard({ session }: { session: Session }) {
         <SessionsCard />
         <EmergencyWipeCard />
       </main>
+      <SafetyNumberDialog
+        self={session.publicIdentity}
+        contact={shown ? { id: shown.id, username: shown.username } : null}
+        status={shown?.current ? { fingerprint: shown.current, changed: shown.changed, verified: shown.verified } : undefined}
+        actions={pinActions}
+        onClose={() => setSafetyNumberOf(null)}
+      />
     </div>
   );
 }

@@ -39,4 +39,24 @@ describe('pinned contacts', () => {
       ['Former member', false, null],
     ]);
   });
+
+  it('calls a contact verified only while the listed key is the verified pin', () => {
+    const listed = new Map([
+      ['b', { username: 'bob', fingerprint: '111' }],
+      ['c', { username: 'carol', fingerprint: '999' }],
+    ]);
+    const rows = pinRows(
+      [
+        { contact: 'b', fingerprint: '111', verifiedFingerprint: '111' },
+        { contact: 'c', fingerprint: '222', verifiedFingerprint: '222' },
+        { contact: 'd', fingerprint: '333', verifiedFingerprint: '333' },
+      ],
+      listed,
+    );
+    expect(rows.map((r) => [r.username, r.changed, r.verified])).toEqual([
+      ['carol', true, false],
+      ['bob', false, true],
+      ['Former member', false, false],
+    ]);
+  });
 });

@@ -25,25 +25,35 @@ export function keysNonExtractable(keys: readonly { extractable: boolean }[]): b
   return keys.length > 0 && keys.every((k) => k.extractable === false);
 }
 
-export type PinRow = { id: string; username: string; pinned: string; current: string | null; changed: boolean };
+export type PinRow = {
+  id: string;
+  username: string;
+  pinned: string;
+  current: string | null;
+  changed: boolean;
+  /** The member marked exactly the listed keys verified. */
+  verified: boolean;
+};
 
 /**
  * The contacts this member pinned, each with the safety number the server lists now: changed when
  * it differs from the pin; `current` null when the member is no longer listed.
  */
 export function pinRows(
-  pins: readonly { contact: string; fingerprint: string }[],
+  pins: readonly { contact: string; fingerprint: string; verifiedFingerprint?: string }[],
   listed: ReadonlyMap<string, { username: string; fingerprint: string }>,
 ): PinRow[] {
   return pins
     .map((p) => {
       const now = listed.get(p.contact);
+      const changed = now !== undefined && now.fingerprint !== p.fingerprint;
       return {
         id: p.contact,
         username: now?.username ?? 'Former member',
         pinned: p.fingerprint,
         current: now?.fingerprint ?? null,
-        changed: now !== undefined && now.fingerprint !== p.fingerprint,
+        changed,
+        verified: now !== undefined && !changed && p.verifiedFingerprint === p.fingerprint,
       };
     })
     .sort((a, b) => Number(b.changed) - Number(a.changed) || a.username.localeCompare(b.username));

@@ -69,6 +69,9 @@ export function usePinRows(selfId: string) {
     queryKey: ['security', 'pin-rows', selfId, users.data, pins.data],
     queryFn: async () => pinRows(pins.data ?? [], await listedFingerprints(users.data ?? [], selfId)),
     enabled: users.data !== undefined && pins.data !== undefined,
+    // A decision on a pin changes the key: the rows stay shown (an open safety number with them)
+    // until the new ones are computed.
+    placeholderData: (previous) => previous,
     ...fresh,
   });
   return { rows: rows.data, error: users.error ?? pins.error ?? rows.error };
