@@ -15,9 +15,12 @@ import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
 import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { UserList } from './UserList';
+import { TypingBar } from './TypingBar';
 import { useChatRealtime } from './use-chat-realtime';
 import { useKeyPins } from './use-key-pins';
 import { useModeration } from './use-moderation';
+import { useTyping } from './use-typing';
+import { useUnread } from './use-unread';
 import { useUsers } from './use-users';
 
 export function ChatPage() {
@@ -65,6 +68,8 @@ function ChatScreen({ session }: { session: Session }) {
   }, [users.error]);
 
   const view = useSyncExternalStore(services.store.subscribe, () => services.store.view(conversationId));
+  const unread = useUnread(selfId, conversationId, view.messages);
+  const typing = useTyping(selfId, conversationId);
 
   async function send(text: string) {
     try {
@@ -93,6 +98,7 @@ function ChatScreen({ session }: { session: Session }) {
       loading={users.isPending}
       selectedId={peerId}
       pins={pins}
+      unreadOf={(id) => unread.countOf(conversationIdFor(selfId, id ?? 'all'))}
       onSelect={(id) => {
         setPeerId(id);
         setDrawerOpen(false);
@@ -129,12 +135,15 @@ function ChatScreen({ session }: { session: Session }) {
             selfId={selfId}
             dm={peer ? { selfName: session.user.username, peerName } : null}
             onLoadOlder={() => void services.store.loadOlder(conversationId)}
+            dividerBeforeId={unread.dividerBeforeId}
           />
+          <TypingBar typingIds={typing.typingIds} sharing={typing.sharing} onSharingChange={typing.setSharing} />
           <MessageInput
             key={conversationId}
             connected={socketState === 'authenticated'}
             placeholder={peer ? `Encrypted message to ${peer.username}…` : 'Message the general channel…'}
             onSend={send}
+            onType={typing.onType}
           />
         </section>
       </main>

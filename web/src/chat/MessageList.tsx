@@ -1,11 +1,13 @@
 import type { DecryptResult } from '@enclave/client';
 import type { Message } from '@enclave/protocol';
 import { AlertOctagon, Info, Lock } from 'lucide-react';
-import { useLayoutEffect, useRef } from 'react';
+import { Fragment, useLayoutEffect, useRef } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import type { ConversationView } from './chat-store';
+import { JumpToLatest } from './JumpToLatest';
+import { NewMessagesDivider } from './NewMessagesDivider';
 import { useUsers } from './use-users';
 
 export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';
@@ -28,6 +30,8 @@ type MessageListProps = {
   /** Display names: in a DM, whom each message was encrypted for. */
   dm: { selfName: string; peerName: string } | null;
   onLoadOlder: () => void;
+  /** Where the "New messages" divider goes (use-unread.ts). */
+  dividerBeforeId?: number | null;
 };
 
 function formatTime(iso: string): string {
@@ -37,7 +41,7 @@ function formatTime(iso: string): string {
   return sameDay ? time : `${date.toLocaleDateString()} ${time}`;
 }
 
-export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps) {
+export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = null }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
   const newest = view.messages.at(-1)?.id ?? null;
@@ -87,16 +91,19 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
       ) : null}
       <ol className="grid gap-2">
         {view.messages.map((message) => (
-          <MessageItem
-            key={message.id}
-            message={message}
-            sender={names.get(message.senderId) ?? 'Unknown User'}
-            result={view.results.get(message.id)}
-            own={message.senderId === selfId}
-            encryptedFor={dm ? (message.senderId === selfId ? dm.peerName : dm.selfName) : null}
-          />
+          <Fragment key={message.id}>
+            {message.id === dividerBeforeId ? <NewMessagesDivider /> : null}
+            <MessageItem
+              message={message}
+              sender={names.get(message.senderId) ?? 'Unknown User'}
+              result={view.results.get(message.id)}
+              own={message.senderId === selfId}
+              encryptedFor={dm ? (message.senderId === selfId ? dm.peerName : dm.selfName) : null}
+            />
+          </Fragment>
         ))}
       </ol>
+      <JumpToLatest scroller={scroller} newest={newest} />
     </div>
   );
 }

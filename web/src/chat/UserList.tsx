@@ -4,6 +4,7 @@ import * as ScrollArea from '@radix-ui/react-scroll-area';
 import { Ban, Crown, Hash, ShieldAlert, ShieldOff, Undo2 } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
+import { UnreadBadge } from './UnreadBadge';
 import { isBannable } from './use-moderation';
 
 /** Moderation controls, given only to admins (the server checks every call again). */
@@ -23,6 +24,8 @@ type UserListProps = {
   /** Clicking the selected member again returns to the channel (null). */
   onSelect: (userId: string | null) => void;
   moderation: Moderation | null;
+  /** Unread messages of the channel (null) or of the DM with a member. */
+  unreadOf?: (peerId: string | null) => number;
   /** The desktop sidebar (the specification's 400 px list) or the phone's drawer, which it fills. */
   variant: 'sidebar' | 'drawer';
 };
@@ -50,7 +53,7 @@ function isAdmin(user: PublicUser): boolean {
   return user.role === 'admin' || user.isCreatorAccount;
 }
 
-export function UserList({ selfId, users, loading, selectedId, pins, onSelect, moderation, variant }: UserListProps) {
+export function UserList({ selfId, users, loading, selectedId, pins, onSelect, moderation, variant, unreadOf = () => 0 }: UserListProps) {
   const others = (users ?? []).filter((u) => u.id !== selfId).sort(byPresenceThenName);
   const self = users?.find((u) => u.id === selfId);
   const onlineCount = (users ?? []).filter((u) => u.online && !u.isBanned).length;
@@ -74,6 +77,7 @@ export function UserList({ selfId, users, loading, selectedId, pins, onSelect, m
           )}
         >
           <Hash className="size-4" aria-hidden="true" /> General Channel
+          <UnreadBadge count={unreadOf(null)} />
         </button>
       </div>
       <div className="flex items-baseline justify-between px-4 pb-1 pt-3">
@@ -95,6 +99,7 @@ export function UserList({ selfId, users, loading, selectedId, pins, onSelect, m
                   user={user}
                   selected={selectedId === user.id}
                   keyChanged={pins.get(user.id)?.changed ?? false}
+                  unread={unreadOf(user.id)}
                   onClick={() => onSelect(selectedId === user.id ? null : user.id)}
                 />
                 {moderation ? <ModerationButton user={user} selfId={selfId} moderation={moderation} /> : null}
@@ -149,9 +154,9 @@ function SelfEntry({ user }: { user: PublicUser }) {
   );
 }
 
-type MemberButtonProps = { user: PublicUser; selected: boolean; keyChanged: boolean; onClick: () => void };
+type MemberButtonProps = { user: PublicUser; selected: boolean; keyChanged: boolean; unread: number; onClick: () => void };
 
-function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps) {
+function MemberButton({ user, selected, keyChanged, unread, onClick }: MemberButtonProps) {
   return (
     <button
       type="button"
@@ -170,7 +175,10 @@ function MemberButton({ user, selected, keyChanged, onClick }: MemberButtonProps
         <CompromisedMark user={user} />
         {keyChanged ? <ShieldAlert className="size-3.5 text-red-400" role="img" aria-label="Key changed" /> : null}
       </span>
-      <StatusLine user={user} />
+      <span className="flex shrink-0 items-center gap-2">
+        <UnreadBadge count={unread} />
+        <StatusLine user={user} />
+      </span>
     </button>
   );
 }
