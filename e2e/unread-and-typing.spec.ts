@@ -1,7 +1,7 @@
 /**
  * Two members live: typing shows on the other screen, messages in a conversation not in view
  * count as unread (in the member list and the tab title), and opening it shows where reading
- * stopped and clears the count.
+ * stopped and clears the count. Scrolled up, new messages offer "Jump to latest".
  */
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
@@ -86,6 +86,19 @@ test('typing and unread counts between two members', async ({ browser }) => {
     await expect(log(alice.page).getByText('Second news in the channel', { exact: true })).toBeVisible();
     await expect(members(alice.page).getByTestId('unread-count')).toHaveCount(0);
     await expect(alice.page).toHaveTitle(title);
+
+    // Scrolled up when more arrives: the list stays put and offers a way down.
+    for (let i = 1; i <= 10; i++) await send(bob.page, `Filler ${i}`);
+    await expect(log(alice.page).getByText('Filler 10', { exact: true })).toBeInViewport();
+    await log(alice.page).evaluate((el) => el.scrollTo({ top: 0 }));
+    await send(bob.page, 'Arrived while Alice read back');
+    const jump = alice.page.getByRole('button', { name: 'Jump to latest' });
+    await expect(jump).toBeVisible();
+    await expect(log(alice.page).getByText('Arrived while Alice read back', { exact: true })).not.toBeInViewport();
+    await shot(alice.page, 'alice-offered-jump-to-latest');
+    await jump.click();
+    await expect(log(alice.page).getByText('Arrived while Alice read back', { exact: true })).toBeInViewport();
+    await expect(jump).toHaveCount(0);
   } finally {
     await alice?.context.close();
     await bob?.context.close();
