@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { typingText } from './unread';
 import { useUsers } from './use-users';
 
 type TypingBarProps = {
@@ -12,8 +13,7 @@ export function TypingBar({ typingIds, sharing, onSharingChange }: TypingBarProp
   const toggleId = useId();
   const users = useUsers();
   const names = typingIds.map((id) => users.data?.find((u) => u.id === id)?.username).filter((n): n is string => Boolean(n));
-  const text =
-    names.length === 0 ? '' : names.length === 1 ? `${names[0]} is typing…` : names.length === 2 ? `${names[0]} and ${names[1]} are typing…` : 'Several members are typing…';
+  const text = typingText(names);
   return (
     <div className="flex min-h-7 items-center justify-between gap-2 px-3 pt-1 text-xs text-muted">
       {/* Always mounted, so that screen readers hear each change. */}

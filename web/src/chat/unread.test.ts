@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countLabel, firstUnreadId, markRead, MAX_UNREAD_IDS, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState } from './unread';
+import { countLabel, firstUnreadId, markRead, MAX_UNREAD_IDS, noteUnread, parseReadState, titleWithCount, totalUnread, typingText, unreadCount, type ReadState } from './unread';
 
 const dm = `dm:${'a'.repeat(8)}-aaaa-aaaa-aaaa-${'a'.repeat(12)}:${'b'.repeat(8)}-bbbb-bbbb-bbbb-${'b'.repeat(12)}`;
 
@@ -56,6 +56,13 @@ describe('titles and labels', () => {
     expect(titleWithCount('Enclave', 120)).toBe('(99+) Enclave');
     expect(countLabel(7)).toBe('7');
     expect(countLabel(100)).toBe('99+');
+  });
+
+  it('names who is typing, up to two', () => {
+    expect(typingText([])).toBe('');
+    expect(typingText(['bob'])).toBe('bob is typing…');
+    expect(typingText(['bob', 'carol'])).toBe('bob and carol are typing…');
+    expect(typingText(['bob', 'carol', 'dave'])).toBe('Several members are typing…');
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * What a member has read, kept in this browser only (the server never learns it). Per
  * conversation: the newest message id read, and the ids of others' messages that came after.
- * Pure functions over an immutable state; use-unread.ts keeps it in localStorage.
+ * Pure functions over an immutable state; use-unread.ts keeps it in localStorage. The typing
+ * indicator's wording is here too, to be tested alike.
  */
 import { conversationIdSchema } from '@enclave/protocol';
 
@@ -52,6 +53,14 @@ export function titleWithCount(base: string, count: number): string {
 /** Badges stay narrow. */
 export function countLabel(count: number): string {
   return count > 99 ? '99+' : String(count);
+}
+
+/** What the typing indicator says, for the names of those typing in the open conversation. */
+export function typingText(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  if (names.length === 1) return `${names[0]} is typing…`;
+  if (names.length === 2) return `${names[0]} and ${names[1]} are typing…`;
+  return 'Several members are typing…';
 }
 
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
