@@ -21,6 +21,14 @@ async function expectAccessible(page: Page): Promise<void> {
   expect(grave).toEqual([]);
 }
 
+/** As when the member switches to another tab and back (the browser would say the same). */
+async function setVisibility(page: Page, state: 'visible' | 'hidden'): Promise<void> {
+  await page.evaluate((value) => {
+    Object.defineProperty(document, 'visibilityState', { value, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, state);
+}
+
 async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -86,6 +94,16 @@ test('typing and unread counts between two members', async ({ browser }) => {
     await expect(log(alice.page).getByText('Second news in the channel', { exact: true })).toBeVisible();
     await expect(members(alice.page).getByTestId('unread-count')).toHaveCount(0);
     await expect(alice.page).toHaveTitle(title);
+
+    // The open conversation counts as read only while the tab is visible.
+    await setVisibility(alice.page, 'hidden');
+    await send(bob.page, 'Sent while Alice was away');
+    await expect(channel(alice.page).getByTestId('unread-count')).toHaveText('1 unread');
+    await expect(alice.page).toHaveTitle(`(1) ${title}`);
+    await setVisibility(alice.page, 'visible');
+    await expect(alice.page).toHaveTitle(title);
+    await expect(channel(alice.page).getByTestId('unread-count')).toHaveCount(0);
+    await expect(log(alice.page).locator('[data-testid="new-messages-divider"] + li')).toContainText('Sent while Alice was away');
 
     // Scrolled up when more arrives: the list stays put and offers a way down.
     for (let i = 1; i <= 10; i++) await send(bob.page, `Filler ${i}`);
