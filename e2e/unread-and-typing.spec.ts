@@ -54,6 +54,7 @@ test('typing and unread counts between two members', async ({ browser }) => {
     await expect(indicator).toHaveText('bob is typing…');
     await expect(indicator).toHaveAttribute('aria-live', 'polite');
     await shot(alice.page, 'alice-sees-bob-typing');
+    await expectAccessible(alice.page);
     await expect(indicator).toHaveText('', { timeout: 10_000 });
 
     // Bob opts out: typing again tells Alice nothing.
@@ -71,9 +72,13 @@ test('typing and unread counts between two members', async ({ browser }) => {
     await expect(alice.page).toHaveTitle(`(2) ${title}`);
     await expect(channel(alice.page)).toHaveAccessibleName(/General Channel 2 unread/);
     await shot(alice.page, 'alice-has-two-unread');
-    // On a phone the member list is a drawer: the count shows there.
+    await expectAccessible(alice.page);
+    // On a phone the member list is a drawer: its button carries the total, the list the count.
     await alice.page.setViewportSize({ width: 390, height: 844 });
-    await alice.page.getByRole('button', { name: 'Members', exact: true }).click();
+    const drawerTrigger = alice.page.getByRole('button', { name: /^Members/ });
+    await expect(drawerTrigger.getByTestId('unread-count')).toHaveText('2 unread');
+    await shot(alice.page, 'alice-has-two-unread-phone-header');
+    await drawerTrigger.click();
     await expect(alice.page.getByRole('dialog').getByTestId('unread-count')).toHaveText('2 unread');
     await shot(alice.page, 'alice-has-two-unread-phone');
     await alice.page.keyboard.press('Escape');

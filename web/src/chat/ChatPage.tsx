@@ -124,7 +124,7 @@ function ChatScreen({ session }: { session: Session }) {
             socketState={socketState}
             onAcceptKey={(userId, fp) => void accept(userId, fp)}
             members={
-              <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen}>
+              <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen} unread={unread.total}>
                 {memberList('drawer')}
               </MembersDrawer>
             }

@@ -21,6 +21,7 @@ const isVisible = () => document.visibilityState === 'visible';
 
 export type Unread = {
   countOf: (conversationId: string) => number;
+  total: number;
   /** The message the "New messages" divider goes before in the open conversation, if any. */
   dividerBeforeId: number | null;
 };
@@ -102,5 +103,5 @@ export function useUnread(selfId: string, conversationId: string, messages: read
   }, [total]);
 
   const countOf = useCallback((id: string) => unreadCount(reads, id), [reads]);
-  return { countOf, dividerBeforeId: divider.conversationId === conversationId ? divider.id : null };
+  return { countOf, total, dividerBeforeId: divider.conversationId === conversationId ? divider.id : null };
 }
