@@ -12,6 +12,8 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, signal: p2pSignalSchema }),
   /** Either party ends a connection. */
   z.strictObject({ type: z.literal('p2p_close'), connectionId: p2pConnectionIdSchema }),
+  /** The member is typing in a conversation: ids only, relayed to its members, never stored. */
+  z.strictObject({ type: z.literal('typing'), conversationId: conversationIdSchema }),
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
@@ -33,6 +35,8 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('network_security_alert'), message: z.string() }),
   z.object({ type: z.literal('error'), message: z.string() }),
   z.object({ type: z.literal('pong') }),
+  /** `userId` is typing in `conversationId` (shown for a few seconds after the last one). */
+  z.object({ type: z.literal('typing'), conversationId: conversationIdSchema, userId: userIdSchema }),
   /** Signaling from the other party of a connection. */
   z.object({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, from: userIdSchema, signal: p2pSignalSchema }),
   /**

@@ -642,6 +642,22 @@ const frameCases: FrameCase[] = [
     send: (s) => s.send({ type: 'p2p_close', connectionId: 'x' }),
     expectMessage: /Unknown or malformed frame: must be a connection id/,
   },
+  {
+    name: 'typing without a conversation id',
+    send: (s) => s.send({ type: 'typing' }),
+    expectMessage: /Unknown or malformed frame/,
+  },
+  {
+    name: 'typing in something that is not a conversation id',
+    send: (s) => s.send({ type: 'typing', conversationId: 'dm:x:y' }),
+    expectMessage: /Unknown or malformed frame/,
+  },
+  {
+    // Typing carries ids only: a draft's text has no field to travel in.
+    name: 'typing with the text being typed',
+    send: (s) => s.send({ type: 'typing', conversationId: 'general', text: 'draft' }),
+    expectMessage: /Unrecognized key.*"text"/,
+  },
 ];
 
 describe('malformed WebSocket frames get an error frame and the socket stays open (pglite)', () => {

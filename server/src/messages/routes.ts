@@ -21,6 +21,7 @@ import type { Db } from '../db/client';
 import { conversations, epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
+import { typingFrameHandler } from './typing';
 
 /** A message as stored; the sender's name comes from `users`. */
 const storedColumns = {
@@ -40,6 +41,7 @@ const toMessage = ({ createdAt, ...m }: MessageRow): Message => ({ ...m, timesta
 
 export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db } = ctx;
+  ctx.gateway.onTypingFrame(typingFrameHandler(ctx));
 
   serve(app, routes.history, async (req) => {
     const auth = requireAuth(req);

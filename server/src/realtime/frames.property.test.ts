@@ -154,9 +154,13 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
         await checkProperty(id, sequence, async (frames) => {
           const probe = await open(role);
           try {
+            // Typing is handled once the socket has authenticated (as P2P frames).
+            let authenticated = false;
             for (const frame of frames) {
               const what = `${frame.mutation} ${String(frame.text ?? '').slice(0, 120)}`;
               probe.send(frame);
+              const silent = authenticated && isValidTyping(frame);
+              if (silent) probe.send({ mutation: 'valid', text: JSON.stringify({ type: 'ping' }) });
               const reaction = await probe.next(what);
               if ('closed' in reaction) {
                 countStatus(`close ${reaction.closed}`);
@@ -169,6 +173,7 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
                 return;
               }
               countStatus(reaction.frame.type);
+              if (reaction.frame.type === 'authenticated') authenticated = true;
               const parsed = frame.text !== undefined && frame.binary === undefined ? safeJson(frame.text) : undefined;
               const valid = parsed !== undefined && clientFrameSchema.safeParse(parsed).success;
               if (!valid) {
@@ -176,9 +181,15 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
                 continue;
               }
               const type = (parsed as { type: string }).type;
+              if (silent) {
+                // Typing is answered by nothing (relayed or dropped): the ping sent after it answers.
+                expect(reaction.frame, what).toEqual({ type: 'pong' });
+                continue;
+              }
               if (type === 'ping') expect(reaction.frame).toEqual({ type: 'pong' });
-              else if (type === 'p2p_signal' || type === 'p2p_close') {
-                // Drawn connection ids name no connection: refused before and after authenticating alike.
+              else if (type === 'p2p_signal' || type === 'p2p_close' || type === 'typing') {
+                // Drawn connection ids name no connection: refused before and after authenticating
+                // alike; typing before authenticating is refused as well.
                 expect(reaction.frame, what).toMatchObject({ type: 'error', message: expect.stringMatching(/^(Not signed in|You are not a party of this P2P connection)$/) });
               } else if (role === 'anonymous') {
                 expect(reaction.frame).toEqual({ type: 'auth_failed', message: 'Not signed in' });
@@ -209,6 +220,13 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
     expect(server.logs.filter((l) => l.includes('"level":50') || l.includes('"level":60'))).toEqual([]);
   });
 });
+
+/** A valid typing frame: on an authenticated socket it gets no answer of its own. */
+function isValidTyping(frame: FuzzFrame): boolean {
+  if (frame.text === undefined || frame.binary !== undefined) return false;
+  const parsed = clientFrameSchema.safeParse(safeJson(frame.text));
+  return parsed.success && parsed.data.type === 'typing';
+}
 
 function safeJson(text: string): unknown {
   try {

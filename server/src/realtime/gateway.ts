@@ -49,9 +49,14 @@ type Client = { socket: WebSocket; userId: string; sessionId: string; ip: string
 type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
 /** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
 type Timing = (closed: WebSocket[]) => void;
-/** Frames of a signed-in member that a feature handles (p2p/signaling.ts). */
+/** Frames of a signed-in member that a feature handles (p2p/signaling.ts, messages/typing.ts). */
 export type P2pFrame = Extract<ClientFrame, { type: 'p2p_signal' | 'p2p_close' }>;
-export type FrameHandler = (from: { userId: string; req: FastifyRequest }, frame: P2pFrame, send: (frame: ServerFrame) => void) => Promise<void>;
+export type TypingFrame = Extract<ClientFrame, { type: 'typing' }>;
+export type FrameHandler<F extends ClientFrame = P2pFrame> = (
+  from: { userId: string; req: FastifyRequest },
+  frame: F,
+  send: (frame: ServerFrame) => void,
+) => Promise<void>;
 
 /** Registers the socket's route: every upgrade goes to the gateway. */
 export async function socketRoute(app: FastifyInstance, { gateway }: { gateway: Gateway }): Promise<void> {
@@ -64,6 +69,7 @@ export class Gateway {
   private readonly refreshTimer: NodeJS.Timeout;
   private readonly timings = new Map<string, Timing>();
   private p2pHandler: FrameHandler | null = null;
+  private typingHandler: FrameHandler<TypingFrame> | null = null;
   /** This instance's presence writes, one after another, so that an older count never lands last. */
   private presenceWrites: Promise<unknown> = Promise.resolve();
 
@@ -127,6 +133,11 @@ export class Gateway {
     this.p2pHandler = handler;
   }
 
+  /** Who handles the typing frames of signed-in members (messages/typing.ts). */
+  onTypingFrame(handler: FrameHandler<TypingFrame>): void {
+    this.typingHandler = handler;
+  }
+
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     let client: Client | null = null;
     // A socket attempts authentication once: repeats are ignored (each failure is a security event).
@@ -157,6 +168,14 @@ export class Gateway {
         this.p2pHandler({ userId: client.userId, req }, frame.data, send).catch((err: unknown) => {
           this.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
           send({ type: 'error', message: 'Signaling is unavailable, try again' });
+        });
+        return;
+      }
+      if (frame.data.type === 'typing') {
+        if (!client || !this.typingHandler) return send({ type: 'error', message: 'Not signed in' });
+        this.typingHandler({ userId: client.userId, req }, frame.data, send).catch((err: unknown) => {
+          // An indicator is not worth an error frame: the next keystroke sends another.
+          this.log.warn({ err }, 'typing frame failed');
         });
         return;
       }

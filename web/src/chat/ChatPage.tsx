@@ -16,10 +16,13 @@ import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
 import { SafetyNumberDialog } from './SafetyNumberDialog';
 import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
+import { TypingBar } from './TypingBar';
 import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
 import { useKeyPins } from './use-key-pins';
 import { useModeration } from './use-moderation';
+import { useTyping } from './use-typing';
+import { useUnread } from './use-unread';
 import { useUsers } from './use-users';
 
 export function ChatPage() {
@@ -68,6 +71,8 @@ function ChatScreen({ session }: { session: Session }) {
   }, [users.error]);
 
   const view = useSyncExternalStore(services.store.subscribe, () => services.store.view(conversationId));
+  const unread = useUnread(selfId, conversationId, view.messages);
+  const typing = useTyping(selfId, conversationId);
 
   async function send(text: string) {
     try {
@@ -97,6 +102,7 @@ function ChatScreen({ session }: { session: Session }) {
       selectedId={peerId}
       pins={pins}
       onShowSafetyNumber={setSafetyNumberOf}
+      unreadOf={(id) => unread.countOf(conversationIdFor(selfId, id ?? 'all'))}
       onSelect={(id) => {
         setPeerId(id);
         setDrawerOpen(false);
@@ -122,7 +128,7 @@ function ChatScreen({ session }: { session: Session }) {
             socketState={socketState}
             onShowSafetyNumber={setSafetyNumberOf}
             members={
-              <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen}>
+              <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen} unread={unread.total}>
                 {memberList('drawer')}
               </MembersDrawer>
             }
@@ -134,12 +140,15 @@ function ChatScreen({ session }: { session: Session }) {
             selfId={selfId}
             dm={peer ? { selfName: session.user.username, peerName } : null}
             onLoadOlder={() => void services.store.loadOlder(conversationId)}
+            dividerBeforeId={unread.dividerBeforeId}
           />
+          <TypingBar typingIds={typing.typingIds} sharing={typing.sharing} onSharingChange={typing.setSharing} />
           <MessageInput
             key={conversationId}
             connected={socketState === 'authenticated'}
             placeholder={peer ? `Encrypted message to ${peer.username}…` : 'Message the general channel…'}
             onSend={send}
+            onType={typing.onType}
           />
         </section>
       </main>

@@ -2,12 +2,15 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { Users, X } from 'lucide-react';
 import { useEffect, type ReactNode } from 'react';
 import { Button } from '../components/ui/Button';
+import { UnreadBadge } from './UnreadBadge';
 
 type MembersDrawerProps = {
   open: boolean;
   onOpenChange: (open: boolean) => void;
   /** The member list, as the desktop sidebar shows it. */
   children: ReactNode;
+  /** Unread messages in all conversations, shown on the trigger: the list is out of sight on phones. */
+  unread?: number;
 };
 
 /**
@@ -15,7 +18,7 @@ type MembersDrawerProps = {
  * opened from the conversation header; Radix keeps focus inside while it is open and returns it to
  * the trigger. From the md breakpoint up the sidebar shows the list and the trigger is hidden.
  */
-export function MembersDrawer({ open, onOpenChange, children }: MembersDrawerProps) {
+export function MembersDrawer({ open, onOpenChange, children, unread = 0 }: MembersDrawerProps) {
   // A phone turned into a wide screen shows the sidebar: a drawer left open there would be
   // invisible (md:hidden) yet still hold focus and block the page, so it closes.
   useEffect(() => {
@@ -34,6 +37,7 @@ export function MembersDrawer({ open, onOpenChange, children }: MembersDrawerPro
       <Dialog.Trigger asChild>
         <Button variant="outline" size="sm" className="md:hidden">
           <Users aria-hidden="true" /> Members
+          <UnreadBadge count={unread} />
         </Button>
       </Dialog.Trigger>
       <Dialog.Portal>

@@ -11,9 +11,11 @@ type MessageInputProps = {
   placeholder: string;
   /** Resolves when the message is stored; rejects when it could not be sent. */
   onSend: (text: string) => Promise<void>;
+  /** Each edit of the text (typing indicators, use-typing.ts). */
+  onType?: () => void;
 };
 
-export function MessageInput({ connected, placeholder, onSend }: MessageInputProps) {
+export function MessageInput({ connected, placeholder, onSend, onType }: MessageInputProps) {
   const counterId = useId();
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
@@ -53,7 +55,10 @@ export function MessageInput({ connected, placeholder, onSend }: MessageInputPro
           maxLength={limits.messageMaxChars}
           placeholder={connected ? placeholder : 'Waiting for a secure connection…'}
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value);
+            if (e.target.value.trim()) onType?.();
+          }}
           onKeyDown={onKeyDown}
           disabled={!connected}
           className="max-h-40 min-h-12 resize-y"

@@ -1,12 +1,14 @@
 import type { DecryptResult } from '@enclave/client';
 import type { Message } from '@enclave/protocol';
 import { AlertOctagon, Info, Lock } from 'lucide-react';
-import { memo, useLayoutEffect, useMemo, useRef } from 'react';
+import { Fragment, memo, useLayoutEffect, useMemo, useRef } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import { dayKey, formatMessageTime } from '../lib/format';
 import type { ConversationView } from './chat-store';
+import { JumpToLatest } from './JumpToLatest';
+import { NewMessagesDivider } from './NewMessagesDivider';
 import { useUsers } from './use-users';
 
 export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';
@@ -29,9 +31,11 @@ type MessageListProps = {
   /** Display names: in a DM, whom each message was encrypted for. */
   dm: { selfName: string; peerName: string } | null;
   onLoadOlder: () => void;
+  /** Where the "New messages" divider goes (use-unread.ts). */
+  dividerBeforeId?: number | null;
 };
 
-export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps) {
+export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = null }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
   const newest = view.messages.at(-1)?.id ?? null;
@@ -48,17 +52,19 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
   const rows = useMemo(
     () =>
       messages.map((message) => (
-        <MessageItem
-          key={message.id}
-          message={message}
-          sender={names.get(message.senderId) ?? 'Unknown User'}
-          result={results.get(message.id)}
-          own={message.senderId === selfId}
-          encryptedFor={selfName === null || peerName === null ? null : message.senderId === selfId ? peerName : selfName}
-          today={today}
-        />
+        <Fragment key={message.id}>
+          {message.id === dividerBeforeId ? <NewMessagesDivider /> : null}
+          <MessageItem
+            message={message}
+            sender={names.get(message.senderId) ?? 'Unknown User'}
+            result={results.get(message.id)}
+            own={message.senderId === selfId}
+            encryptedFor={selfName === null || peerName === null ? null : message.senderId === selfId ? peerName : selfName}
+            today={today}
+          />
+        </Fragment>
       )),
-    [messages, results, names, selfId, selfName, peerName, today],
+    [messages, results, names, selfId, selfName, peerName, today, dividerBeforeId],
   );
 
   // Follow new messages at the bottom, but leave the reader alone when they scrolled up or when
@@ -103,6 +109,7 @@ export function MessageList({ view, selfId, dm, onLoadOlder }: MessageListProps)
       <ol className="grid gap-2">
         {rows}
       </ol>
+      <JumpToLatest scroller={scroller} newest={newest} />
     </div>
   );
 }

@@ -4,6 +4,7 @@ import * as ScrollArea from '@radix-ui/react-scroll-area';
 import { Ban, Crown, Fingerprint, Hash, ShieldAlert, ShieldOff, Undo2 } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
+import { UnreadBadge } from './UnreadBadge';
 import { isBannable } from './use-moderation';
 import { VerifiedMark } from './VerifiedMark';
 
@@ -25,6 +26,8 @@ type UserListProps = {
   onSelect: (userId: string | null) => void;
   onShowSafetyNumber: (userId: string) => void;
   moderation: Moderation | null;
+  /** Unread messages of the channel (null) or of the DM with a member. */
+  unreadOf?: (peerId: string | null) => number;
   /** The desktop sidebar (the specification's 400 px list) or the phone's drawer, which it fills. */
   variant: 'sidebar' | 'drawer';
 };
@@ -52,7 +55,7 @@ function isAdmin(user: PublicUser): boolean {
   return user.role === 'admin' || user.isCreatorAccount;
 }
 
-export function UserList({ selfId, users, loading, selectedId, pins, onSelect, onShowSafetyNumber, moderation, variant }: UserListProps) {
+export function UserList({ selfId, users, loading, selectedId, pins, onSelect, onShowSafetyNumber, moderation, variant, unreadOf = () => 0 }: UserListProps) {
   const others = (users ?? []).filter((u) => u.id !== selfId).sort(byPresenceThenName);
   const self = users?.find((u) => u.id === selfId);
   const onlineCount = (users ?? []).filter((u) => u.online && !u.isBanned).length;
@@ -76,6 +79,7 @@ export function UserList({ selfId, users, loading, selectedId, pins, onSelect, o
           )}
         >
           <Hash className="size-4" aria-hidden="true" /> General Channel
+          <UnreadBadge count={unreadOf(null)} />
         </button>
       </div>
       <div className="flex items-baseline justify-between px-4 pb-1 pt-3">
@@ -97,6 +101,7 @@ export function UserList({ selfId, users, loading, selectedId, pins, onSelect, o
                   user={user}
                   selected={selectedId === user.id}
                   pin={pins.get(user.id)}
+                  unread={unreadOf(user.id)}
                   onClick={() => onSelect(selectedId === user.id ? null : user.id)}
                 />
                 {pins.has(user.id) ? <SafetyNumberButton user={user} onClick={() => onShowSafetyNumber(user.id)} /> : null}
@@ -152,9 +157,9 @@ function SelfEntry({ user }: { user: PublicUser }) {
   );
 }
 
-type MemberButtonProps = { user: PublicUser; selected: boolean; pin: PinStatus | undefined; onClick: () => void };
+type MemberButtonProps = { user: PublicUser; selected: boolean; pin: PinStatus | undefined; unread: number; onClick: () => void };
 
-function MemberButton({ user, selected, pin, onClick }: MemberButtonProps) {
+function MemberButton({ user, selected, pin, unread, onClick }: MemberButtonProps) {
   return (
     <button
       type="button"
@@ -174,7 +179,10 @@ function MemberButton({ user, selected, pin, onClick }: MemberButtonProps) {
         {pin?.verified ? <VerifiedMark /> : null}
         {pin?.changed ? <ShieldAlert className="size-3.5 text-red-400" role="img" aria-label="Key changed" /> : null}
       </span>
-      <StatusLine user={user} />
+      <span className="flex shrink-0 items-center gap-2">
+        <UnreadBadge count={unread} />
+        <StatusLine user={user} />
+      </span>
     </button>
   );
 }

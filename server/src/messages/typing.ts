@@ -1,0 +1,58 @@
+/**
+ * Typing indicators over the member's socket: a `typing` frame goes to the other members of its
+ * conversation, through the bus so that members on other instances see it. It carries ids only,
+ * is never stored, and is throttled per socket and conversation.
+ *
+ * Nothing is answered: a frame over the throttle, or for a conversation the member may not write
+ * to (a DM of others, a banned peer), is dropped silently, as a lost indicator harms nobody.
+ */
+import { GENERAL_CONVERSATION } from '@enclave/protocol';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context';
+import { conversationFor } from '../conversations/membership';
+import { HttpError } from '../http/errors';
+import type { FrameHandler, TypingFrame } from '../realtime/gateway';
+
+/** At most one frame relayed per socket and conversation in this window. */
+export const TYPING_THROTTLE_MS = 2_000;
+
+/**
+ * The peer `me` types to in `conversationId` ('all' for the channel), or null when `me` is not
+ * one of its two members.
+ */
+function receiverOf(me: string, conversationId: string): string | null {
+  if (conversationId === GENERAL_CONVERSATION) return 'all';
+  const [a, b] = conversationId.split(':').slice(1);
+  if (me === a) return b ?? null;
+  if (me === b) return a ?? null;
+  return null;
+}
+
+export function typingFrameHandler(ctx: AppContext, now: () => number = Date.now): FrameHandler<TypingFrame> {
+  // Keyed by the upgrade request, which lives exactly as long as its socket.
+  const lastRelayed = new WeakMap<FastifyRequest, Map<string, number>>();
+  return async ({ userId, req }, frame) => {
+    const { conversationId } = frame;
+    const times = lastRelayed.get(req) ?? new Map<string, number>();
+    lastRelayed.set(req, times);
+    const last = times.get(conversationId);
+    if (last !== undefined && now() - last < TYPING_THROTTLE_MS) return;
+    times.set(conversationId, now());
+
+    const receiverId = receiverOf(userId, conversationId);
+    if (!receiverId) return;
+    // The send path's rule: whoever may write here may say they are typing.
+    try {
+      await conversationFor(ctx.db, userId, receiverId, 'write');
+    } catch (err) {
+      if (err instanceof HttpError) return;
+      throw err;
+    }
+    // As chat messages: the channel reaches every socket (the sender's own tabs ignore it).
+    await ctx.gateway.publishCommitted({
+      kind: 'deliver',
+      to: receiverId === 'all' ? 'all' : [receiverId],
+      frame: { type: 'typing', conversationId, userId },
+    });
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * What a member has read, kept in this browser only (the server never learns it). Per
+ * conversation: the newest message id read, and the ids of others' messages that came after.
+ * Pure functions over an immutable state; use-unread.ts keeps it in localStorage. The typing
+ * indicator's wording is here too, to be tested alike.
+ */
+import { conversationIdSchema } from '@enclave/protocol';
+
+export type ConversationReads = { readUpTo: number; unread: readonly number[] };
+export type ReadState = Readonly<Record<string, ConversationReads>>;
+
+/** Ids kept per conversation: enough for a count, bounded in storage. */
+export const MAX_UNREAD_IDS = 500;
+
+const none: ConversationReads = { readUpTo: 0, unread: [] };
+
+/** Adds others' messages not yet read; the same state when nothing changes. */
+export function noteUnread(state: ReadState, conversationId: string, ids: readonly number[]): ReadState {
+  const current = state[conversationId] ?? none;
+  const known = new Set(current.unread);
+  const fresh = ids.filter((id) => id > current.readUpTo && !known.has(id));
+  if (fresh.length === 0) return state;
+  const unread = [...current.unread, ...new Set(fresh)].sort((a, b) => a - b).slice(-MAX_UNREAD_IDS);
+  return { ...state, [conversationId]: { readUpTo: current.readUpTo, unread } };
+}
+
+/** Everything up to `upTo` is read; the same state when nothing changes. */
+export function markRead(state: ReadState, conversationId: string, upTo: number): ReadState {
+  const current = state[conversationId];
+  if (current && current.readUpTo >= upTo && !current.unread.some((id) => id <= upTo)) return state;
+  const readUpTo = Math.max(current?.readUpTo ?? 0, upTo);
+  return { ...state, [conversationId]: { readUpTo, unread: (current?.unread ?? []).filter((id) => id > readUpTo) } };
+}
+
+export function unreadCount(state: ReadState, conversationId: string): number {
+  return state[conversationId]?.unread.length ?? 0;
+}
+
+export function totalUnread(state: ReadState): number {
+  return Object.values(state).reduce((sum, c) => sum + c.unread.length, 0);
+}
+
+/** The message the "New messages" divider goes before, or null when all is read. */
+export function firstUnreadId(state: ReadState, conversationId: string): number | null {
+  return state[conversationId]?.unread[0] ?? null;
+}
+
+/** "(3) Enclave": the total in front of the page's own title. */
+export function titleWithCount(base: string, count: number): string {
+  return count > 0 ? `(${count > 99 ? '99+' : count}) ${base}` : base;
+}
+
+/** Badges stay narrow. */
+export function countLabel(count: number): string {
+  return count > 99 ? '99+' : String(count);
+}
+
+/** What the typing indicator says, for the names of those typing in the open conversation. */
+export function typingText(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  if (names.length === 1) return `${names[0]} is typing…`;
+  if (names.length === 2) return `${names[0]} and ${names[1]} are typing…`;
+  return 'Several members are typing…';
+}
+
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+
+/** Reads a stored state, dropping whatever does not have its shape (storage is the member's to edit). */
+export function parseReadState(text: string | null): ReadState {
+  let raw: unknown;
+  try {
+    raw = text ? JSON.parse(text) : {};
+  } catch {
+    return {};
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const state: Record<string, ConversationReads> = {};
+  for (const [id, value] of Object.entries(raw as Record<string, unknown>)) {
+    const { readUpTo, unread } = (value ?? {}) as { readUpTo?: unknown; unread?: unknown };
+    if (!(readUpTo === 0 || isId(readUpTo)) || !Array.isArray(unread)) continue;
+    if (!conversationIdSchema.safeParse(id).success) continue;
+    state[id] = { readUpTo, unread: unread.filter(isId).filter((u) => u > readUpTo).sort((a, b) => a - b).slice(-MAX_UNREAD_IDS) };
+  }
+  return state;
+}

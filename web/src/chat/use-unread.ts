@@ -1,0 +1,107 @@
+import type { Message } from '@enclave/protocol';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useRealtimeSocket } from '../realtime/realtime-context';
+import { firstUnreadId, markRead, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState } from './unread';
+
+const storageKey = (selfId: string) => `enclave:reads:${selfId}`;
+
+function loadReads(selfId: string): ReadState {
+  try {
+    return parseReadState(localStorage.getItem(storageKey(selfId)));
+  } catch {
+    return {};
+  }
+}
+
+const subscribeVisibility = (onChange: () => void) => {
+  document.addEventListener('visibilitychange', onChange);
+  return () => document.removeEventListener('visibilitychange', onChange);
+};
+const isVisible = () => document.visibilityState === 'visible';
+
+export type Unread = {
+  countOf: (conversationId: string) => number;
+  total: number;
+  /** The message the "New messages" divider goes before in the open conversation, if any. */
+  dividerBeforeId: number | null;
+};
+
+/**
+ * Unread counts per conversation and in the tab title. The open conversation counts as read while
+ * the tab is visible; others' messages in any other case are unread until it is.
+ */
+export function useUnread(selfId: string, conversationId: string, messages: readonly Message[]): Unread {
+  const socket = useRealtimeSocket();
+  const [reads, setReads] = useState(() => loadReads(selfId));
+  const visible = useSyncExternalStore(subscribeVisibility, isVisible);
+  const inView = useRef({ conversationId, visible });
+  const [seen, setSeen] = useState({ conversationId, visible });
+  const [divider, setDivider] = useState<{ conversationId: string; id: number | null }>(() => ({
+    conversationId,
+    id: firstUnreadId(reads, conversationId),
+  }));
+
+  useEffect(() => {
+    inView.current = { conversationId, visible };
+  }, [conversationId, visible]);
+
+  useEffect(() => {
+    try {
+      localStorage.setItem(storageKey(selfId), JSON.stringify(reads));
+    } catch {
+      // Storage full or refused: counts still work for this tab.
+    }
+  }, [selfId, reads]);
+
+  // Another tab of the same member read or received something.
+  useEffect(() => {
+    const onStorage = (event: StorageEvent) => {
+      if (event.key === storageKey(selfId)) setReads(parseReadState(event.newValue));
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, [selfId]);
+
+  // Live messages of conversations not in view (frames for never-opened ones included).
+  useEffect(() => {
+    if (!socket) return;
+    return socket.onFrame((frame) => {
+      if (frame.type !== 'chat_message' || frame.message.senderId === selfId) return;
+      const { conversationId: id, id: messageId } = frame.message;
+      if (id === inView.current.conversationId && inView.current.visible) return;
+      setReads((state) => noteUnread(state, id, [messageId]));
+    });
+  }, [socket, selfId]);
+
+  // The divider goes where the member's reading stopped: caught on opening a conversation and on
+  // coming back to the tab, before the conversation is marked read below.
+  if (seen.conversationId !== conversationId || seen.visible !== visible) {
+    const opened = seen.conversationId !== conversationId;
+    setSeen({ conversationId, visible });
+    const first = firstUnreadId(reads, conversationId);
+    // Coming back to the tab keeps the divider there was when nothing new came meanwhile.
+    if (opened || (visible && first !== null)) setDivider({ conversationId, id: first });
+  }
+
+  // In view, the conversation is read; hidden, what a catch-up brought in is unread like any frame.
+  // Both return the same state once applied, so this settles in one more render.
+  const newest = messages.at(-1)?.id ?? 0;
+  const next = visible
+    ? markRead(reads, conversationId, newest)
+    : noteUnread(reads, conversationId, messages.filter((m) => m.senderId !== selfId).map((m) => m.id));
+  if (next !== reads) setReads(next);
+
+  const total = totalUnread(reads);
+  useEffect(() => {
+    const base = document.title;
+    return () => {
+      document.title = base;
+    };
+  }, []);
+  useEffect(() => {
+    document.title = titleWithCount(document.title.replace(/^\(\d+\+?\) /, ''), total);
+  }, [total]);
+
+  const countOf = useCallback((id: string) => unreadCount(reads, id), [reads]);
+  return { countOf, total, dividerBeforeId: divider.conversationId === conversationId ? divider.id : null };
+}
