@@ -118,6 +118,7 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
       ['admin-sign-in', '/admin', 'Sign-in required'],
       ['super-admin-sign-in', '/super-admin', 'Creator Access'],
       ['advanced-security-sign-in', '/advanced-security', 'Creator Access'],
+      ['p2p-network-signed-out', '/p2p-network', 'P2P Network'],
       ['not-found', '/no-such-page', '404 Page Not Found'],
     ] as const) {
       await page.goto(path);
@@ -231,6 +232,7 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
     for (const [screen, path, heading] of [
       ['security', '/security', 'Security'],
       ['admin-panel', '/admin', 'Admin Panel · Key Management'],
+      ['p2p-network', '/p2p-network', 'P2P Network'],
       ['not-found-signed-in', '/no-such-page', '404 Page Not Found'],
     ] as const) {
       await page.goto(path);
