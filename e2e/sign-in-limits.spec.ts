@@ -71,3 +71,36 @@ test('wrong tokens from one browser never stop another member’s right token', 
     await expect(page).toHaveURL(/\/chat$/);
   });
 });
+
+test('a cut-off token or a failed connection is no wrong token: the right one still gets in', async ({ network }) => {
+  const bob = await network.join('bob');
+  await bob.context.close();
+
+  const page = await (await network.newContext()).newPage();
+  await page.goto('/');
+  const field = page.getByLabel('Access Token', { exact: true });
+  const submit = page.getByRole('button', { name: 'Decrypt & Access' });
+  await test.step('too-short tokens are refused in the browser and not counted', async () => {
+    for (let i = 0; i <= limits.loginAttempts; i++) {
+      await field.fill(bob.token.slice(0, 40));
+      await submit.click();
+      await expectToast(page, 'Invalid Access Token', 'Access token must be at least 64 characters long');
+    }
+  });
+  await test.step('sign-ins that never reach the server are not counted', async () => {
+    await page.route(`**${routes.login.path}`, (route) => route.abort('internetdisconnected'));
+    for (let i = 0; i <= limits.loginAttempts; i++) {
+      const failed = page.waitForEvent('requestfailed', (r) => r.url().endsWith(routes.login.path));
+      await field.fill(bob.token);
+      await submit.click();
+      await failed;
+      await expectToast(page, 'Authentication Failed');
+    }
+    await page.unroute(`**${routes.login.path}`);
+  });
+  await test.step('the right token signs in', async () => {
+    await field.fill(bob.token);
+    await submit.click();
+    await expect(page).toHaveURL(/\/chat$/);
+  });
+});

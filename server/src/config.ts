@@ -154,6 +154,8 @@ export const configSchema = z.object({
     login: limitSchema,
     /** Wrong tokens per address, whichever browsers they come from. */
     loginPerAddress: limitSchema,
+    /** Every sign-in request per address, right tokens too, checked before the token is looked up. */
+    loginRequests: limitSchema,
     validateKey: limitSchema,
     register: limitSchema,
     send: limitSchema,
@@ -171,6 +173,9 @@ export const defaultRateLimits: Config['rateLimits'] = {
   login: { max: limits.loginAttempts, windowMs: limits.loginWindowMs },
   // Several browsers behind one network (NAT, an office) each get their own five before this.
   loginPerAddress: { max: limits.loginFailuresPerAddress, windowMs: limits.loginWindowMs },
+  // Each right token opens a session: this bounds the sign-ins one address can make, set far above
+  // what members sharing a NAT ever reach (their wrong tokens are held back by the two above first).
+  loginRequests: { max: 100, windowMs: 60_000 },
   validateKey: { max: 30, windowMs: 60_000 },
   register: { max: 10, windowMs: 60_000 },
   send: { max: 30, windowMs: 10_000 },
@@ -191,6 +196,7 @@ export function rateLimitsWithWindowCap(limits: Config['rateLimits'], capMs: num
   return {
     login: capped(limits.login),
     loginPerAddress: capped(limits.loginPerAddress),
+    loginRequests: capped(limits.loginRequests),
     validateKey: capped(limits.validateKey),
     register: capped(limits.register),
     send: capped(limits.send),

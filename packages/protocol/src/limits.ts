@@ -28,8 +28,10 @@ export const limits = {
   /** Members a single epoch can be wrapped for. */
   epochMaxRecipients: 10_000,
   /**
-   * Failed sign-ins per browser per window (docs/spec.md §5); the server also counts them per
-   * address, up to loginFailuresPerAddress. A right token is never counted or refused.
+   * Failed sign-ins (wrong tokens) per browser per window (docs/spec.md §5); the server also counts
+   * them per address, up to loginFailuresPerAddress. Neither counts a right token, and the server
+   * refuses one only past its generous cap on all sign-in requests per address (docs/security.md §9);
+   * the browser's courtesy limit pauses every sign-in of that browser after 5 wrong tokens.
    */
   loginAttempts: 5,
   loginWindowMs: 60_000,

@@ -2,6 +2,7 @@ import { createAccount, deriveLoginKey, generateAccessToken } from '@enclave/cry
 import { errorTexts, routes } from '@enclave/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mintKeys } from '../keys/service';
+import { defaultRateLimits } from '../config';
 import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { securityEvents, users } from '../db/schema';
@@ -179,6 +180,25 @@ describe('rate limits per address (the defaults)', () => {
     expect(total('login_failed')).toBe(19);
     expect(total('rate_limit')).toBe(3);
     expect(JSON.stringify(rows)).not.toMatch(new RegExp(`${browser(1)}|${browser(100)}|${browser(999)}`));
+  });
+
+  it('caps every sign-in request per address, right tokens too, before the token is looked up', async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const bob = await TestMember.join(server.url, key!, 'bob');
+    const body = { loginKey: await deriveLoginKey(bob.token) };
+    const { max } = defaultRateLimits.loginRequests;
+    const statuses: number[] = [];
+    // The join signed in once already.
+    for (let i = 1; i < max; i++) statuses.push((await bob.attempt(routes.login, { body })).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const refused = await bob.attempt(routes.login, { body });
+    expect(refused.status).toBe(429);
+    expect(refused.error).toEqual({ error: errorTexts.tooManyAttempts, code: 'rate_limited' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Refused before the lookup: a wrong token gets the same answer, and counts as no failure.
+    expect((await bob.attempt(routes.login, { body: { loginKey: 'd'.repeat(64) } })).status).toBe(429);
+    await expect.poll(() => rateLimitedRoutes()).toEqual(['/api/auth/login']);
+    expect(await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'login_failed'))).toEqual([]);
   });
 
   /** The routes of the rate-limit events recorded on this test's server. */

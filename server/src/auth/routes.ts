@@ -16,6 +16,7 @@ import { requireAuth } from '../access/policy';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve, type RouteRequest } from '../http/routes';
 import { findKey, redeemable, refusal } from '../keys/service';
+import { limitedAddress } from '../security/blocks';
 import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../conversations/membership';
 import { emergencyState, registrationOpen } from '../creator/emergency';
@@ -53,17 +54,19 @@ export async function authRoutes(
   const { db, config } = ctx;
 
   /**
-   * A wrong token: counted against the address and the browser (its id, or the address again for a
-   * client without one); 401, or 429 once either is over its limit. A 256-bit token cannot be
-   * guessed, so only failures count and the right token always works: members behind one address
-   * cannot lock each other out.
+   * A wrong token: counted against the address (an IPv6 one per /64) and the browser (its id, or
+   * the address again for a client without one); 401, or 429 once either is over its limit. A
+   * 256-bit token cannot be guessed, so only failures count here and the right token is not held
+   * back by them: members behind one address cannot lock each other out. (Only the request cap on
+   * the route, far above what one address's members use, refuses right tokens too.)
    */
   const refuseWrongToken = async (req: RouteRequest<typeof routes.login>, reply: FastifyReply, browserId: string | undefined): Promise<never> => {
     const { login, loginPerAddress } = config.rateLimits;
+    const address = limitedAddress(req.ip);
     const counted = await Promise.all([
-      failures.increment(`${failurePrefix}address:${req.ip}`, loginPerAddress.windowMs).then((c) => ({ ...c, max: loginPerAddress.max })),
+      failures.increment(`${failurePrefix}address:${address}`, loginPerAddress.windowMs).then((c) => ({ ...c, max: loginPerAddress.max })),
       failures
-        .increment(`${failurePrefix}${browserId ? `browser:${browserId}` : `anonymous:${req.ip}`}`, login.windowMs)
+        .increment(`${failurePrefix}${browserId ? `browser:${browserId}` : `anonymous:${address}`}`, login.windowMs)
         .then((c) => ({ ...c, max: login.max })),
     ]);
     const over = counted.filter((c) => c.current > c.max);
@@ -128,9 +131,24 @@ export async function authRoutes(
         throw new HttpError(403, errorCodes.locked, errorTexts.locked);
       }
       const session = await createSession(db, user.id, req.headers['user-agent']);
+      if (session.revoked.length) {
+        await ctx.gateway.publishCommitted({
+          kind: 'end_sessions',
+          sessionIds: session.revoked,
+          frame: { type: 'session_ended', reason: 'revoked', message: 'This session was ended: you signed in on too many devices.' },
+        });
+      }
       await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
       setSessionCookie(req, reply, session.token);
       return sessionResponse(user);
+    },
+    // Every request, the right token's too, before the token is looked up: each success opens a
+    // session. Answered with the specification's text alone; Retry-After carries the wait.
+    {
+      rateLimit: {
+        ...rateLimit(config.rateLimits.loginRequests),
+        errorResponseBuilder: () => new HttpError(429, errorCodes.rateLimited, errorTexts.tooManyAttempts),
+      },
     },
   );
 

@@ -6,7 +6,7 @@
 import { deriveLoginKey } from '@enclave/crypto';
 import { routes } from '@enclave/protocol';
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { securityEvents, sessions } from '../db/schema';
@@ -14,7 +14,7 @@ import { mintKeys } from '../keys/service';
 import { CLOSE_SESSION_ENDED } from '../realtime/gateway';
 import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
-import { SESSION_TOUCH_MS } from './sessions';
+import { MAX_LIVE_SESSIONS, SESSION_TOUCH_MS } from './sessions';
 
 describe.each(backends)("a member's sessions (%s)", (backend) => {
   let database: Database;
@@ -199,6 +199,33 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, asCookie(c1))).status).toBe(401);
     // Signing in again works: revoking is not a lock.
     expect((await cal.login()).status).toBe(200);
+  });
+
+  it(`keeps at most ${MAX_LIVE_SESSIONS} live sessions: each sign-in beyond ends the oldest, and its socket`, async () => {
+    const [key] = await mintKeys(database.db, { count: 1 });
+    const ida = await TestMember.join(server.url, key!, 'ida');
+    const oldest = await ida.connect();
+    opened.push(oldest);
+    const cookies: string[] = [];
+    for (let i = 0; i < MAX_LIVE_SESSIONS + 4; i++) cookies.push(await signIn(ida, `Browser ${i}`));
+    // The join's session went first, its socket with it.
+    expect(await oldest.waitFor((f) => f.type === 'session_ended', 2000)).toMatchObject({ reason: 'revoked' });
+    expect((await oldest.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await ida.attempt(routes.me, {})).status).toBe(401);
+    const newest = asCookie(cookies.at(-1)!);
+    const { sessions: list } = await new TestMember.Anonymous(server.url).call(routes.sessions, {}, newest);
+    expect(list.map((s) => s.userAgent).sort()).toEqual(Array.from({ length: MAX_LIVE_SESSIONS }, (_, i) => `Browser ${i + 4}`).sort());
+    for (const [i, cookie] of cookies.entries()) {
+      expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, asCookie(cookie))).status).toBe(i < 4 ? 401 : 200);
+    }
+
+    // Sign-ins at once are taken in turn: still no more than the cap.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => signIn(ida, `Racer ${i}`)));
+    const open = await database.db
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.userId, ida.id), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date())));
+    expect(open).toHaveLength(MAX_LIVE_SESSIONS);
   });
 
   it('logged no error', () => {

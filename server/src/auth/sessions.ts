@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionInfo } from '@enclave/protocol';
-import { and, desc, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { sessions, users } from '../db/schema';
 
@@ -26,12 +26,48 @@ export type AuthContext = { sessionId: string; expiresAt: Date; user: SessionUse
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-/** Issues a session: the browser gets a random token, the database only its hash. */
-export async function createSession(db: Db, userId: string, userAgent: string | undefined): Promise<{ token: string; expiresAt: Date }> {
+/** A member's sessions that are neither revoked nor expired (whatever the member's state). */
+const openOf = (userId: string) => and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()));
+
+/**
+ * Live sessions a member may hold: each sign-in adds a row that lives 30 days, so without a cap a
+ * member (or a stolen token) could fill the table by signing in again and again.
+ */
+export const MAX_LIVE_SESSIONS = 20;
+
+/**
+ * Issues a session: the browser gets a random token, the database only its hash. Beyond
+ * MAX_LIVE_SESSIONS the member's oldest sessions are revoked; `revoked` are their ids, whose
+ * sockets the caller must end.
+ */
+export async function createSession(
+  db: Db,
+  userId: string,
+  userAgent: string | undefined,
+): Promise<{ token: string; expiresAt: Date; revoked: string[] }> {
   const token = randomBytes(32).toString('base64url');
+  const id = sha256Hex(token);
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await db.insert(sessions).values({ id: sha256Hex(token), userId, expiresAt, userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null });
-  return { token, expiresAt };
+  const revoked = await db.transaction(async (tx) => {
+    // A member's sign-ins in turn: concurrent ones would each miss the other's new session and
+    // leave one too many. NO KEY UPDATE: inserts referencing the member need not wait for it.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
+    await tx.insert(sessions).values({ id, userId, expiresAt, userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null });
+    // The new session is kept whatever its created_at (the transaction's start) says.
+    const newestOthers = tx
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(openOf(userId), ne(sessions.id, id)))
+      .orderBy(desc(sessions.createdAt))
+      .limit(MAX_LIVE_SESSIONS - 1);
+    const rows = await tx
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(and(openOf(userId), ne(sessions.id, id), notInArray(sessions.id, newestOthers)))
+      .returning({ id: sessions.id });
+    return rows.map((r) => r.id);
+  });
+  return { token, expiresAt, revoked };
 }
 
 /** A session is live while neither revoked nor expired, and its member neither banned, wiped nor locked. */
@@ -79,9 +115,6 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
   await db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
 }
-
-/** A member's sessions that are neither revoked nor expired (whatever the member's state). */
-const openOf = (userId: string) => and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()));
 
 /** A member's live sessions, newest first, each named by its public id. */
 export async function listSessions(db: Db, userId: string, currentId: string): Promise<SessionInfo[]> {

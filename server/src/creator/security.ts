@@ -131,7 +131,7 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     status: loosened.length === 0 ? 'compliant' : 'warning',
     description:
       `Wrong tokens: ${per(limits.login)} per browser, ${per(limits.loginPerAddress)} per address; ` +
-      `per address: key validation ${per(limits.validateKey)}, registration ${per(limits.register)}, ` +
+      `per address: sign-ins ${per(limits.loginRequests)}, key validation ${per(limits.validateKey)}, registration ${per(limits.register)}, ` +
       `wrong master keys ${per(limits.masterKey)}, breach reports ${per(limits.breach)}; per member: sending ${per(limits.send)}, key rotations ${per(limits.epoch)}.` +
       (loosened.length === 0 ? '' : ` Looser than the defaults: ${loosened.join(', ')}.`),
   });

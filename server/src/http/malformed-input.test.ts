@@ -173,6 +173,9 @@ const rows: Row[] = [
       ['an extra field (the access token itself)', { loginKey: 'a'.repeat(64), accessToken: 'b'.repeat(64) }, /Unrecognized key.*"accessToken"/],
       ['loginKey in upper case', { loginKey: 'A'.repeat(64) }, /loginKey: must be 64 lowercase hexadecimal characters/],
       ['loginKey of 65 characters', { loginKey: 'a'.repeat(65) }, /loginKey: must be 64 lowercase hexadecimal characters/],
+      ['browserId in upper case', { loginKey: 'a'.repeat(64), browserId: 'A'.repeat(32) }, /browserId: must be 32 lowercase hexadecimal characters/],
+      ['browserId of 31 characters', { loginKey: 'a'.repeat(64), browserId: 'a'.repeat(31) }, /browserId: must be 32 lowercase hexadecimal characters/],
+      ['browserId of the wrong type', { loginKey: 'a'.repeat(64), browserId: 12345 }, /browserId: .*expected string, received number/],
     ] as const
   ).map(([name, body, expectMessage]): Row => ({
     name: `POST /api/auth/login — ${name}`,

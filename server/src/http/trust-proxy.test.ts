@@ -3,8 +3,9 @@
  * are believed. The tests play the proxy: the server's peer is 127.0.0.1, and each request carries
  * the headers a proxy that appends (`$proxy_add_x_forwarded_for`) would pass on.
  */
+import { randomBytes } from 'node:crypto';
 import { deriveLoginKey, generateAccessToken } from '@enclave/crypto';
-import { routes } from '@enclave/protocol';
+import { limits, routes } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
@@ -59,6 +60,29 @@ describe('TRUST_PROXY', () => {
     const events = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'login_failed'));
     expect(new Set(events.map((e) => e.ip))).not.toContain('198.51.100.1');
     expect(events.map((e) => e.ip)).toContain(client);
+  });
+
+  it('counts wrong tokens from IPv6 clients per /64: moving within it buys no more guesses', async () => {
+    const wrongFrom = async (ip: string, browserId?: string) =>
+      (
+        await new TestMember.Anonymous(oneHop.url).attempt(
+          routes.login,
+          { body: { loginKey: await deriveLoginKey(generateAccessToken()), ...(browserId ? { browserId } : {}) } },
+          { 'x-forwarded-for': ip },
+        )
+      ).status;
+    // A client without a browser id: its five are the /64's, whichever address of it they come from.
+    const anonymous: number[] = [];
+    for (let i = 0; i < limits.loginAttempts + 1; i++) anonymous.push(await wrongFrom(`2001:db8:a:1::${i % 2 ? 'ffff:1' : '1'}`));
+    expect(anonymous).toEqual([...Array<number>(limits.loginAttempts).fill(401), 429]);
+    // With fresh browser ids: the address limit holds for the /64 as a whole.
+    const fresh: number[] = [];
+    for (let i = 0; i < limits.loginFailuresPerAddress + 1; i++) {
+      fresh.push(await wrongFrom(`2001:db8:b:1:${i % 2 ? '1234:5678:9abc:def0' : '0:0:0:1'}`, randomBytes(16).toString('hex')));
+    }
+    expect(fresh).toEqual([...Array<number>(limits.loginFailuresPerAddress).fill(401), 429]);
+    // The next /64 is another network.
+    expect(await wrongFrom('2001:db8:b:2::1', randomBytes(16).toString('hex'))).toBe(401);
   });
 
   it('does not take forwarded headers from a peer that is not the trusted proxy', async () => {

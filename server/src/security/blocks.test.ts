@@ -15,7 +15,7 @@ import { backends, creatorHeaders, makeDatabase, redisEnabled, relaxedRateLimits
 import { mintKeys } from '../keys/service';
 import { CLOSE_ADDRESS_BLOCKED } from '../realtime/gateway';
 import { TestMember, TestSocket } from '../testing/member';
-import { activeBlocks, normalizeIp } from './blocks';
+import { activeBlocks, limitedAddress, normalizeIp } from './blocks';
 
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,6 +54,16 @@ describe('normalizeIp', () => {
     expect(normalizeIp('2001:DB8:0:0:0:0:0:1')).toBe('2001:db8::1');
     expect(normalizeIp('198.51.100.7')).toBe('198.51.100.7');
     expect(normalizeIp('example.org')).toBeNull();
+  });
+});
+
+describe('limitedAddress', () => {
+  it('counts IPv4 per address and IPv6 per /64, however either is written', () => {
+    expect(limitedAddress('198.51.100.7')).toBe('198.51.100.7');
+    expect(limitedAddress('::ffff:198.51.100.7')).toBe('198.51.100.7');
+    expect(limitedAddress('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(limitedAddress('2001:DB8:1:2:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(limitedAddress('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
   });
 });
 

@@ -8,6 +8,7 @@
  */
 import net from 'node:net';
 import type { BlockedIp } from '@enclave/protocol';
+import { normalizeIP } from '@fastify/rate-limit';
 import { eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
@@ -33,6 +34,17 @@ export function normalizeIp(ip: string): string | null {
   if (!mapped) return host;
   const [hi, lo] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+
+/**
+ * What a per-address limit counts: an IPv4 address, or the /64 of an IPv6 one (one subscriber's
+ * network, whose 2^64 addresses cost nothing to move between), as @fastify/rate-limit counts the
+ * per-route limits. Anything that is not an address is counted as it is.
+ */
+export function limitedAddress(ip: string): string {
+  const address = normalizeIp(ip);
+  if (address === null || net.isIPv4(address)) return address ?? ip;
+  return `${normalizeIP(address, 64)}/64`;
 }
 
 const active = (now: Date) => or(isNull(blockedIps.expiresAt), gt(blockedIps.expiresAt, now));

@@ -79,6 +79,7 @@ export type TestServer = {
 export const relaxedRateLimits: Config['rateLimits'] = {
   login: { max: 10_000, windowMs: 60_000 },
   loginPerAddress: { max: 10_000, windowMs: 60_000 },
+  loginRequests: { max: 10_000, windowMs: 60_000 },
   validateKey: { max: 10_000, windowMs: 60_000 },
   register: { max: 10_000, windowMs: 60_000 },
   send: { max: 10_000, windowMs: 60_000 },

@@ -1,13 +1,29 @@
-import { limits } from '@enclave/protocol';
+import { errorCodes, errorTexts, limits } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
-import { browserId, BROWSER_ID_STORAGE_KEY, ClientRateLimitError, limitedLogin, loginAllowed, UI_LOGIN_ACTION } from './client-rate-limit';
+import { ApiError, NETWORK_FAILURE_STATUS } from '../net/api-error';
+import { browserId, BROWSER_ID_STORAGE_KEY, ClientRateLimitError, isWrongToken, limitedLogin, loginAllowed, UI_LOGIN_ACTION } from './client-rate-limit';
+import { OwnKeysMismatchError } from './own-identity';
 
 function memoryStorage() {
   const data = new Map<string, string>();
   return { data, getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v) };
 }
 
-const wrongToken = () => Promise.reject(new Error('401: Invalid access token'));
+const wrongToken = () => Promise.reject(new ApiError(401, '401: Invalid access token', errorCodes.loginFailed, errorTexts.loginFailed));
+
+/** Failures that say nothing about the token: offline, the server's own trouble or limits, the account's state, keys that do not match. */
+const notGuesses = [
+  new ApiError(NETWORK_FAILURE_STATUS, 'Network error: Failed to fetch', 'network'),
+  new ApiError(500, '500: Internal Server Error'),
+  new ApiError(503, '503: Service Unavailable', errorCodes.unavailable),
+  new ApiError(429, '429: Too many attempts', errorCodes.rateLimited),
+  new ApiError(403, '403: wiped', errorCodes.wiped),
+  new ApiError(403, '403: banned', errorCodes.banned),
+  new ApiError(401, '401: Not signed in', errorCodes.unauthorized),
+  new OwnKeysMismatchError(),
+  new ClientRateLimitError(),
+  new Error('something else'),
+];
 
 describe('the client-side login limit (docs/spec.md §5)', () => {
   it('lets the right token in after a few wrong ones: only failures count', async () => {
@@ -30,6 +46,22 @@ describe('the client-side login limit (docs/spec.md §5)', () => {
     expect(sent).toBe(false);
     // The UI's own key is counted apart.
     expect(loginAllowed(UI_LOGIN_ACTION, storage)).toBe(true);
+  });
+});
+
+describe('what counts as a failed sign-in', () => {
+  it("is the server's 401 login_failed only", () => {
+    expect(isWrongToken(new ApiError(401, '401: Invalid access token', errorCodes.loginFailed))).toBe(true);
+    for (const error of notGuesses) expect(isWrongToken(error)).toBe(false);
+  });
+
+  it('never refuses the right token after errors that are not wrong tokens (offline, 5xx, 429, 403...)', async () => {
+    const storage = memoryStorage();
+    for (let round = 0; round < 2; round++) {
+      for (const error of notGuesses) await expect(limitedLogin('auth_login', () => Promise.reject(error), storage)).rejects.toBe(error);
+    }
+    expect(loginAllowed('auth_login', storage)).toBe(true);
+    await expect(limitedLogin('auth_login', async () => 'signed in', storage)).resolves.toBe('signed in');
   });
 });
 

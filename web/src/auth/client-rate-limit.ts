@@ -1,6 +1,7 @@
 import { toHex } from '@enclave/crypto';
-import { browserIdSchema, limits } from '@enclave/protocol';
+import { browserIdSchema, errorCodes, limits } from '@enclave/protocol';
 import { attemptAllowed, recordFailure, type RateLimitStorage } from '../lib/rate-limit';
+import { isApiError } from '../net/api-error';
 
 /** Action keys of the specification's login rate limit (docs/spec.md §5); the two are counted separately. */
 export const UI_LOGIN_ACTION = 'ui_login';
@@ -16,7 +17,7 @@ export class ClientRateLimitError extends Error {
 
 const loginLimit = (storage?: RateLimitStorage) => ({ max: limits.loginAttempts, windowMs: limits.loginWindowMs, storage });
 
-/** False once 5 sign-ins of `action` have failed within 60 s; only failures count, never a success. */
+/** False once 5 sign-ins of `action` have failed within 60 s; only wrong tokens count, never a success. */
 export function loginAllowed(action: string, storage?: RateLimitStorage): boolean {
   return attemptAllowed(action, loginLimit(storage));
 }
@@ -26,15 +27,24 @@ export function recordLoginFailure(action: string, storage?: RateLimitStorage): 
 }
 
 /**
+ * Whether a failed sign-in was a wrong token: only the server's 401 `login_failed` says so. Being
+ * offline, a 5xx, a 429, a wiped or banned account or keys that do not match are not guesses, and
+ * counting them would refuse the right token (and call each click a tamper detection) after five.
+ */
+export function isWrongToken(error: unknown): boolean {
+  return isApiError(error, 401, errorCodes.loginFailed);
+}
+
+/**
  * Runs one sign-in under the limit of `action`: refused with {@link ClientRateLimitError} before
- * `attempt` runs once the limit is reached; whatever `attempt` throws counts as a failure.
+ * `attempt` runs once the limit is reached; a wrong token ({@link isWrongToken}) counts as a failure.
  */
 export async function limitedLogin<T>(action: string, attempt: () => Promise<T>, storage?: RateLimitStorage): Promise<T> {
   if (!loginAllowed(action, storage)) throw new ClientRateLimitError();
   try {
     return await attempt();
   } catch (error) {
-    recordLoginFailure(action, storage);
+    if (isWrongToken(error)) recordLoginFailure(action, storage);
     throw error;
   }
 }

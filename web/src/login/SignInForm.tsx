@@ -3,7 +3,7 @@ import { AlertTriangle, Lock, Unlock } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { useAuth } from '../auth/auth-context';
-import { ClientRateLimitError, UI_LOGIN_ACTION, loginAllowed, recordLoginFailure } from '../auth/client-rate-limit';
+import { ClientRateLimitError, UI_LOGIN_ACTION, isWrongToken, loginAllowed, recordLoginFailure } from '../auth/client-rate-limit';
 import { Button } from '../components/ui/Button';
 import { toast } from '../components/ui/toast-store';
 import { reportRateLimitExceeded, reportRefusedToken } from '../security/tamper-runtime';
@@ -26,7 +26,9 @@ export function SignInForm({ initialToken, onSwitchToCreate }: SignInFormProps) 
     if (loading) return;
     // Courtesy checks in the specification's order (docs/spec.md §5); the server decides for real.
     // Going over the limit and a token that fails the integrity check are tamper detections (§4).
-    // Only failures count, so the right token after a few wrong ones still gets in.
+    // Only wrong tokens count: the server's refusal, or a token of a forged format. A too-short
+    // token (a paste cut off), an error of the network or the account, or this limit's own refusal
+    // is no guess, so the right token after any of those still gets in.
     if (!loginAllowed(UI_LOGIN_ACTION)) {
       reportRateLimitExceeded();
       return void toast(loginToasts.rateLimited);
@@ -34,8 +36,8 @@ export function SignInForm({ initialToken, onSwitchToCreate }: SignInFormProps) 
     const candidate = token.trim();
     const check = checkAccessToken(candidate);
     if (!check.ok) {
-      recordLoginFailure(UI_LOGIN_ACTION);
       if (check.reason === 'too_short') return void toast(loginToasts.tokenTooShort);
+      recordLoginFailure(UI_LOGIN_ACTION);
       reportRefusedToken(candidate);
       return void toast(loginToasts.tokenIntegrity);
     }
@@ -43,7 +45,7 @@ export function SignInForm({ initialToken, onSwitchToCreate }: SignInFormProps) 
       await login(candidate);
       navigate('/chat');
     } catch (error) {
-      recordLoginFailure(UI_LOGIN_ACTION);
+      if (isWrongToken(error)) recordLoginFailure(UI_LOGIN_ACTION);
       if (error instanceof ClientRateLimitError) reportRateLimitExceeded();
       toast(loginFailureToast(error));
     }
