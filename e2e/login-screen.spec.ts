@@ -86,5 +86,6 @@ test('a signed-out visit to / and /validate logs no console error (no 401 for th
 test('an unknown path shows the 404 page', async ({ page }) => {
   await page.goto(server.url + '/no/such/page');
   await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
+  await expect(page.getByText('Did you forget to add the page to the router?')).toBeVisible();
   await expect(page.getByRole('link', { name: 'Back to Enclave' })).toHaveAttribute('href', '/');
 });

@@ -16,7 +16,7 @@ export function NotFound() {
             <AlertCircle className="size-8 shrink-0 text-danger" aria-hidden="true" />
             <h1 className="text-2xl font-bold text-foreground">404 Page Not Found</h1>
           </div>
-          <p className="text-sm text-muted">There is nothing at this address.</p>
+          <p className="text-sm text-muted">Did you forget to add the page to the router?</p>
           <Button asChild className="justify-self-start">
             <Link href={back.href}>
               <ArrowLeft aria-hidden="true" /> {back.label}

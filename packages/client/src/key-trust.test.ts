@@ -204,6 +204,32 @@ describe('KeyTrust.verifyKeyFor', () => {
     expect(keyOf(await t.trust.verifyKeyFor(BOB))).toEqual({ imported: 'sig-bob-2' });
   });
 
+  it.each(['accept', 'verify'] as const)('does not reuse a check queued before %s wrote the new pin', async (decide) => {
+    const t = setup();
+    await t.trust.check([user(BOB, 'bob')]);
+    t.setUsers([user(ALICE, 'alice'), bobWithNewKey]);
+    // Hold the pin reads so that a check is under way, queued ahead of the new pin.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const read = t.pins.read.bind(t.pins);
+    const reading = new Promise<void>((started) => {
+      vi.spyOn(t.pins, 'read').mockImplementation(async (owner) => {
+        started();
+        await held;
+        return read(owner);
+      });
+    });
+    const before = t.trust.verifyKeyFor(BOB);
+    await reading;
+    const deciding = t.trust[decide](BOB, fp(bobWithNewKey));
+    const after = t.trust.verifyKeyFor(BOB);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    release();
+    expect(await before).toBe(KEY_CHANGED);
+    await deciding;
+    expect(keyOf(await after)).toEqual({ imported: 'sig-bob-2' });
+  });
+
   it('does not go back to a key it once agreed with after another was accepted', async () => {
     const t = setup();
     await t.trust.verifyKeyFor(BOB);

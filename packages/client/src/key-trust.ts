@@ -185,6 +185,7 @@ export class KeyTrust {
    * made for earlier keys does not carry over).
    */
   async accept(contactId: string, fingerprint: string): Promise<void> {
+    this.forgetChecks(contactId);
     await this.exclusive(async () => {
       this.agreed.delete(contactId);
       await this.options.pins.write([this.record(contactId, fingerprint)]);
@@ -196,6 +197,7 @@ export class KeyTrust {
    * verified: it is pinned (replacing a changed pin) with the mark.
    */
   async verify(contactId: string, fingerprint: string): Promise<void> {
+    this.forgetChecks(contactId);
     await this.exclusive(async () => {
       const pinned = await this.pinOf(contactId);
       this.agreed.delete(contactId);
@@ -291,9 +293,21 @@ export class KeyTrust {
     if (pending) return pending;
     const check = this.check([user]).then((statuses) => statuses.get(user.id));
     this.checking.set(key, check);
-    const done = () => void this.checking.delete(key);
+    // Only this check: one started after forgetChecks may hold the key by now.
+    const done = () => {
+      if (this.checking.get(key) === check) this.checking.delete(key);
+    };
     check.then(done, done);
     return check;
+  }
+
+  /**
+   * Drops the contact's checks under way before a new pin is queued: one queued ahead of the write
+   * reads the old pin, and reusing it after the write would answer KEY_CHANGED for the accepted key.
+   * A later check queues behind the write. (clearVerification keeps the pinned key, so its checks stay valid.)
+   */
+  private forgetChecks(contactId: string): void {
+    for (const key of this.checking.keys()) if (key.startsWith(`${contactId}/`)) this.checking.delete(key);
   }
 
   private fingerprintOf(user: PublicUser): Promise<string> {

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { KeyRound, RefreshCw } from 'lucide-react';
 import { Link } from 'wouter';
+import { PageHeader, SignedInAs } from '../components/PageHeader';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { AvailableKeysList } from './AvailableKeysList';
@@ -17,16 +18,12 @@ export function AdminPanel({ signedInAs, viaMasterKey }: { signedInAs: string; v
 
   return (
     <div className="min-h-screen">
-      <header className="border-b border-border bg-surface/80">
-        <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-          <div className="flex items-center gap-2">
-            <KeyRound className="size-5 text-accent" aria-hidden="true" />
-            <h1 className="text-lg font-bold tracking-tight">Admin Panel · Key Management</h1>
-          </div>
-          <div className="flex items-center gap-3 text-sm">
-            <span className="hidden text-muted sm:inline">
-              Signed in as <strong className="text-foreground">{signedInAs}</strong>
-            </span>
+      <PageHeader
+        icon={<KeyRound className="size-5 text-accent" aria-hidden="true" />}
+        title="Admin Panel · Key Management"
+        actions={
+          <>
+            <SignedInAs username={signedInAs} />
             <Badge tone="warning">{viaMasterKey ? 'Creator' : 'Admin'}</Badge>
             <Button variant="outline" size="sm" onClick={() => void refreshKeys(queryClient)}>
               <RefreshCw aria-hidden="true" /> Refresh
@@ -40,9 +37,9 @@ export function AdminPanel({ signedInAs, viaMasterKey }: { signedInAs: string; v
                 Back to chat
               </Link>
             )}
-          </div>
-        </div>
-      </header>
+          </>
+        }
+      />
       <main className="mx-auto grid max-w-6xl gap-6 p-4">
         <KeyStatsCards stats={stats.data} error={stats.error} />
         <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">

@@ -1,8 +1,9 @@
 import type { SelfUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
-import { ArrowLeft, KeyRound, Lock, LogIn } from 'lucide-react';
+import { KeyRound, Lock, LogIn } from 'lucide-react';
 import { useId } from 'react';
 import { Link } from 'wouter';
+import { BackLink, PageHeader, SignedInAs } from '../components/PageHeader';
 import { useMasterKeyEntry } from '../components/use-master-key-entry';
 import { Button } from '../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/Card';
@@ -17,24 +18,17 @@ import { seedKeyStats } from './use-admin-keys';
 export function AdminSignIn({ member }: { member: SelfUser | null }) {
   return (
     <div className="min-h-screen">
-      <header className="border-b border-border bg-surface/80">
-        <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-          <div className="flex items-center gap-2">
-            <KeyRound className="size-5 text-accent" aria-hidden="true" />
-            <span className="text-lg font-bold tracking-tight">Key Management</span>
-          </div>
-          <div className="flex items-center gap-3 text-sm">
-            {member ? (
-              <span className="hidden text-muted sm:inline">
-                Signed in as <strong className="text-foreground">{member.username}</strong>
-              </span>
-            ) : null}
-            <Link href={member ? '/chat' : '/'} className="inline-flex items-center gap-1 text-accent hover:underline">
-              <ArrowLeft className="size-4" aria-hidden="true" /> {member ? 'Back to chat' : 'Back to Enclave'}
-            </Link>
-          </div>
-        </div>
-      </header>
+      <PageHeader
+        icon={<KeyRound className="size-5 text-accent" aria-hidden="true" />}
+        title="Key Management"
+        heading={false}
+        actions={
+          <>
+            {member ? <SignedInAs username={member.username} /> : null}
+            <BackLink href={member ? '/chat' : '/'}>{member ? 'Back to chat' : 'Back to Enclave'}</BackLink>
+          </>
+        }
+      />
       <main className="flex items-start justify-center px-4 py-12">
         <Card className="w-full max-w-md">
           <CardHeader>

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Crown, Lock, RefreshCw, ShieldHalf } from 'lucide-react';
 import { Link } from 'wouter';
+import { PageHeader } from '../components/PageHeader';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { toast } from '../components/ui/toast-store';
@@ -10,23 +11,19 @@ import { creatorToasts } from './creator-toasts';
 export function ConsoleHeader({ emergency, refreshing }: { emergency: boolean | null; refreshing: boolean }) {
   const queryClient = useQueryClient();
   return (
-    <header className="border-b border-border bg-surface/80">
-      <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-        <div className="flex items-center gap-3">
-          <span className="grid size-9 place-items-center rounded-lg border border-amber-400/40 bg-amber-400/10">
-            <Crown className="size-5 text-amber-300" aria-hidden="true" />
-          </span>
-          <div>
-            <h1 className="text-lg font-bold leading-tight tracking-tight">Creator Access</h1>
-            <p className="text-xs text-muted">Network creator console</p>
-          </div>
-          {emergency === null ? null : emergency ? (
-            <Badge tone="danger">Emergency mode</Badge>
-          ) : (
-            <Badge tone="success">Network normal</Badge>
-          )}
-        </div>
-        <nav aria-label="Console" className="flex flex-wrap items-center gap-2">
+    <PageHeader
+      width="7xl"
+      icon={
+        <span className="grid size-9 place-items-center rounded-lg border border-amber-400/40 bg-amber-400/10">
+          <Crown className="size-5 text-amber-300" aria-hidden="true" />
+        </span>
+      }
+      title="Creator Access"
+      subtitle="Network creator console"
+      status={emergency === null ? null : emergency ? <Badge tone="danger">Emergency mode</Badge> : <Badge tone="success">Network normal</Badge>}
+      actionsLabel="Console"
+      actions={
+        <>
           <Button
             variant="ghost"
             size="sm"
@@ -49,8 +46,8 @@ export function ConsoleHeader({ emergency, refreshing }: { emergency: boolean | 
           >
             <Lock aria-hidden="true" /> Lock console
           </Button>
-        </nav>
-      </div>
-    </header>
+        </>
+      }
+    />
   );
 }

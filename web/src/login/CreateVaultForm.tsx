@@ -1,4 +1,4 @@
-import { errorCodes, errorTexts, limits, usernameSchema } from '@enclave/protocol';
+import { errorCodes, limits, usernameSchema } from '@enclave/protocol';
 import { CheckCircle2, KeyRound, ShieldAlert, ShieldCheck } from 'lucide-react';
 import { useId, useState, type FormEvent } from 'react';
 import { useAuth } from '../auth/auth-context';
@@ -9,7 +9,7 @@ import { isApiError } from '../net/api-error';
 import { validateInviteKey } from '../net/http';
 import { SignUpAgreement } from './Disclaimers';
 import { registrationFailureToast } from './login-errors';
-import { loginToasts } from './login-texts';
+import { loginToasts, registrationClosedExplanation } from './login-texts';
 
 type Step = 'key' | 'username';
 
@@ -95,10 +95,7 @@ export function CreateVaultForm({ initialKey, onRegistered }: CreateVaultFormPro
         {closed ? (
           <p role="alert" className="flex items-start gap-2 rounded-lg border border-amber-500/50 bg-amber-950/40 p-3 text-sm text-amber-100">
             <ShieldAlert className="mt-0.5 size-4 shrink-0 text-amber-300" aria-hidden="true" />
-            <span>
-              {errorTexts.registrationClosed}. Nothing was done with your key: try again once the network is back to
-              normal.
-            </span>
+            <span>{registrationClosedExplanation}</span>
           </p>
         ) : null}
         {step === 'key' ? (

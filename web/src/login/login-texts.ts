@@ -3,6 +3,9 @@ import { errorTexts } from '@enclave/protocol';
 import { ownKeysMismatchToast } from '../auth/own-identity';
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 
+/** Why a key does nothing in emergency mode: under the key on the login screen, and on /validate. */
+export const registrationClosedExplanation = `${errorTexts.registrationClosed}. Nothing was done with your key: try again once the network is back to normal.`;
+
 export const loginToasts = {
   rateLimited: bad('Security Violation', 'Too many attempts detected. Access temporarily blocked.'),
   tokenTooShort: bad('Invalid Access Token', 'Access token must be at least 64 characters long'),

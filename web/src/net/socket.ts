@@ -51,6 +51,8 @@ export class RealtimeSocket {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   private pongTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Pings sent on this connection (the heartbeat's and anyone else's) whose pong has not come. */
+  private unanswered = 0;
   private readonly stateListeners = new Set<Listener<SocketState>>();
   private readonly frameListeners = new Set<Listener<ServerFrame>>();
   private readonly authListeners = new Set<Listener<void>>();
@@ -68,6 +70,14 @@ export class RealtimeSocket {
 
   get state(): SocketState {
     return this.current;
+  }
+
+  /**
+   * Pings sent on the current connection still waiting for their pong. The server answers every
+   * ping with one pong, in order, so the pong of a ping sent now is the one after these.
+   */
+  get pingsInFlight(): number {
+    return this.unanswered;
   }
 
   /** Opens the connection (idempotent) and keeps it open until {@link stop}. */
@@ -95,6 +105,7 @@ export class RealtimeSocket {
   send(frame: ClientFrame): boolean {
     if (this.ws?.readyState !== OPEN) return false;
     this.ws.send(JSON.stringify(frame));
+    if (frame.type === 'ping') this.unanswered += 1;
     return true;
   }
 
@@ -126,6 +137,7 @@ export class RealtimeSocket {
       return;
     }
     this.ws = ws;
+    this.unanswered = 0;
     ws.onopen = () => {
       if (this.ws !== ws) return;
       this.setState('connected');
@@ -190,6 +202,9 @@ export class RealtimeSocket {
       case 'security_breach':
         // The server closes the socket next; coming back would only fail again.
         this.stopped = true;
+        break;
+      case 'pong':
+        this.unanswered = Math.max(0, this.unanswered - 1);
         break;
       case 'network_security_alert':
         console.warn('network security alert:', frame.message);

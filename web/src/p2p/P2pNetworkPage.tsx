@@ -1,7 +1,7 @@
-import { ArrowLeft, Network } from 'lucide-react';
+import { Network } from 'lucide-react';
 import { useState } from 'react';
-import { Link } from 'wouter';
 import { useAuth, type Session } from '../auth/auth-context';
+import { BackLink, PageHeader } from '../components/PageHeader';
 import { Card, CardContent } from '../components/ui/Card';
 import { ConnectionMonitor } from './health/ConnectionMonitor';
 import { P2pTestSuite } from './health/P2pTestSuite';
@@ -16,17 +16,11 @@ export function P2pNetworkPage() {
   const { state } = useAuth();
   return (
     <div className="min-h-screen">
-      <header className="border-b border-border bg-surface/80">
-        <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3">
-          <div className="flex items-center gap-2">
-            <Network className="size-5 text-accent" aria-hidden="true" />
-            <h1 className="text-lg font-bold tracking-tight">P2P Network</h1>
-          </div>
-          <Link href={state.status === 'loggedIn' ? '/chat' : '/'} className="inline-flex items-center gap-1 text-sm text-accent hover:underline">
-            <ArrowLeft className="size-4" aria-hidden="true" /> {state.status === 'loggedIn' ? 'Back to chat' : 'Back to sign in'}
-          </Link>
-        </div>
-      </header>
+      <PageHeader
+        icon={<Network className="size-5 text-accent" aria-hidden="true" />}
+        title="P2P Network"
+        actions={<BackLink href={state.status === 'loggedIn' ? '/chat' : '/'}>{state.status === 'loggedIn' ? 'Back to chat' : 'Back to sign in'}</BackLink>}
+      />
       <main className="mx-auto grid max-w-6xl gap-6 p-4">
         <Explanation />
         {state.status === 'loggedIn' ? (

@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { ArrowLeft, Shield } from 'lucide-react';
+import { Shield } from 'lucide-react';
 import { useState } from 'react';
-import { Link } from 'wouter';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
+import { BackLink, PageHeader, SignedInAs } from '../components/PageHeader';
 import { createKeyTrust } from '../chat/chat-services';
 import { SafetyNumberDialog } from '../chat/SafetyNumberDialog';
 import { usePinActions } from '../chat/use-key-pins';
@@ -35,22 +35,16 @@ function SecurityDashboard({ session }: { session: Session }) {
 
   return (
     <div className="min-h-screen">
-      <header className="border-b border-border bg-surface/80">
-        <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3">
-          <div className="flex items-center gap-2">
-            <Shield className="size-5 text-accent" aria-hidden="true" />
-            <h1 className="text-lg font-bold tracking-tight">Security</h1>
-          </div>
-          <div className="flex items-center gap-3 text-sm">
-            <span className="hidden text-muted sm:inline">
-              Signed in as <strong className="text-foreground">{session.user.username}</strong>
-            </span>
-            <Link href="/chat" className="inline-flex items-center gap-1 text-accent hover:underline">
-              <ArrowLeft className="size-4" aria-hidden="true" /> Back to chat
-            </Link>
-          </div>
-        </div>
-      </header>
+      <PageHeader
+        icon={<Shield className="size-5 text-accent" aria-hidden="true" />}
+        title="Security"
+        actions={
+          <>
+            <SignedInAs username={session.user.username} />
+            <BackLink href="/chat">Back to chat</BackLink>
+          </>
+        }
+      />
       <main className="mx-auto grid max-w-6xl gap-6 p-4">
         <div className="grid gap-6 lg:grid-cols-[1fr_24rem]">
           <StatusCard checks={checks} />

@@ -11,6 +11,7 @@ import { formatDate, formatUsd } from '../lib/format';
 import { isApiError } from '../net/api-error';
 import { validateInviteKey } from '../net/http';
 import { commonIssues, validateToasts } from './validate-texts';
+import { registrationClosedExplanation } from '../login/login-texts';
 import { HeroPage } from '../components/HeroPage';
 
 /** A validation answer together with the exact key it was given for. */
@@ -143,14 +144,8 @@ function ResultCard({ checked, onProceed }: { checked: Checked; onProceed: (key:
           <CardTitle className="flex items-center gap-2 text-amber-200">
             <ShieldAlert className="size-5 text-amber-300" aria-hidden="true" /> Registration Closed
           </CardTitle>
-          <CardDescription className="text-amber-100">{response.reason}</CardDescription>
+          <CardDescription className="text-amber-100">{registrationClosedExplanation}</CardDescription>
         </CardHeader>
-        <CardContent>
-          <p className="text-sm text-muted">
-            No key can be redeemed while the network is in emergency mode. Nothing was done with your key: check it
-            again once the network is back to normal.
-          </p>
-        </CardContent>
       </Card>
     );
   }

@@ -52,19 +52,20 @@ export function P2pTestSuite() {
   const socket = useRealtimeSocket();
   const [results, setResults] = useState<TestResult[]>(notRun);
   const [running, setRunning] = useState(false);
-  // Ends a run's loop-back when the page is left mid-run.
-  const closeRun = useRef<(() => void) | null>(null);
-  useEffect(() => () => closeRun.current?.(), []);
+  // Stops a run when the page is left mid-run: the step under way gives up, no other starts.
+  const stopRun = useRef<AbortController | null>(null);
+  useEffect(() => () => stopRun.current?.abort(), []);
 
   const run = async () => {
+    const stop = new AbortController();
+    stopRun.current = stop;
     const suite = createSuite(socket);
-    closeRun.current = suite.close;
     setRunning(true);
     try {
-      await runSteps(suite.steps, setResults);
+      await runSteps(suite.steps, setResults, stop.signal);
     } finally {
       suite.close();
-      closeRun.current = null;
+      stopRun.current = null;
       setRunning(false);
     }
   };

@@ -56,7 +56,7 @@ export type LinkSample = {
   responses: number | null;
 };
 
-type StatsEntry = Record<string, unknown>;
+export type StatsEntry = Record<string, unknown>;
 
 const num = (entry: StatsEntry | undefined, key: string): number | null => {
   const value = entry?.[key];
@@ -67,6 +67,14 @@ const str = (entry: StatsEntry | undefined, key: string): string | null => {
   return typeof value === 'string' ? value : null;
 };
 const sum = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a + b);
+
+/** The candidate pair ICE selected, among a peer connection's `getStats()` entries. */
+export function selectedPair(entries: readonly StatsEntry[]): StatsEntry | undefined {
+  const transport = entries.find((e) => e.type === 'transport');
+  // Chromium names the selected pair on the transport; Firefox marks the pair itself.
+  const selectedId = str(transport, 'selectedCandidatePairId');
+  return (selectedId ? entries.find((e) => e.id === selectedId) : undefined) ?? entries.find((e) => e.type === 'candidate-pair' && e.selected === true);
+}
 
 /**
  * Reads the counters the monitor needs from `RTCPeerConnection.getStats()`'s entries. Entries are
@@ -86,9 +94,7 @@ export function readLinkSample(entries: Iterable<unknown>, at: number): LinkSamp
     const channels = all.filter((e) => e.type === 'data-channel');
     bytes = channels.length === 0 ? null : channels.reduce<number | null>((total, c) => sum(total, sum(num(c, 'bytesSent'), num(c, 'bytesReceived'))), 0);
   }
-  // Chromium names the selected pair on the transport; Firefox marks the pair itself.
-  const selectedId = str(transport, 'selectedCandidatePairId');
-  const pair = (selectedId ? byId.get(selectedId) : undefined) ?? all.find((e) => e.type === 'candidate-pair' && e.selected === true);
+  const pair = selectedPair(all);
   return { at, bytes, requests: num(pair, 'requestsSent'), responses: num(pair, 'responsesReceived') };
 }
 

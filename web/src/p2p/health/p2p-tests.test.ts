@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { kbitPerSecond, median, runSteps, verdict, type Outcome, type Step, type TestId, type TestResult } from './p2p-tests';
 
-const step = (id: TestId, needs: TestId[], run: () => Promise<Outcome>): Step => ({ id, name: `test ${id}`, needs, run });
+const step = (id: TestId, needs: TestId[], run: Step['run']): Step => ({ id, name: `test ${id}`, needs, run });
 const passed = (value: number): Outcome => ({ status: 'passed', figure: { value, unit: 'ms' }, detail: 'fine' });
 
 describe('median', () => {
@@ -80,6 +80,29 @@ describe('runSteps', () => {
       ['rtt', 'failed', 'Not run: test loopback failed.'],
       ['signaling', 'passed', 'fine'],
     ]);
+  });
+
+  it('starts no further step and reports nothing more once stopped', async () => {
+    const stop = new AbortController();
+    let ranNext = false;
+    const snapshots: TestResult[][] = [];
+    await runSteps(
+      [
+        step('signaling', [], async (signal) => {
+          stop.abort();
+          expect(signal.aborted).toBe(true);
+          return passed(1);
+        }),
+        step('webrtc', [], async () => {
+          ranNext = true;
+          return passed(2);
+        }),
+      ],
+      (r) => snapshots.push(r),
+      stop.signal,
+    );
+    expect(ranNext).toBe(false);
+    expect(snapshots.at(-1)!.map((r) => r.status)).toEqual(['running', 'pending']);
   });
 
   it('runs the steps after a warning', async () => {

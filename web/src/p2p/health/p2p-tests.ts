@@ -14,7 +14,8 @@ export type Outcome = { status: 'passed' | 'warning' | 'failed'; figure: Measure
 
 export type TestResult = { id: TestId; name: string; status: TestStatus; figure: Measured | null; detail: string };
 
-export type Step = { id: TestId; name: string; needs: readonly TestId[]; run: () => Promise<Outcome> };
+/** One check; `run` gives up when `signal` aborts. */
+export type Step = { id: TestId; name: string; needs: readonly TestId[]; run: (signal: AbortSignal) => Promise<Outcome> };
 
 /** Round trips (over the socket or the loop-back) slower than the monitor's unstable band are a warning. */
 export const WARN_RTT_MS = LATENCY_BANDS_MS.poor;
@@ -70,9 +71,14 @@ export const pendingResults = (steps: readonly Pick<Step, 'id' | 'name'>[]): Tes
 
 /**
  * Runs the steps one after another, reporting every change. A step whose prerequisite failed is
- * not run and fails, saying which; a warning does not stop the steps that build on it.
+ * not run and fails, saying which; a warning does not stop the steps that build on it. Once
+ * `signal` aborts (the page was left), no further step starts and nothing more is reported.
  */
-export async function runSteps(steps: readonly Step[], onChange: (results: TestResult[]) => void): Promise<TestResult[]> {
+export async function runSteps(
+  steps: readonly Step[],
+  onChange: (results: TestResult[]) => void,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<TestResult[]> {
   let results = pendingResults(steps);
   const update = (id: TestId, change: Partial<TestResult>) => {
     results = results.map((r) => (r.id === id ? { ...r, ...change } : r));
@@ -80,6 +86,7 @@ export async function runSteps(steps: readonly Step[], onChange: (results: TestR
   };
   onChange(results);
   for (const step of steps) {
+    if (signal.aborted) break;
     const failedNeed = step.needs.map((id) => results.find((r) => r.id === id)).find((r) => r?.status === 'failed');
     if (failedNeed) {
       update(step.id, { status: 'failed', detail: `Not run: ${failedNeed.name} failed.` });
@@ -88,10 +95,11 @@ export async function runSteps(steps: readonly Step[], onChange: (results: TestR
     update(step.id, { status: 'running', detail: 'Running…' });
     let outcome: Outcome;
     try {
-      outcome = await step.run();
+      outcome = await step.run(signal);
     } catch (error) {
       outcome = { status: 'failed', figure: null, detail: error instanceof Error ? error.message : String(error) };
     }
+    if (signal.aborted) break;
     update(step.id, outcome);
   }
   return results;

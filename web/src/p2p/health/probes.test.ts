@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RealtimeSocket } from '../../net/socket';
-import { pingSocket } from './probes';
+import { PING_INTERVAL_MS } from '../../net/socket';
+import { THROUGHPUT_CHUNK_BYTES } from './p2p-tests';
+import { echoTimes, measureThroughput, pingSocket, STOPPED } from './probes';
 
 /** The part of a WebSocket the real-time client uses; the test plays the server. */
 class ServerSide {
@@ -58,6 +60,31 @@ describe('pingSocket', () => {
     socket.stop();
   });
 
+  it("does not take the pong of the socket's own heartbeat for its own", async () => {
+    const { socket, server } = signedInSocket();
+    vi.advanceTimersByTime(PING_INTERVAL_MS);
+    expect(socket.pingsInFlight).toBe(1);
+    const rtt = pingSocket(socket);
+    vi.advanceTimersByTime(3);
+    server.reply({ type: 'pong' }); // the heartbeat's: the server answers in order
+    vi.advanceTimersByTime(9);
+    server.reply({ type: 'pong' });
+    await expect(rtt).resolves.toBe(12);
+    expect(socket.pingsInFlight).toBe(0);
+    socket.stop();
+  });
+
+  it('counts a heartbeat sent after its ping as behind it', async () => {
+    const { socket, server } = signedInSocket();
+    vi.advanceTimersByTime(PING_INTERVAL_MS - 2);
+    const rtt = pingSocket(socket);
+    vi.advanceTimersByTime(7);
+    expect(socket.pingsInFlight).toBe(2);
+    server.reply({ type: 'pong' });
+    await expect(rtt).resolves.toBe(7);
+    socket.stop();
+  });
+
   it('fails, saying why, when the socket is not signed in', async () => {
     await expect(pingSocket(null)).rejects.toThrow(/not open and signed in \(it is not started\)/);
     const idle = new RealtimeSocket({ network: new EventTarget() });
@@ -71,5 +98,90 @@ describe('pingSocket', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     await failed;
     socket.stop();
+  });
+});
+
+/** The near end of a loop-back: sent data piles up in its buffer until the test drains it. */
+class FakeChannel extends EventTarget {
+  readyState: RTCDataChannelState = 'open';
+  bufferedAmount = 0;
+  bufferedAmountLowThreshold = 0;
+  readonly sent: unknown[] = [];
+  /** Listeners added and not removed yet (they are removed through their `signal`). */
+  listening = 0;
+
+  send(data: string | Uint8Array): void {
+    this.sent.push(data);
+    if (typeof data !== 'string') this.bufferedAmount += data.byteLength;
+  }
+
+  override addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void {
+    super.addEventListener(type, listener, options);
+    this.listening += 1;
+    if (typeof options === 'object') options.signal?.addEventListener('abort', () => (this.listening -= 1));
+  }
+
+  drain(): void {
+    this.bufferedAmount = 0;
+    this.dispatchEvent(new Event('bufferedamountlow'));
+  }
+
+  close(): void {
+    this.readyState = 'closed';
+    this.dispatchEvent(new Event('close'));
+  }
+}
+
+const asChannel = (fake: FakeChannel) => fake as unknown as RTCDataChannel;
+
+describe('loop-back probes', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('leaves no listener behind when an echo does not come back', async () => {
+    const channel = new FakeChannel();
+    const failed = expect(echoTimes(asChannel(channel))).rejects.toThrow('Echo 1 did not come back within 5 s.');
+    await vi.advanceTimersByTimeAsync(5_000);
+    await failed;
+    expect(channel.listening).toBe(0);
+  });
+
+  it('fails the transfer when the channel closes while it waits for the buffer to drain', async () => {
+    const channel = new FakeChannel();
+    const failed = expect(measureThroughput(asChannel(channel))).rejects.toThrow('The loop-back channel closed.');
+    await vi.advanceTimersByTimeAsync(0);
+    channel.close();
+    await failed;
+    expect(channel.listening).toBe(0);
+  });
+
+  it('stops sending once the transfer timed out', async () => {
+    const channel = new FakeChannel();
+    const failed = expect(measureThroughput(asChannel(channel))).rejects.toThrow('The transfer did not finish within 30 s.');
+    await vi.advanceTimersByTimeAsync(30_000);
+    await failed;
+    const sent = channel.sent.length;
+    channel.drain();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(channel.sent.length).toBe(sent);
+    expect(channel.listening).toBe(0);
+  });
+
+  it('stops sending when the run is stopped', async () => {
+    const channel = new FakeChannel();
+    const stop = new AbortController();
+    const failed = expect(measureThroughput(asChannel(channel), stop.signal)).rejects.toThrow(STOPPED);
+    await vi.advanceTimersByTimeAsync(0);
+    stop.abort();
+    await failed;
+    const sent = channel.sent.length;
+    expect(sent * THROUGHPUT_CHUNK_BYTES).toBeLessThan(2 * 1024 * 1024);
+    channel.drain();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(channel.sent.length).toBe(sent);
   });
 });

@@ -4,6 +4,7 @@
  * other without a server, over which echoes and a bulk transfer are timed.
  */
 import type { RealtimeSocket } from '../../net/socket';
+import { selectedPair } from './connection-health';
 import { RTT_ECHOES, THROUGHPUT_BYTES, THROUGHPUT_CHUNK_BYTES } from './p2p-tests';
 
 const PONG_TIMEOUT_MS = 5_000;
@@ -13,30 +14,45 @@ const TRANSFER_TIMEOUT_MS = 30_000;
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** The loop-back's far end answers this with the bytes it has received (channels are ordered, so all of them). */
 const BYTES_QUERY = 'bytes?';
+export const STOPPED = 'The suite was stopped.';
+const CHANNEL_CLOSED = 'The loop-back channel closed.';
 
-/** Settles with `promise`, or rejects with `message` after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/** Settles with `promise`, or rejects with `message` after `ms`, or when `signal` aborts. */
+function within<T>(promise: Promise<T>, ms: number, message: string, signal?: AbortSignal): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const listening = new AbortController();
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(message)), ms);
+    if (signal?.aborted) reject(new Error(STOPPED));
+    signal?.addEventListener('abort', () => reject(new Error(STOPPED)), { signal: listening.signal });
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+    listening.abort();
+  });
 }
 
-/** The round-trip time of a ping over the member's socket, in ms. */
-export function pingSocket(socket: RealtimeSocket | null): Promise<number> {
+/**
+ * The round-trip time of a ping over the member's socket, in ms. The ping frame carries no id (the
+ * protocol allows none), but the server answers pings in order, one pong each: the pongs owed to
+ * pings already in flight (the socket's heartbeat) come first and are skipped.
+ */
+export function pingSocket(socket: RealtimeSocket | null, signal?: AbortSignal): Promise<number> {
   if (!socket || socket.state !== 'authenticated') {
     return Promise.reject(new Error(`The real-time connection to the server is not open and signed in (it is ${socket?.state ?? 'not started'}).`));
   }
   let off: () => void = () => undefined;
   const pong = new Promise<number>((resolve, reject) => {
+    let ahead = socket.pingsInFlight;
     const started = performance.now();
     off = socket.onFrame((frame) => {
-      if (frame.type === 'pong') resolve(performance.now() - started);
+      if (frame.type !== 'pong') return;
+      if (ahead > 0) ahead -= 1;
+      else resolve(performance.now() - started);
     });
     if (!socket.send({ type: 'ping' })) reject(new Error('The real-time connection closed before the ping.'));
   });
-  return within(pong, PONG_TIMEOUT_MS, `No pong within ${PONG_TIMEOUT_MS / 1000} s.`).finally(() => off());
+  return within(pong, PONG_TIMEOUT_MS, `No pong within ${PONG_TIMEOUT_MS / 1000} s.`, signal).finally(() => off());
 }
 
 /** Creates a peer connection with a data channel and an offer; resolves with the time the offer took, in ms. */
@@ -65,14 +81,13 @@ export type Loopback = {
 
 async function selectedCandidateType(pc: RTCPeerConnection): Promise<string | null> {
   const stats = [...(await pc.getStats()).values()] as Record<string, unknown>[];
-  const transport = stats.find((s) => s.type === 'transport');
-  const pair = stats.find((s) => s.id === transport?.selectedCandidatePairId) ?? stats.find((s) => s.type === 'candidate-pair' && s.selected === true);
+  const pair = selectedPair(stats);
   const local = stats.find((s) => s.id === pair?.localCandidateId);
   return typeof local?.candidateType === 'string' ? local.candidateType : null;
 }
 
 /** Two peer connections of this page joined to each other, candidates handed across directly. */
-export async function openLoopback(iceServers: RTCIceServer[], timeoutMs: number): Promise<Loopback> {
+export async function openLoopback(iceServers: RTCIceServer[], timeoutMs: number, signal?: AbortSignal): Promise<Loopback> {
   const near = new RTCPeerConnection({ iceServers });
   const far = new RTCPeerConnection({ iceServers });
   const close = () => {
@@ -107,7 +122,7 @@ export async function openLoopback(iceServers: RTCIceServer[], timeoutMs: number
     await far.setRemoteDescription(near.localDescription!);
     await far.setLocalDescription();
     await near.setRemoteDescription(far.localDescription!);
-    await within(opened, timeoutMs, `The channel did not open within ${timeoutMs / 1000} s.`);
+    await within(opened, timeoutMs, `The channel did not open within ${timeoutMs / 1000} s.`, signal);
     return { channel, candidateType: await selectedCandidateType(near).catch(() => null), close };
   } catch (error) {
     close();
@@ -115,54 +130,70 @@ export async function openLoopback(iceServers: RTCIceServer[], timeoutMs: number
   }
 }
 
-/** The next text message on `channel`. */
-function nextText(channel: RTCDataChannel): Promise<string> {
-  return new Promise((resolve) => {
-    const onMessage = ({ data }: MessageEvent<unknown>) => {
-      if (typeof data !== 'string') return;
-      channel.removeEventListener('message', onMessage);
-      resolve(data);
-    };
-    channel.addEventListener('message', onMessage);
+/**
+ * The next text message on `channel`; rejects with `message` after `ms`, or when the channel closes
+ * or `signal` aborts. Its listeners go in every case, so a late echo is not taken for a later one's.
+ */
+function nextText(channel: RTCDataChannel, ms: number, message: string, signal?: AbortSignal): Promise<string> {
+  const listening = new AbortController();
+  const text = new Promise<string>((resolve, reject) => {
+    channel.addEventListener(
+      'message',
+      ({ data }: MessageEvent<unknown>) => {
+        if (typeof data === 'string') resolve(data);
+      },
+      { signal: listening.signal },
+    );
+    channel.addEventListener('close', () => reject(new Error(CHANNEL_CLOSED)), { signal: listening.signal });
   });
+  return within(text, ms, message, signal).finally(() => listening.abort());
 }
 
 /** The times of {@link RTT_ECHOES} echoes, one at a time, in ms. */
-export async function echoTimes(channel: RTCDataChannel): Promise<number[]> {
+export async function echoTimes(channel: RTCDataChannel, signal?: AbortSignal): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < RTT_ECHOES; i++) {
     const text = `echo ${i}`;
     const started = performance.now();
-    const reply = nextText(channel);
+    const reply = nextText(channel, ECHO_TIMEOUT_MS, `Echo ${i + 1} did not come back within ${ECHO_TIMEOUT_MS / 1000} s.`, signal);
     channel.send(text);
-    if ((await within(reply, ECHO_TIMEOUT_MS, `Echo ${i + 1} did not come back within ${ECHO_TIMEOUT_MS / 1000} s.`)) !== text) {
-      throw new Error(`Echo ${i + 1} came back changed.`);
-    }
+    if ((await reply) !== text) throw new Error(`Echo ${i + 1} came back changed.`);
     times.push(performance.now() - started);
   }
   return times;
 }
 
-function drained(channel: RTCDataChannel): Promise<void> {
-  return new Promise((resolve) => channel.addEventListener('bufferedamountlow', () => resolve(), { once: true }));
+/** Resolves when the channel's buffer runs low; rejects when the channel closes or `signal` aborts. */
+function drained(channel: RTCDataChannel, signal: AbortSignal): Promise<void> {
+  const listening = new AbortController();
+  return new Promise<void>((resolve, reject) => {
+    channel.addEventListener('bufferedamountlow', () => resolve(), { signal: listening.signal });
+    channel.addEventListener('close', () => reject(new Error(CHANNEL_CLOSED)), { signal: listening.signal });
+    signal.addEventListener('abort', () => reject(new Error(STOPPED)), { signal: listening.signal });
+  }).finally(() => listening.abort());
 }
 
 /** Sends {@link THROUGHPUT_BYTES} and waits for the far end to confirm them; resolves with bytes and ms. */
-export async function measureThroughput(channel: RTCDataChannel): Promise<{ bytes: number; ms: number }> {
+export async function measureThroughput(channel: RTCDataChannel, signal?: AbortSignal): Promise<{ bytes: number; ms: number }> {
   const chunk = new Uint8Array(THROUGHPUT_CHUNK_BYTES);
   channel.bufferedAmountLowThreshold = MAX_BUFFERED_BYTES / 4;
+  // Ends the transfer once the result is decided (timed out, stopped, failed): the race alone would
+  // leave it sending.
+  const ended = new AbortController();
   const transfer = async () => {
     const started = performance.now();
     for (let sent = 0; sent < THROUGHPUT_BYTES; sent += chunk.byteLength) {
-      if (channel.bufferedAmount > MAX_BUFFERED_BYTES) await drained(channel);
+      if (ended.signal.aborted) throw new Error(STOPPED);
+      if (channel.readyState !== 'open') throw new Error(CHANNEL_CLOSED);
+      if (channel.bufferedAmount > MAX_BUFFERED_BYTES) await drained(channel, ended.signal);
       channel.send(chunk);
     }
-    const confirmed = nextText(channel);
+    const confirmed = nextText(channel, TRANSFER_TIMEOUT_MS, 'The far end did not confirm the bytes.', ended.signal);
     channel.send(BYTES_QUERY);
     const bytes = Number(await confirmed);
     const ms = performance.now() - started;
     if (bytes !== THROUGHPUT_BYTES) throw new Error(`The far end received ${bytes} of ${THROUGHPUT_BYTES} bytes.`);
     return { bytes, ms };
   };
-  return within(transfer(), TRANSFER_TIMEOUT_MS, `The transfer did not finish within ${TRANSFER_TIMEOUT_MS / 1000} s.`);
+  return within(transfer(), TRANSFER_TIMEOUT_MS, `The transfer did not finish within ${TRANSFER_TIMEOUT_MS / 1000} s.`, signal).finally(() => ended.abort());
 }

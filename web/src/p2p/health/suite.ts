@@ -14,7 +14,7 @@ import {
   WARN_THROUGHPUT_KBPS,
   type Step,
 } from './p2p-tests';
-import { echoTimes, measureThroughput, offerTime, openLoopback, pingSocket, type Loopback } from './probes';
+import { echoTimes, measureThroughput, offerTime, openLoopback, pingSocket, STOPPED, type Loopback } from './probes';
 
 /**
  * One run of the suite: its steps share the ICE servers the signaling step fetched and the
@@ -34,8 +34,8 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
       id: 'signaling',
       name: TEST_NAMES.signaling,
       needs: [],
-      run: async () => {
-        const rtt = await pingSocket(socket);
+      run: async (signal) => {
+        const rtt = await pingSocket(socket, signal);
         const figure = { value: rtt, unit: 'ms' } as const;
         const slow = verdict(rtt, { warnAbove: WARN_RTT_MS }) === 'warning' ? ` The answer took over ${WARN_RTT_MS} ms.` : '';
         try {
@@ -58,13 +58,13 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
       id: 'loopback',
       name: TEST_NAMES.loopback,
       needs: ['webrtc'],
-      run: async () => {
+      run: async (signal) => {
         const started = performance.now();
-        const opened = await openLoopback(iceServers, LOOPBACK_OPEN_TIMEOUT_MS);
+        const opened = await openLoopback(iceServers, LOOPBACK_OPEN_TIMEOUT_MS, signal);
         const ms = performance.now() - started;
         if (closed) {
           opened.close();
-          throw new Error('The suite was stopped.');
+          throw new Error(STOPPED);
         }
         loopback = opened;
         const over = opened.candidateType ? ` over ${opened.candidateType} candidates` : '';
@@ -76,8 +76,8 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
       id: 'rtt',
       name: TEST_NAMES.rtt,
       needs: ['loopback'],
-      run: async () => {
-        const times = await echoTimes(openChannel());
+      run: async (signal) => {
+        const times = await echoTimes(openChannel(), signal);
         const rtt = median(times);
         const status = verdict(rtt, { warnAbove: WARN_RTT_MS });
         const spread = `Fastest ${formatMs(Math.min(...times))}, slowest ${formatMs(Math.max(...times))}.`;
@@ -88,8 +88,8 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
       id: 'throughput',
       name: TEST_NAMES.throughput,
       needs: ['loopback'],
-      run: async () => {
-        const { bytes, ms } = await measureThroughput(openChannel());
+      run: async (signal) => {
+        const { bytes, ms } = await measureThroughput(openChannel(), signal);
         const kbps = kbitPerSecond(bytes, ms);
         const status = verdict(kbps, { warnBelow: WARN_THROUGHPUT_KBPS });
         return {
