@@ -38,10 +38,12 @@ export type LoadResult = {
   members: number;
   /** Time from the first upgrade to N sockets authenticated. */
   joinMs: number;
+  /** Server CPU from the first upgrade until the presence frames stopped: what other work on the machine does not inflate. */
+  joinCpuS: number;
   /** Presence frames the sockets received while joining (and until quiet). */
   presenceFrames: number;
   heapPerSocketKiB: number;
-  latency: { sent: number; rate: number; p50Ms: number; p99Ms: number; missing: number };
+  latency: { sent: number; rate: number; p50Ms: number; p99Ms: number; missing: number; cpuUsPerDelivery: number };
   saturation: { deliveriesPerS: number; sendsPerS: number; ackP99Ms: number; cpuUsPerDelivery: number; cpuShare: number; rssMB: number; refused: number };
   chatFrameBytes: number;
   /** Sockets the server closed during the run, by close code. */
@@ -168,11 +170,13 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
 
     log(`connecting ${o.members} sockets`);
     const joinStart = performance.now();
+    const joinCpuStart = cpuSeconds(server.pid);
     await inParallel(o.members, 100, async (i) => {
       sockets.push(await openSocket(target.socketTarget(i), deliveries));
     });
     const joinMs = performance.now() - joinStart;
     await quiet(deliveries, 1000, 120_000);
+    const joinCpuS = cpuSeconds(server.pid) - joinCpuStart;
     const presenceFrames = deliveries.presence;
     const after = await server.probe(true);
     log(`joined in ${round(joinMs)} ms, ${presenceFrames} presence frames`);
@@ -188,6 +192,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     log(`latency: ${o.rate} messages/s for ${o.seconds} s`);
     const starts = new Map<number, number>();
     deliveries.recording = true;
+    const latencyCpuStart = cpuSeconds(server.pid);
     const count = Math.round(o.rate * o.seconds);
     const t0 = performance.now();
     const inFlight: Promise<void>[] = [];
@@ -203,6 +208,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     }
     await Promise.all(inFlight);
     await quiet(deliveries, 1000, 30_000);
+    const latencyCpu = cpuSeconds(server.pid) - latencyCpuStart;
     deliveries.recording = false;
     const lat = new Float64Array(deliveries.ids.length);
     let n = 0;
@@ -211,7 +217,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
       if (start !== undefined) lat[n++] = deliveries.times[i]! - start;
     }
     const sorted = lat.subarray(0, n).sort();
-    const latency = { sent: starts.size, rate: o.rate, p50Ms: round(pct(sorted, 50)), p99Ms: round(pct(sorted, 99)), missing: starts.size * o.members - n };
+    const latency = { sent: starts.size, rate: o.rate, p50Ms: round(pct(sorted, 50)), p99Ms: round(pct(sorted, 99)), missing: starts.size * o.members - n, cpuUsPerDelivery: round((latencyCpu * 1e6) / Math.max(1, n), 2) };
     log(`latency p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms over ${n} deliveries`);
     await sleep(SENDER_SPACING_MS * 2);
 
@@ -256,6 +262,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
       target: target.label,
       members: o.members,
       joinMs: Math.round(joinMs),
+      joinCpuS: round(joinCpuS, 2),
       presenceFrames,
       heapPerSocketKiB: round((after.heapUsed - before.heapUsed) / o.members / 1024),
       latency,
