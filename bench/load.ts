@@ -48,7 +48,7 @@ const heading = [
   '',
   `- machine: ${cores} × ${cpu}, ${os.type()} ${os.release()}, Node ${process.version}; ` +
     (pinned ? 'server pinned to core 0, load client to core 1 (taskset)' : 'not pinned'),
-  `- commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') ? ' (with uncommitted changes)' : ''}; server ${options.entry === 'dist' ? 'server/dist/main.js' : process.env.BENCH_SERVER_MAIN}; ` +
+  `- commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : ''}; server ${options.entry === 'dist' ? 'server/dist/main.js' : process.env.BENCH_SERVER_MAIN}; ` +
     `${options.senders} senders, ${options.rate} msg/s for ${options.seconds} s, then saturation for ${options.seconds} s`,
   ...(process.env.BENCH_NOTE ? [`- ${process.env.BENCH_NOTE}`] : []),
   '',
