@@ -16,8 +16,19 @@ const probe = path.join(repoRoot, 'bench/server-probe.mjs');
 /** The server's configuration (docs/operations.md §2): the soak sets what it needs, none is inherited. */
 const SERVER_VARIABLES = ['PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'NODE_ENV', 'LOG_LEVEL', 'TRUST_PROXY', 'PUBLIC_ORIGIN', 'MASTER_KEY', 'RATE_LIMIT_WINDOW_MS'];
 
-/** `dist`: the production bundle (`npm run build -w server` first); `source`: server/src via tsx. */
-export type ServerEntry = 'dist' | 'source';
+/**
+ * `dist`: the production bundle (`npm run build -w server` first), or another bundle at `main`;
+ * `source`: server/src via tsx; `script`: another server through tsx (the load bench's bare ws ceiling).
+ */
+export type ServerEntry = 'dist' | 'source' | { main: string } | { script: string };
+
+function entryArgs(entry: ServerEntry): string[] {
+  if (entry === 'source') return ['--import', 'tsx', path.join(repoRoot, 'server/src/main.ts')];
+  if (typeof entry === 'object' && 'script' in entry) return ['--import', 'tsx', entry.script];
+  const main = entry === 'dist' ? path.join(repoRoot, 'server/dist/main.js') : entry.main;
+  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`npm run build -w server\` first`);
+  return ['--enable-source-maps', main];
+}
 
 /** What the probe answers, in bytes and milliseconds. */
 export type ProbeAnswer = {
@@ -64,8 +75,7 @@ export class ServerProcess {
   /** Starts the server with `env` on a free port; resolves once it listens. Its output goes to `logFile`. */
   static async start(entry: ServerEntry, env: Record<string, string>, logFile: string): Promise<ServerProcess> {
     const port = await freePort();
-    const main = entry === 'dist' ? ['--enable-source-maps', path.join(repoRoot, 'server/dist/main.js')] : ['--import', 'tsx', path.join(repoRoot, 'server/src/main.ts')];
-    if (entry === 'dist' && !fs.existsSync(main[1] ?? '')) throw new Error('server/dist/main.js is missing: run `npm run build -w server` first');
+    const main = entryArgs(entry);
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_VARIABLES.includes(name)));
     const child = spawn(process.execPath, ['--expose-gc', '--import', probe, ...main], {
       cwd: repoRoot,

@@ -21,7 +21,13 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('authenticated'), userId: userIdSchema }),
   z.object({ type: z.literal('auth_failed'), message: z.string() }),
   z.object({ type: z.literal('chat_message'), message: messageSchema }),
-  z.object({ type: z.literal('presence'), userId: userIdSchema, online: z.boolean() }),
+  /**
+   * Presence changes, coalesced per short tick on each server instance: members who came online
+   * and members who went offline since the last frame.
+   */
+  z.object({ type: z.literal('presence'), online: z.array(userIdSchema), offline: z.array(userIdSchema) }),
+  /** Every member online when the socket authenticated; the `presence` frames after it are changes to it. */
+  z.object({ type: z.literal('presence_snapshot'), online: z.array(userIdSchema) }),
   /** The member list changed (join, ban, unban): refetch it. */
   z.object({ type: z.literal('users_changed') }),
   z.object({

@@ -118,7 +118,8 @@ export class LiveMember {
       if (again) this.resyncs.push(Date.now());
       void this.catchUp();
     } else if (frame.type === 'presence') {
-      this.presence.push({ userId: frame.userId, online: frame.online });
+      for (const userId of frame.online) this.presence.push({ userId, online: true });
+      for (const userId of frame.offline) this.presence.push({ userId, online: false });
     }
   }
 

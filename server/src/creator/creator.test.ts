@@ -108,6 +108,8 @@ describe('creator console', () => {
     const alice = await join('alice');
     const bob = await join('bob');
     const socket = await alice.connect();
+    // Presence is written per tick, then announced: once announced, it is in the database.
+    await socket.waitFor((f) => f.type === 'presence' && f.online.includes(alice.id));
     await alice.send('all', 'one');
     await bob.send('all', 'two');
     const overview = await byCreator(routes.overview, {});

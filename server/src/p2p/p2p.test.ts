@@ -30,9 +30,11 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
   let carol: TestMember;
   let dave: TestMember;
   const sockets: TestSocket[] = [];
+  /** The member's socket, once their presence is written (the gateway writes it per tick, then announces it). */
   const open = async (m: TestMember) => {
     const s = await m.connect();
     sockets.push(s);
+    await s.waitFor((f) => (f.type === 'presence' || f.type === 'presence_snapshot') && f.online.includes(m.id));
     return s;
   };
   const nodes = async (m: TestMember) => (await m.call(routes.p2pNodes, {})).nodes;

@@ -77,7 +77,8 @@ class Probe {
     }
     const reaction = this.queue.shift()!;
     if ('unparsed' in reaction) throw new Error(`the server sent a frame outside serverFrameSchema after ${what}: ${reaction.unparsed.slice(0, 300)}`);
-    // Broadcasts (presence, member list changes, messages) are news, not answers: skip them.
+    // Broadcasts (presence and its snapshot after authenticating, member list changes, messages)
+    // are news, not answers: skip them (each parsed by serverFrameSchema all the same).
     if ('frame' in reaction && !answers.has(reaction.frame.type)) {
       countStatus(reaction.frame.type);
       return this.next(what);

@@ -6,7 +6,7 @@ import { securityEvents } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
-import { CLOSE_AUTH_FAILED, CLOSE_SESSION_ENDED } from './gateway';
+import { CLOSE_AUTH_FAILED, CLOSE_SESSION_ENDED, PRESENCE_TICK_MS } from './gateway';
 
 /** Each `it` signs up the members it connects; they share the server and its database. */
 describe('real-time gateway', () => {
@@ -46,6 +46,9 @@ describe('real-time gateway', () => {
     expect(events.map((e) => e.ip)).toEqual(['127.0.0.1']);
   });
 
+  const announced = (socket: TestSocket, who: TestMember, online: boolean) =>
+    socket.frames.filter((f) => f.type === 'presence' && (online ? f.online : f.offline).includes(who.id)).length;
+
   it('shows real presence across tabs and announces changes', async () => {
     const bob = await join('bob-presence');
     const carol = await join('carol-presence');
@@ -53,16 +56,46 @@ describe('real-time gateway', () => {
     expect(await onlineOf(bob, carol)).toBe(false);
     const tab1 = await carol.connect();
     const tab2 = await carol.connect();
-    await watcher.waitFor((f) => f.type === 'presence' && f.userId === carol.id && f.online);
+    await watcher.waitFor((f) => f.type === 'presence' && f.online.includes(carol.id));
     expect(await onlineOf(bob, carol)).toBe(true);
     tab1.close();
     await tab1.closed;
-    // One tab still open: still online.
-    await new Promise((r) => setTimeout(r, 100));
+    // One tab still open: still online, and no news of it after a few ticks.
+    await new Promise((r) => setTimeout(r, 3 * PRESENCE_TICK_MS));
     expect(await onlineOf(bob, carol)).toBe(true);
+    expect(announced(watcher, carol, false)).toBe(0);
     tab2.close();
-    await watcher.waitFor((f) => f.type === 'presence' && f.userId === carol.id && !f.online);
+    await watcher.waitFor((f) => f.type === 'presence' && f.offline.includes(carol.id));
     expect(await onlineOf(bob, carol)).toBe(false);
+    expect([announced(watcher, carol, true), announced(watcher, carol, false)]).toEqual([1, 1]);
+    watcher.close();
+  });
+
+  it('sends a snapshot of who is online after authenticating, then the changes', async () => {
+    const dave = await join('dave-snapshot');
+    const erin = await join('erin-snapshot');
+    const daveSocket = await dave.connect();
+    const first = await erin.connect();
+    for (const who of [dave, erin]) await daveSocket.waitFor((f) => f.type === 'presence' && f.online.includes(who.id));
+    const second = await erin.connect();
+    const snapshot = await second.waitFor((f) => f.type === 'presence_snapshot');
+    expect(second.frames.map((f) => f.type).slice(0, 2)).toEqual(['authenticated', 'presence_snapshot']);
+    expect(snapshot.type === 'presence_snapshot' && snapshot.online).toEqual(expect.arrayContaining([dave.id, erin.id]));
+    daveSocket.close();
+    await second.waitFor((f) => f.type === 'presence' && f.offline.includes(dave.id));
+    first.close();
+    second.close();
+  });
+
+  it('announces members who come online together once each, and offline once each', async () => {
+    const watcherMember = await join('watcher-coalesce');
+    const crowd = await Promise.all(Array.from({ length: 8 }, (_, i) => join(`crowd-coalesce-${i}`)));
+    const watcher = await watcherMember.connect();
+    const sockets = await Promise.all(crowd.map((m) => m.connect()));
+    await expect.poll(() => crowd.filter((m) => announced(watcher, m, true) === 0)).toEqual([]);
+    for (const s of sockets) s.close();
+    await expect.poll(() => crowd.filter((m) => announced(watcher, m, false) === 0)).toEqual([]);
+    expect(crowd.map((m) => [announced(watcher, m, true), announced(watcher, m, false)])).toEqual(crowd.map(() => [1, 1]));
     watcher.close();
   });
 

@@ -17,7 +17,7 @@ import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE } from '../
 import { isDatabaseUnavailable } from '../db/client';
 import { eventTypes, recordEvent } from '../security/events';
 import type { Bus, BusEvent } from './bus';
-import { clearInstance, onlineElsewhere, PRESENCE_REFRESH_MS, setSocketCount, syncPresence } from './presence';
+import { clearInstance, onlineElsewhere, onlineUserIds, PRESENCE_REFRESH_MS, syncPresence, writeSocketCounts } from './presence';
 
 /**
  * Larger client frames are refused with an error frame; the socket stays open. Room for a P2P
@@ -33,8 +33,11 @@ export const CLOSE_SESSION_ENDED = 4002;
 export const CLOSE_ADDRESS_BLOCKED = 1008;
 /** The server is shutting down: the client reconnects at once (to another instance, or this one restarted). */
 export const CLOSE_GOING_AWAY = 1001;
-/** The session could not be checked (the database is unavailable): the client retries after its back-off. */
-const CLOSE_TRY_AGAIN_LATER = 1013;
+/**
+ * The session could not be checked (the database is unavailable), or the socket fell too far
+ * behind: the client comes back after its back-off and catches up from history.
+ */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
 const CLOSE_INTERNAL_ERROR = 1011;
 /** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -43,6 +46,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * the clients to answer the close; sockets still open then are terminated.
  */
 const CLOSE_WAIT_MS = 2_000;
+/**
+ * Bytes a socket may have queued (ws's buffer and the kernel's unsent data) before it is dropped
+ * with CLOSE_TRY_AGAIN_LATER instead of buffering without limit: a client that cannot keep up
+ * (about 30 s of a busy channel) catches up from history when it comes back, as after any gap.
+ */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+/**
+ * Presence changes are written and announced once per tick: a thousand members coming online is
+ * a few frames per socket, not a thousand, and a few batched writes, not one per socket.
+ */
+export const PRESENCE_TICK_MS = 250;
 
 /** `ip`: the address the upgrade came from (`req.ip`), for blocks made while the socket is open. */
 type Client = { socket: WebSocket; userId: string; sessionId: string; ip: string };
@@ -67,6 +81,17 @@ export class Gateway {
   readonly instanceId = randomUUID();
   private readonly clients = new Map<string, Set<Client>>();
   private readonly refreshTimer: NodeJS.Timeout;
+  private readonly tickTimer: NodeJS.Timeout;
+  /** Members whose sockets here changed in number since the last tick. */
+  private readonly presenceChanged = new Set<string>();
+  /** Members this instance last wrote as having a socket here. */
+  private readonly presentHere = new Set<string>();
+  /** Members online on any instance, as the presence frames on the bus (and each refresh) say. */
+  private readonly online = new Set<string>();
+  /** The `presence_snapshot` frame of `online`, encoded once until it changes. */
+  private snapshot: Buffer | null = null;
+  /** The first read of `online` from the database; snapshots wait for it. */
+  private readonly onlineLoaded: Promise<void>;
   private readonly timings = new Map<string, Timing>();
   private p2pHandler: FrameHandler | null = null;
   private typingHandler: FrameHandler<TypingFrame> | null = null;
@@ -80,9 +105,17 @@ export class Gateway {
   ) {
     bus.subscribe((event) => this.onBusEvent(event));
     this.refreshTimer = setInterval(() => {
-      this.syncPresence().catch((err: unknown) => log.warn({ err }, 'presence refresh failed'));
+      this.syncPresence()
+        .then(() => this.reloadOnline())
+        .catch((err: unknown) => log.warn({ err }, 'presence refresh failed'));
     }, PRESENCE_REFRESH_MS);
     this.refreshTimer.unref();
+    this.tickTimer = setInterval(() => {
+      this.flushPresence().catch((err: unknown) => log.warn({ err }, 'presence write failed'));
+    }, PRESENCE_TICK_MS);
+    this.tickTimer.unref();
+    // Until read, snapshots would show nobody: the next refresh tries again should this fail.
+    this.onlineLoaded = this.reloadOnline().catch((err: unknown) => log.warn({ err }, 'could not read presence'));
   }
 
   /**
@@ -144,7 +177,7 @@ export class Gateway {
     let attempted = false;
     let expiry: { cancel: () => void } | null = null;
     const deadline = setTimeout(() => socket.close(CLOSE_AUTH_FAILED, 'authentication timeout'), AUTH_DEADLINE_MS);
-    const send = (frame: ServerFrame) => sendFrame(socket, frame);
+    const send = (frame: ServerFrame) => sendText(socket, encode(frame));
 
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       // Closing (by us after a failed authentication or the deadline, or by the client): nothing more is processed.
@@ -218,8 +251,9 @@ export class Gateway {
             socket.close(CLOSE_SESSION_ENDED, 'session expired');
           });
           send({ type: 'authenticated', userId: auth.user.id });
-          // Presence is repaired by the next refresh should this fail: the socket stays.
-          this.announce(client).catch((err: unknown) => this.log.warn({ err }, 'could not announce a socket'));
+          this.presenceChanged.add(auth.user.id);
+          await this.onlineLoaded;
+          sendText(socket, this.presenceSnapshot());
         })
         .catch((err: unknown) => {
           // The session could not be checked: the client comes back after its back-off.
@@ -234,7 +268,7 @@ export class Gateway {
       clearTimeout(deadline);
       expiry?.cancel();
       if (client) {
-        this.detach(client).catch((err: unknown) => this.log.warn({ err }, 'socket detach failed'));
+        this.untrack(client);
         client = null;
       }
     });
@@ -246,26 +280,11 @@ export class Gateway {
     this.clients.set(client.userId, set);
   }
 
-  /** Counts the socket in presence and tells everyone when the member comes online. */
-  private async announce(client: Client): Promise<void> {
-    const set = this.clients.get(client.userId);
-    if (!set?.has(client)) return; // closed meanwhile
-    const first = set.size === 1;
-    await this.writeSocketCount(client.userId);
-    if (first && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
-      await this.bus.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: true } });
-    }
-  }
-
-  private async detach(client: Client): Promise<void> {
+  private untrack(client: Client): void {
     const set = this.clients.get(client.userId);
     if (!set?.delete(client)) return;
     if (set.size === 0) this.clients.delete(client.userId);
-    const last = set.size === 0;
-    await this.writeSocketCount(client.userId);
-    if (last && !(await onlineElsewhere(this.db, this.instanceId, client.userId))) {
-      await this.bus.publish({ kind: 'deliver', to: 'all', frame: { type: 'presence', userId: client.userId, online: false } });
-    }
+    this.presenceChanged.add(client.userId);
   }
 
   /** Runs presence writes in the order they were asked for; each reads the counts when it runs. */
@@ -275,8 +294,60 @@ export class Gateway {
     return done;
   }
 
-  private writeSocketCount(userId: string): Promise<void> {
-    return this.inOrder(() => setSocketCount(this.db, this.instanceId, userId, this.clients.get(userId)?.size ?? 0));
+  /**
+   * Writes the socket counts that changed since the last tick, in one batch, then announces in one
+   * frame the members who came online or went offline here and have no socket on another instance.
+   * Written before the read of the other instances, as they do: of two instances taking a member's
+   * last socket and first socket at once, at least one sees the other's row.
+   */
+  private flushPresence(): Promise<void> {
+    return this.inOrder(async () => {
+      if (this.presenceChanged.size === 0) return;
+      const counts = new Map([...this.presenceChanged].map((userId) => [userId, this.clients.get(userId)?.size ?? 0]));
+      this.presenceChanged.clear();
+      let elsewhere: Set<string>;
+      try {
+        await writeSocketCounts(this.db, this.instanceId, counts);
+        elsewhere = await onlineElsewhere(this.db, this.instanceId, [...counts.keys()]);
+      } catch (err) {
+        // Tried again at the next tick.
+        for (const userId of counts.keys()) this.presenceChanged.add(userId);
+        throw err;
+      }
+      const online: string[] = [];
+      const offline: string[] = [];
+      for (const [userId, sockets] of counts) {
+        const here = sockets > 0;
+        // A second tab, or a socket closed and opened again within the tick, is no news.
+        if (here === this.presentHere.has(userId)) continue;
+        if (here) this.presentHere.add(userId);
+        else this.presentHere.delete(userId);
+        if (!elsewhere.has(userId)) (here ? online : offline).push(userId);
+      }
+      if (online.length || offline.length) await this.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'presence', online, offline } });
+    });
+  }
+
+  /**
+   * Reads who is online from the database and tells this instance's sockets what differs from
+   * what they were told: members of an instance that died without a word go offline here.
+   */
+  private async reloadOnline(): Promise<void> {
+    const now = await onlineUserIds(this.db);
+    const online = [...now].filter((userId) => !this.online.has(userId));
+    const offline = [...this.online].filter((userId) => !now.has(userId));
+    if (online.length || offline.length) this.deliverHere('all', { type: 'presence', online, offline });
+  }
+
+  private applyPresence(frame: Extract<ServerFrame, { type: 'presence' }>): void {
+    for (const userId of frame.online) this.online.add(userId);
+    for (const userId of frame.offline) this.online.delete(userId);
+    this.snapshot = null;
+  }
+
+  private presenceSnapshot(): Buffer {
+    this.snapshot ??= encode({ type: 'presence_snapshot', online: [...this.online] });
+    return this.snapshot;
   }
 
   /** Rewrites this instance's presence rows from the sockets it holds now. */
@@ -289,13 +360,20 @@ export class Gateway {
       this.resync().catch((err: unknown) => this.log.warn({ err }, 'resync failed'));
       return;
     }
-    if (event.kind === 'deliver') {
-      const targets = event.to === 'all' ? [...this.clients.values()] : event.to.map((id) => this.clients.get(id));
-      for (const set of targets) for (const c of set ?? []) sendFrame(c.socket, event.frame);
-      return;
-    }
+    if (event.kind === 'deliver') return this.deliverHere(event.to, event.frame);
     if (event.kind === 'end_sessions') this.onEndSessions(event);
     // blocks_changed: security/blocks.ts follows it.
+  }
+
+  /** Sends a frame to this instance's sockets of `to`, encoded once for all of them. */
+  private deliverHere(to: 'all' | string[], frame: ServerFrame): void {
+    if (frame.type === 'presence') this.applyPresence(frame);
+    const data = encode(frame);
+    if (to === 'all') {
+      for (const set of this.clients.values()) for (const c of set) sendText(c.socket, data);
+      return;
+    }
+    for (const userId of to) for (const c of this.clients.get(userId) ?? []) sendText(c.socket, data);
   }
 
   private onEndSessions(event: EndSessions): void {
@@ -312,7 +390,7 @@ export class Gateway {
     for (const set of this.clients.values()) {
       for (const c of set) {
         if (!match(c)) continue;
-        sendFrame(c.socket, frame);
+        sendText(c.socket, encode(frame));
         c.socket.close(CLOSE_SESSION_ENDED, 'session ended');
         closed.push(c.socket);
       }
@@ -344,8 +422,10 @@ export class Gateway {
       return null;
     });
     if (live) this.endSessions((c) => !live.has(c.sessionId), { type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
-    for (const c of all) if (!live || live.has(c.sessionId)) sendFrame(c.socket, { type: 'authenticated', userId: c.userId });
+    for (const c of all) if (!live || live.has(c.sessionId)) sendText(c.socket, encode({ type: 'authenticated', userId: c.userId }));
     await this.syncPresence();
+    // Presence frames may be among what was lost.
+    await this.reloadOnline();
   }
 
   /**
@@ -354,16 +434,25 @@ export class Gateway {
    */
   goingAway(): void {
     clearInterval(this.refreshTimer);
+    clearInterval(this.tickTimer);
     const all = [...this.clients.values()].flatMap((set) => [...set]);
     this.clients.clear();
     for (const c of all) c.socket.close(CLOSE_GOING_AWAY, 'server shutting down');
   }
 
-  /** After the sockets are gone: this instance's presence rows go with it. */
+  /**
+   * After the sockets are gone: this instance's presence rows go with it, and the members who were
+   * online only here are announced offline (those reconnecting elsewhere come back online there).
+   */
   async close(): Promise<void> {
     this.goingAway();
     await this.presenceWrites;
     await clearInstance(this.db, this.instanceId);
+    const here = [...this.presentHere];
+    this.presentHere.clear();
+    const elsewhere = await onlineElsewhere(this.db, this.instanceId, here);
+    const offline = here.filter((userId) => !elsewhere.has(userId));
+    if (offline.length) await this.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'presence', online: [], offline } });
   }
 }
 
@@ -393,6 +482,21 @@ function closedOrTerminated(socket: WebSocket, ms: number): Promise<void> {
   });
 }
 
-function sendFrame(socket: WebSocket, frame: ServerFrame): void {
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+/** A frame as the bytes every socket gets: encoded once, however many sockets it goes to. */
+function encode(frame: ServerFrame): Buffer {
+  return Buffer.from(JSON.stringify(frame));
+}
+
+/**
+ * Sends encoded text to an open socket; a socket too far behind is closed instead (see
+ * MAX_BUFFERED_BYTES), and terminated if its client does not answer the close in time.
+ */
+function sendText(socket: WebSocket, data: Buffer): void {
+  if (socket.readyState !== socket.OPEN) return;
+  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    socket.close(CLOSE_TRY_AGAIN_LATER, 'too far behind');
+    void closedOrTerminated(socket, CLOSE_WAIT_MS);
+    return;
+  }
+  socket.send(data, { binary: false });
 }

@@ -1,9 +1,10 @@
 /**
  * Real presence: a member is online while any server instance holds one of their sockets.
- * Each instance mirrors its socket counts into the `presence` table and refreshes them; rows not
- * refreshed for PRESENCE_TTL belong to an instance that died and no longer count.
+ * Each instance mirrors its socket counts into the `presence` table, in batches per tick
+ * (gateway.ts), and refreshes them; rows not refreshed for PRESENCE_TTL belong to an instance that
+ * died and no longer count.
  */
-import { and, eq, gt, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { presence } from '../db/schema';
 
@@ -12,25 +13,30 @@ export const PRESENCE_REFRESH_MS = 20_000;
 
 const liveSince = () => new Date(Date.now() - PRESENCE_TTL_MS);
 
-export async function setSocketCount(db: Db, instanceId: string, userId: string, sockets: number): Promise<void> {
-  if (sockets === 0) {
-    await db.delete(presence).where(and(eq(presence.instanceId, instanceId), eq(presence.userId, userId)));
-    return;
+/**
+ * Writes this instance's socket counts for the members in `counts` (0: none left here, the row
+ * goes): one statement for the rows kept, one for the rows removed, whatever the number of members.
+ */
+export async function writeSocketCounts(db: Db, instanceId: string, counts: ReadonlyMap<string, number>): Promise<void> {
+  const gone = [...counts].filter(([, n]) => n === 0).map(([userId]) => userId);
+  const kept = [...counts].filter(([, n]) => n > 0).map(([userId, sockets]) => ({ instanceId, userId, sockets }));
+  if (gone.length) await db.delete(presence).where(and(eq(presence.instanceId, instanceId), inArray(presence.userId, gone)));
+  if (kept.length) {
+    await db
+      .insert(presence)
+      .values(kept)
+      .onConflictDoUpdate({ target: [presence.instanceId, presence.userId], set: { sockets: sql`excluded.sockets`, updatedAt: sql`now()` } });
   }
-  await db
-    .insert(presence)
-    .values({ instanceId, userId, sockets })
-    .onConflictDoUpdate({ target: [presence.instanceId, presence.userId], set: { sockets, updatedAt: sql`now()` } });
 }
 
-/** Whether another live instance holds a socket of this member. */
-export async function onlineElsewhere(db: Db, instanceId: string, userId: string): Promise<boolean> {
+/** Of these members, those with a socket on another live instance. */
+export async function onlineElsewhere(db: Db, instanceId: string, userIds: readonly string[]): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
   const rows = await db
-    .select({ userId: presence.userId })
+    .selectDistinct({ userId: presence.userId })
     .from(presence)
-    .where(and(eq(presence.userId, userId), ne(presence.instanceId, instanceId), gt(presence.updatedAt, liveSince())))
-    .limit(1);
-  return rows.length > 0;
+    .where(and(inArray(presence.userId, [...userIds]), ne(presence.instanceId, instanceId), gt(presence.updatedAt, liveSince())));
+  return new Set(rows.map((r) => r.userId));
 }
 
 export async function onlineUserIds(db: Db): Promise<Set<string>> {

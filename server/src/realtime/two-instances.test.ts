@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const chatFrame = (id: number) => (f: ServerFrame) => f.type === 'chat_message' && f.message.id === id;
 const presenceFrame = (userId: string, online: boolean) => (f: ServerFrame) =>
-  f.type === 'presence' && f.userId === userId && f.online === online;
+  f.type === 'presence' && (online ? f.online : f.offline).includes(userId);
 
 // Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
 describe.runIf(backends.includes('postgres') && redisEnabled)('two instances over one PostgreSQL database and the Redis bus', () => {

@@ -17,6 +17,7 @@ import {
   importPublicIdentity,
   openEpochShare,
   openPrivateKeys,
+  type NewAccount,
   type OpenedIdentity,
 } from '@enclave/crypto';
 import {
@@ -161,15 +162,26 @@ export class TestMember {
     readonly baseUrl: string,
     readonly token: string,
     wire: string[],
+    /** Sent with every request and socket upgrade (an X-Forwarded-For behind a trusted proxy). */
+    private readonly headers: Record<string, string>,
   ) {
     this.wire = wire;
   }
 
-  /** Registers with an invite key, then signs in with the new token. */
-  static async join(baseUrl: string, inviteKey: string, username: string, wire: string[] = []): Promise<TestMember> {
+  /**
+   * Registers with an invite key, then signs in with the new token. `options.account` makes the
+   * keys instead of `createAccount` (the load bench draws them from a pool: RSA generation is slow).
+   */
+  static async join(
+    baseUrl: string,
+    inviteKey: string,
+    username: string,
+    wire: string[] = [],
+    options: { headers?: Record<string, string>; account?: (token: string) => Promise<Pick<NewAccount, 'publicIdentity' | 'encryptedPrivateKey'>> } = {},
+  ): Promise<TestMember> {
     const token = generateAccessToken();
-    const member = new TestMember(baseUrl, token, wire);
-    const account = await createAccount(token);
+    const member = new TestMember(baseUrl, token, wire, options.headers ?? {});
+    const account = await (options.account ?? createAccount)(token);
     const res = await member.attempt(routes.register, {
       body: {
         inviteKey,
@@ -278,7 +290,7 @@ export class TestMember {
   }
 
   async request(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...extraHeaders };
+    const headers: Record<string, string> = { ...this.headers, ...extraHeaders };
     if (this.cookie) headers.cookie = this.cookie;
     let payload: string | undefined;
     if (body !== undefined) {
@@ -360,9 +372,14 @@ export class TestMember {
     });
   }
 
+  /** Where this member's socket goes, and the headers of its upgrade (the session cookie among them). */
+  socketTarget(): { url: string; headers: Record<string, string> } {
+    return { url: this.baseUrl.replace(/^http/, 'ws') + SOCKET_PATH, headers: { ...this.headers, ...(this.cookie ? { cookie: this.cookie } : {}) } };
+  }
+
   /** Opens /ws with this member's session cookie and authenticates. */
   async connect(): Promise<TestSocket> {
-    const socket = new TestSocket(this.baseUrl.replace(/^http/, 'ws') + SOCKET_PATH, this.cookie, this.wire);
+    const socket = new TestSocket(this.baseUrl.replace(/^http/, 'ws') + SOCKET_PATH, this.cookie, this.wire, this.headers);
     await socket.opened;
     socket.send({ type: 'authenticate' });
     await socket.waitFor((f) => f.type === 'authenticated' || f.type === 'auth_failed');

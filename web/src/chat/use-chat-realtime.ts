@@ -5,7 +5,7 @@ import { isApiError } from '../net/api-error';
 import { me } from '../net/http';
 import { useRealtimeSocket } from '../realtime/realtime-context';
 import type { ChatServices } from './chat-services';
-import { setPresence, usersQueryKey } from './use-users';
+import { applyPresence, usersQueryKey } from './use-users';
 
 /** Feeds socket frames into the chat and catches up after every (re)authentication. */
 export function useChatRealtime(services: ChatServices, openConversationId: string): void {
@@ -33,7 +33,8 @@ export function useChatRealtime(services: ChatServices, openConversationId: stri
           void queryClient.invalidateQueries({ queryKey: usersQueryKey });
           break;
         case 'presence':
-          setPresence(queryClient, frame.userId, frame.online);
+        case 'presence_snapshot':
+          applyPresence(queryClient, frame);
           break;
         case 'error':
           console.warn('realtime error:', frame.message);

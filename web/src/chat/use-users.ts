@@ -1,4 +1,4 @@
-import type { PublicUser } from '@enclave/protocol';
+import type { PublicUser, ServerFrame } from '@enclave/protocol';
 import { useQuery, type QueryClient } from '@tanstack/react-query';
 import { listUsers } from '../net/http';
 
@@ -19,9 +19,14 @@ export function refetchUsers(queryClient: QueryClient, list: () => Promise<Publi
   return queryClient.fetchQuery({ queryKey: usersQueryKey, queryFn: list, staleTime: 0 });
 }
 
-/** Applies a presence frame to the cached list. */
-export function setPresence(queryClient: QueryClient, userId: string, online: boolean): void {
+/**
+ * Applies a presence frame to the cached list: a snapshot sets everyone, a change sets the members
+ * it names.
+ */
+export function applyPresence(queryClient: QueryClient, frame: Extract<ServerFrame, { type: 'presence' | 'presence_snapshot' }>): void {
+  const online = new Set(frame.online);
+  const changed = frame.type === 'presence' ? new Set([...frame.online, ...frame.offline]) : null;
   queryClient.setQueryData<PublicUser[]>(usersQueryKey, (users) =>
-    users?.map((u) => (u.id === userId ? { ...u, online } : u)),
+    users?.map((u) => (changed && !changed.has(u.id)) || u.online === online.has(u.id) ? u : { ...u, online: online.has(u.id) }),
   );
 }

@@ -227,11 +227,15 @@ export class P2pController {
   private onFrame(frame: ServerFrame): void {
     if (frame.type === 'p2p_signal') void this.onSignal(frame).catch((error: unknown) => console.warn('p2p: signaling failed', error));
     else if (frame.type === 'p2p_connection' && frame.state === 'closed') this.onClosed(frame.connectionId);
-    else if (frame.type === 'presence' && this.joined?.hostId === frame.userId) {
-      // A host's socket can drop while its tab and the room stay (a server restart): only a
-      // connection already silent is given up.
-      this.joined.hostOffline = !frame.online;
-      if (!frame.online && this.joined.link.pc.connectionState === 'disconnected') this.lost(this.joined);
+    else if (frame.type === 'presence' && this.joined) {
+      const joined = this.joined;
+      if (frame.online.includes(joined.hostId)) joined.hostOffline = false;
+      else if (frame.offline.includes(joined.hostId)) {
+        // A host's socket can drop while its tab and the room stay (a server restart): only a
+        // connection already silent is given up.
+        joined.hostOffline = true;
+        if (joined.link.pc.connectionState === 'disconnected') this.lost(joined);
+      }
     }
     else if (frame.type === 'error' && (this.joined || this.hosting)) console.warn('p2p: the server refused a frame:', frame.message);
   }

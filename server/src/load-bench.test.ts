@@ -1,0 +1,30 @@
+/**
+ * The load bench, short (bench/load/run.ts; `npm run bench:load` runs 1,000 members against the
+ * production build): 40 members on a server started from these sources, then the bare ws ceiling,
+ * with the same client, so that the bench cannot rot. It checks what must hold whatever the
+ * machine — every acknowledged message reached every socket at the fixed rate, nothing refused,
+ * the table printed — never the figures.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadTable } from '../../bench/load/report';
+import { runLoad, type LoadOptions } from '../../bench/load/run';
+
+const options: LoadOptions = { members: 40, senders: 8, rate: 20, seconds: 2, entry: 'source', pin: false, progress: () => undefined };
+
+describe('load bench', () => {
+  it('measures Enclave and the bare ws ceiling with the same client, every message delivered', { timeout: 120_000 }, async () => {
+    const enclave = await runLoad('enclave', options);
+    const bare = await runLoad('bare-ws', options);
+
+    for (const r of [enclave, bare]) {
+      expect(r.latency.sent).toBe(options.rate * options.seconds);
+      expect(r.latency.missing).toBe(0);
+      expect(r.saturation.refused).toBe(0);
+      expect(r.saturation.deliveriesPerS).toBeGreaterThan(0);
+      expect(r.closes).toEqual({});
+    }
+    // The chat frames are the same size, give or take a digit of the sender's name.
+    expect(Math.abs(enclave.chatFrameBytes - bare.chatFrameBytes)).toBeLessThanOrEqual(3);
+    expect(loadTable(enclave, bare)).toContain('| sustained channel deliveries/s |');
+  });
+});
