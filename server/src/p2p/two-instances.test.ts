@@ -37,9 +37,15 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('P2P on two instan
     const host = await TestMember.join(a.url, k1!, 'host-a');
     const joiner = await TestMember.join(b.url, k2!, 'joiner-b');
     const other = await TestMember.join(b.url, k3!, 'other-b');
-    const hostSocket = await host.connect();
-    const joinerSocket = await joiner.connect();
-    const otherSocket = await other.connect();
+    // Presence is written per tick, then announced: wait for each member's own.
+    const online = async (m: TestMember) => {
+      const s = await m.connect();
+      await s.waitFor((f) => (f.type === 'presence' || f.type === 'presence_snapshot') && f.online.includes(m.id));
+      return s;
+    };
+    const hostSocket = await online(host);
+    const joinerSocket = await online(joiner);
+    const otherSocket = await online(other);
     const { node } = await host.call(routes.p2pHost, { body: { nodeType: 'community_host', capabilities: [], maxConnections: 5, location: 'A' } });
     const seenFromB = async () => (await joiner.call(routes.p2pNodes, {})).nodes.find((n) => n.id === node.id);
     for (let i = 0; i < 100 && (await seenFromB())?.status !== 'online'; i++) await sleep(20);
