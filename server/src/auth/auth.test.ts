@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mintKeys } from '../keys/service';
 import { defaultRateLimits } from '../config';
 import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { twoInstances } from '../testing/two-instances';
 import { TestMember } from '../testing/member';
 import { securityEvents, users } from '../db/schema';
 import { eventsOf } from '../security/events';
@@ -208,23 +209,10 @@ describe('rate limits per address (the defaults)', () => {
 
 // Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
 describe.runIf(backends.includes('postgres') && redisEnabled)('sign-in failures counted in Redis across two instances', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('postgres'));
-    a = await startServer(database, { redis: true });
-    b = await startServer(database, { redis: true });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const servers = twoInstances();
 
   it("one browser's failures on both instances add up; the right token is served by either", async () => {
+    const { a, b, database } = servers;
     const [key] = await mintKeys(database.db, { count: 1 });
     const carol = await TestMember.join(a.url, key!, 'carol');
     const browserId = 'ab'.repeat(16);

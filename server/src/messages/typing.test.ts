@@ -9,6 +9,7 @@ import type { Database } from '../db/client';
 import { messages } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { twoInstances } from '../testing/two-instances';
 import { TestMember, type TestSocket } from '../testing/member';
 import { TYPING_THROTTLE_MS } from './typing';
 
@@ -87,24 +88,10 @@ describe('typing indicators', () => {
 
 // Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
 describe.runIf(backends.includes('postgres') && redisEnabled)('typing across instances', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let a: TestServer;
-  let b: TestServer;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('postgres'));
-    a = await startServer(database, { redis: true, config: { rateLimits: relaxedRateLimits } });
-    b = await startServer(database, { redis: true, config: { rateLimits: relaxedRateLimits } });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const servers = twoInstances({ rateLimits: relaxedRateLimits });
 
   it('reaches a DM member whose socket is on the other instance', async () => {
+    const { a, b, database } = servers;
     const [k1, k2] = await mintKeys(database.db, { count: 2 });
     const onA = await TestMember.join(a.url, k1!, 'typist-a');
     const onB = await TestMember.join(b.url, k2!, 'reader-b');

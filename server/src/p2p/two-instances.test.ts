@@ -4,35 +4,20 @@
  * crosses the bus both ways; closing on either side reaches the other.
  */
 import { routes, type ServerFrame } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { describe, expect, it } from 'vitest';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, redisEnabled, relaxedRateLimits } from '../testing/harness';
+import { twoInstances } from '../testing/two-instances';
 import { TestMember } from '../testing/member';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
 describe.runIf(backends.includes('postgres') && redisEnabled)('P2P on two instances over PostgreSQL and Redis', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let a: TestServer;
-  let b: TestServer;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('postgres'));
-    const config = { rateLimits: relaxedRateLimits };
-    a = await startServer(database, { redis: true, config });
-    b = await startServer(database, { redis: true, config });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const servers = twoInstances({ rateLimits: relaxedRateLimits });
 
   it('hosts on A, joins on B, and signals across the bus', async () => {
+    const { a, b, database } = servers;
     const [k1, k2, k3] = await mintKeys(database.db, { count: 3 });
     const host = await TestMember.join(a.url, k1!, 'host-a');
     const joiner = await TestMember.join(b.url, k2!, 'joiner-b');
