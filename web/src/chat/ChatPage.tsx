@@ -14,6 +14,7 @@ import { KeyChangeBanner } from './KeyChangeBanner';
 import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
+import { NotificationSettings } from './NotificationSettings';
 import { SafetyNumberDialog } from './SafetyNumberDialog';
 import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { TypingBar } from './TypingBar';
@@ -21,6 +22,7 @@ import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
 import { useKeyPins } from './use-key-pins';
 import { useModeration } from './use-moderation';
+import { useNotifications } from './use-notifications';
 import { useTyping } from './use-typing';
 import { useUnread } from './use-unread';
 import { useUsers } from './use-users';
@@ -53,7 +55,6 @@ function ChatScreen({ session }: { session: Session }) {
   // over the conversation.
   useEffect(() => dismissToast(), []);
 
-  useChatRealtime(services, conversationId);
 
   useEffect(() => {
     void services.store.open(conversationId, receiverId);
@@ -72,6 +73,13 @@ function ChatScreen({ session }: { session: Session }) {
 
   const view = useSyncExternalStore(services.store.subscribe, () => services.store.view(conversationId));
   const unread = useUnread(selfId, conversationId, view.messages);
+  const notifications = useNotifications(selfId, {
+    isInView: unread.isInView,
+    nameOf: (id) => users.data?.find((u) => u.id === id)?.username,
+    // A DM's conversation id is the pair's; anything else opens the channel.
+    open: (message) => setPeerId(conversationIdFor(selfId, message.senderId) === message.conversationId ? message.senderId : null),
+  });
+  useChatRealtime(services, conversationId, notifications.onIncoming);
   const typing = useTyping(selfId, conversationId);
 
   async function send(text: string) {
@@ -142,7 +150,12 @@ function ChatScreen({ session }: { session: Session }) {
             onLoadOlder={() => void services.store.loadOlder(conversationId)}
             dividerBeforeId={unread.dividerBeforeId}
           />
-          <TypingBar typingIds={typing.typingIds} sharing={typing.sharing} onSharingChange={typing.setSharing} />
+          <TypingBar
+            typingIds={typing.typingIds}
+            sharing={typing.sharing}
+            onSharingChange={typing.setSharing}
+            settings={<NotificationSettings notifications={notifications} />}
+          />
           <MessageInput
             key={conversationId}
             connected={socketState === 'authenticated'}

@@ -128,8 +128,14 @@ describe('ChatStore', () => {
 
   it('ignores frames of conversations never opened', async () => {
     const t = setup(0);
-    await t.store.live(msg(1, 'dm:a:b'));
+    expect(await t.store.live(msg(1, 'dm:a:b'))).toBeUndefined();
     expect(t.store.view('dm:a:b').messages).toHaveLength(0);
+  });
+
+  it('answers a frame with what decrypting it gave', async () => {
+    const t = setup(0);
+    await t.store.open('general', 'all');
+    expect(await t.store.live(t.post(1))).toEqual({ status: 'ok', text: 'c1' });
   });
 
   it('keeps the typed text of the member own messages', async () => {

@@ -82,11 +82,14 @@ export class ChatStore {
   /**
    * A `chat_message` frame. Frames for conversations never opened are left for their first load.
    * A frame does not move the cursor (see above): the next catch-up asks again from the cursor.
+   * Resolves to what decrypting it gave (for notifications): undefined for a conversation never
+   * opened, or while a load that brought the same message is still decrypting it.
    */
-  live(message: Message): Promise<void> {
+  async live(message: Message): Promise<DecryptResult | undefined> {
     const conversation = this.conversations.get(message.conversationId);
-    if (!conversation) return Promise.resolve();
-    return this.add(conversation, [message]);
+    if (!conversation) return undefined;
+    await this.add(conversation, [message]);
+    return conversation.results.get(message.id);
   }
 
   /** The member's own message as the server stored it, with the text they typed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countLabel, firstUnreadId, markRead, MAX_UNREAD_IDS, noteUnread, parseReadState, titleWithCount, totalUnread, typingText, unreadCount, type ReadState } from './unread';
+import { countLabel, firstUnreadId, isInView, markRead, MAX_UNREAD_IDS, noteUnread, parseReadState, titleWithCount, totalUnread, typingText, unreadCount, type ReadState } from './unread';
 
 const dm = `dm:${'a'.repeat(8)}-aaaa-aaaa-aaaa-${'a'.repeat(12)}:${'b'.repeat(8)}-bbbb-bbbb-bbbb-${'b'.repeat(12)}`;
 
@@ -89,5 +89,13 @@ describe('stored state', () => {
     });
     expect(parseReadState(text)).toEqual({ general: { readUpTo: 2, unread: [3, 4] } });
     expect(parseReadState('{"__proto__":{"readUpTo":0,"unread":[1]}}')).toEqual({});
+  });
+});
+
+describe('isInView', () => {
+  it('is the open conversation with the tab visible, nothing else', () => {
+    expect(isInView({ conversationId: 'general', visible: true }, 'general')).toBe(true);
+    expect(isInView({ conversationId: 'general', visible: false }, 'general')).toBe(false);
+    expect(isInView({ conversationId: dm, visible: true }, 'general')).toBe(false);
   });
 });

@@ -9,6 +9,14 @@ import { conversationIdSchema } from '@enclave/protocol';
 export type ConversationReads = { readUpTo: number; unread: readonly number[] };
 export type ReadState = Readonly<Record<string, ConversationReads>>;
 
+/** What the member has in front of them: the open conversation, and whether the tab is visible. */
+export type ViewState = { conversationId: string; visible: boolean };
+
+/** A conversation is in view when it is open and the tab visible; unread counts and notifications both ask. */
+export function isInView(view: ViewState, conversationId: string): boolean {
+  return view.visible && view.conversationId === conversationId;
+}
+
 /** Ids kept per conversation: enough for a count, bounded in storage. */
 export const MAX_UNREAD_IDS = 500;
 

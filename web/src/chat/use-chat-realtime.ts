@@ -1,3 +1,5 @@
+import type { DecryptResult } from '@enclave/client';
+import type { Message } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useAuth } from '../auth/auth-context';
@@ -7,25 +9,36 @@ import { useRealtimeSocket } from '../realtime/realtime-context';
 import type { ChatServices } from './chat-services';
 import { applyPresence, usersQueryKey } from './use-users';
 
-/** Feeds socket frames into the chat and catches up after every (re)authentication. */
-export function useChatRealtime(services: ChatServices, openConversationId: string): void {
+/**
+ * Feeds socket frames into the chat and catches up after every (re)authentication. `onIncoming`
+ * hears each live message once the store has decrypted it (notifications).
+ */
+export function useChatRealtime(
+  services: ChatServices,
+  openConversationId: string,
+  onIncoming: (message: Message, result: DecryptResult | undefined) => void,
+): void {
   const socket = useRealtimeSocket();
   const queryClient = useQueryClient();
   const { endLocally } = useAuth();
   const openRef = useRef(openConversationId);
+  const incomingRef = useRef(onIncoming);
 
   useEffect(() => {
     openRef.current = openConversationId;
-  }, [openConversationId]);
+    incomingRef.current = onIncoming;
+  }, [openConversationId, onIncoming]);
 
   useEffect(() => {
     if (!socket) return;
     const { store, senderKeys } = services;
     const offFrame = socket.onFrame((frame) => {
       switch (frame.type) {
-        case 'chat_message':
-          void store.live(frame.message);
+        case 'chat_message': {
+          const { message } = frame;
+          void store.live(message).then((result) => incomingRef.current(message, result));
           break;
+        }
         case 'membership_changed':
           senderKeys.membershipChanged(frame.conversationId, frame.membershipVersion);
           break;

@@ -1,7 +1,7 @@
 import type { Message } from '@enclave/protocol';
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useRealtimeSocket } from '../realtime/realtime-context';
-import { firstUnreadId, markRead, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState } from './unread';
+import { firstUnreadId, isInView, markRead, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState, type ViewState } from './unread';
 
 const storageKey = (selfId: string) => `enclave:reads:${selfId}`;
 
@@ -24,6 +24,8 @@ export type Unread = {
   total: number;
   /** The message the "New messages" divider goes before in the open conversation, if any. */
   dividerBeforeId: number | null;
+  /** Whether a conversation is in view now (open, tab visible): the same decision as the counts'. */
+  isInView: (conversationId: string) => boolean;
 };
 
 /**
@@ -34,7 +36,7 @@ export function useUnread(selfId: string, conversationId: string, messages: read
   const socket = useRealtimeSocket();
   const [reads, setReads] = useState(() => loadReads(selfId));
   const visible = useSyncExternalStore(subscribeVisibility, isVisible);
-  const inView = useRef({ conversationId, visible });
+  const inView = useRef<ViewState>({ conversationId, visible });
   const [seen, setSeen] = useState({ conversationId, visible });
   const [divider, setDivider] = useState<{ conversationId: string; id: number | null }>(() => ({
     conversationId,
@@ -68,7 +70,7 @@ export function useUnread(selfId: string, conversationId: string, messages: read
     return socket.onFrame((frame) => {
       if (frame.type !== 'chat_message' || frame.message.senderId === selfId) return;
       const { conversationId: id, id: messageId } = frame.message;
-      if (id === inView.current.conversationId && inView.current.visible) return;
+      if (isInView(inView.current, id)) return;
       setReads((state) => noteUnread(state, id, [messageId]));
     });
   }, [socket, selfId]);
@@ -103,5 +105,6 @@ export function useUnread(selfId: string, conversationId: string, messages: read
   }, [total]);
 
   const countOf = useCallback((id: string) => unreadCount(reads, id), [reads]);
-  return { countOf, total, dividerBeforeId: divider.conversationId === conversationId ? divider.id : null };
+  const inViewNow = useCallback((id: string) => isInView(inView.current, id), []);
+  return { countOf, total, dividerBeforeId: divider.conversationId === conversationId ? divider.id : null, isInView: inViewNow };
 }
