@@ -67,14 +67,6 @@ type Target = {
 const pct = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN);
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** utime + stime of a process, in seconds (/proc/<pid>/stat, fields 14 and 15). */
-function cpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-  return (Number(fields[11]) + Number(fields[12])) / ticks;
-}
-
 /** Pins every thread of `pid` to `core`; false when it cannot be done here (no taskset). */
 export function pin(pid: number, core: number): boolean {
   try {
@@ -170,13 +162,13 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
 
     log(`connecting ${o.members} sockets`);
     const joinStart = performance.now();
-    const joinCpuStart = cpuSeconds(server.pid);
+    const joinCpuStart = server.cpuSeconds();
     await inParallel(o.members, 100, async (i) => {
       sockets.push(await openSocket(target.socketTarget(i), deliveries));
     });
     const joinMs = performance.now() - joinStart;
     await quiet(deliveries, 1000, 120_000);
-    const joinCpuS = cpuSeconds(server.pid) - joinCpuStart;
+    const joinCpuS = server.cpuSeconds() - joinCpuStart;
     const presenceFrames = deliveries.presence;
     const after = await server.probe(true);
     log(`joined in ${round(joinMs)} ms, ${presenceFrames} presence frames`);
@@ -192,7 +184,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     log(`latency: ${o.rate} messages/s for ${o.seconds} s`);
     const starts = new Map<number, number>();
     deliveries.recording = true;
-    const latencyCpuStart = cpuSeconds(server.pid);
+    const latencyCpuStart = server.cpuSeconds();
     const count = Math.round(o.rate * o.seconds);
     const t0 = performance.now();
     const inFlight: Promise<void>[] = [];
@@ -208,7 +200,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     }
     await Promise.all(inFlight);
     await quiet(deliveries, 1000, 30_000);
-    const latencyCpu = cpuSeconds(server.pid) - latencyCpuStart;
+    const latencyCpu = server.cpuSeconds() - latencyCpuStart;
     deliveries.recording = false;
     const lat = new Float64Array(deliveries.ids.length);
     let n = 0;
@@ -226,7 +218,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     const acks: number[] = [];
     let refused = 0;
     const chatBefore = deliveries.chat;
-    const cpuBefore = cpuSeconds(server.pid);
+    const cpuBefore = server.cpuSeconds();
     const satStart = performance.now();
     const end = satStart + o.seconds * 1000;
     await Promise.all(
@@ -243,7 +235,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     );
     const satMs = performance.now() - satStart;
     const delivered = deliveries.chat - chatBefore;
-    const cpu = cpuSeconds(server.pid) - cpuBefore;
+    const cpu = server.cpuSeconds() - cpuBefore;
     const rssMB = round(server.rssBytes() / 2 ** 20);
     const ackSorted = Float64Array.from(acks).sort();
     const saturation = {

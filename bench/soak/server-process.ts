@@ -5,7 +5,7 @@
  * connections from /proc/<pid>/fd and /proc/<pid>/net/tcp. Heap and event-loop delay can only be
  * read inside, by bench/server-probe.mjs, preloaded and asked over the IPC channel.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -21,6 +21,9 @@ const SERVER_VARIABLES = ['PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL
  * `source`: server/src via tsx; `script`: another server through tsx (the load bench's bare ws ceiling).
  */
 export type ServerEntry = 'dist' | 'source' | { main: string } | { script: string };
+
+/** `probe`: preload bench/server-probe.mjs (true); `npm`: run `npm start` instead of node itself; `port`: a free port chosen before. */
+export type StartOptions = { probe?: boolean; npm?: boolean; port?: number };
 
 function entryArgs(entry: ServerEntry): string[] {
   if (entry === 'source') return ['--import', 'tsx', path.join(repoRoot, 'server/src/main.ts')];
@@ -42,7 +45,7 @@ export type ProbeAnswer = {
 const probeAnswer = (value: unknown, id: number): value is ProbeAnswer & { gcError: string | null } =>
   typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'soak:sample' && (value as { id?: unknown }).id === id;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.listen(0, '127.0.0.1', () => {
@@ -61,6 +64,9 @@ export class ServerProcess {
     readonly port: number,
     readonly logFile: string,
     private readonly exited: Promise<number | null>,
+    /** `performance.now()` at the spawn and when the "running at" line was read. */
+    readonly spawnedAt: number,
+    readonly runningAt: number,
   ) {}
 
   get pid(): number {
@@ -73,14 +79,18 @@ export class ServerProcess {
   }
 
   /** Starts the server with `env` on a free port; resolves once it listens. Its output goes to `logFile`. */
-  static async start(entry: ServerEntry, env: Record<string, string>, logFile: string): Promise<ServerProcess> {
-    const port = await freePort();
+  static async start(entry: ServerEntry, env: Record<string, string>, logFile: string, options: StartOptions = {}): Promise<ServerProcess> {
+    const port = options.port ?? (await freePort());
     const main = entryArgs(entry);
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_VARIABLES.includes(name)));
-    const child = spawn(process.execPath, ['--expose-gc', '--import', probe, ...main], {
+    const [command, args] = options.npm
+      ? ['npm', ['start']]
+      : [process.execPath, options.probe === false ? main : ['--expose-gc', '--import', probe, ...main]];
+    const spawnedAt = performance.now();
+    const child = spawn(command, args, {
       cwd: repoRoot,
       env: { ...inherited, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...env },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      stdio: options.npm || options.probe === false ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const log = fs.createWriteStream(logFile);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -95,8 +105,9 @@ export class ServerProcess {
       child.stderr?.on('data', onData);
       void exited.then((code) => reject(new Error(`the server exited with ${code} before listening:\n${head}`)));
     });
+    const runningAt = performance.now();
     void exited.then(() => log.end());
-    return new ServerProcess(child, port, logFile, exited);
+    return new ServerProcess(child, port, logFile, exited, spawnedAt, runningAt);
   }
 
   /** Heap and event-loop delay since the last sample, from the probe; after a full GC with `gc`. */
@@ -125,6 +136,14 @@ export class ServerProcess {
     const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
     if (kb === undefined) throw new Error('no VmRSS in /proc status');
     return Number(kb) * 1024;
+  }
+
+  /** utime + stime of the process, in seconds (/proc/<pid>/stat, fields 14 and 15). */
+  cpuSeconds(): number {
+    const stat = fs.readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return (Number(fields[11]) + Number(fields[12])) / ticks;
   }
 
   /**

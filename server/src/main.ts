@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { buildApp } from './app';
 import { defaultRateLimits, loadConfig } from './config';
 import { ensureMasterKey } from './creator/master-key';
 import { openDatabase } from './db/client';
@@ -12,6 +11,8 @@ const DRAIN_DEADLINE_MS = 20_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // Fastify, its plugins and the routes load while PGlite starts, rather than before it.
+  const appModule = import('./app');
   const database = await openDatabase(config);
   const bus = config.redisUrl
     ? await redisBus(config.redisUrl, config.redisPrefix, (err) => console.error('bus error', err))
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
         `${masterKey.generated.key}\n`,
     );
   }
+  const { buildApp } = await appModule;
   const { app, close } = await buildApp({ config, db: database.db, bus, masterKeyHash: masterKey.hash });
   const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db);
 

@@ -5,9 +5,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import pg from 'pg';
+import type pg from 'pg';
 import { migrationsFolder } from '../paths';
 import * as schema from './schema';
 
@@ -28,6 +26,12 @@ export async function openDatabase(opts: {
   onPoolError?: (err: Error) => void;
 }): Promise<Database> {
   if (opts.databaseUrl) {
+    // The PostgreSQL driver is loaded only when used: the embedded database's start need not pay for it.
+    const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
+      import('pg'),
+      import('drizzle-orm/node-postgres'),
+      import('drizzle-orm/node-postgres/migrator'),
+    ]);
     // A request waits at most CONNECT_TIMEOUT_MS for a connection (PostgreSQL down or every
     // connection busy), then fails as "database unavailable" (a 503, http/errors.ts).
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });

@@ -8,7 +8,6 @@
  */
 import { EventEmitter } from 'node:events';
 import { serverFrameSchema } from '@enclave/protocol';
-import { Redis } from 'ioredis';
 import { z } from 'zod';
 
 export const busEventSchema = z.discriminatedUnion('kind', [
@@ -63,6 +62,8 @@ export function memoryBus(): Bus {
  */
 export async function redisBus(url: string, prefix: string, onError: (err: unknown) => void): Promise<Bus> {
   const CHANNEL = `${prefix}:bus`;
+  // Loaded here, not at the top: a server without Redis need not pay for importing ioredis at start.
+  const { Redis } = await import('ioredis');
   // A publish fails at once while Redis is away instead of waiting in ioredis's queue: it is news
   // of something already stored, and the answer to the request that stored it must not wait.
   const pub = new Redis(url, {
