@@ -11,12 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import type { TestMember } from '../../server/src/testing/member';
 import { freshDatabase } from '../soak/database';
 import { repoRoot, ServerProcess, type ServerEntry } from '../soak/server-process';
 import { Deliveries, openSocket, type LoadSocket } from './client';
 import { inParallel, joinMembers } from './members';
+import { dropRedisPrefix } from '../../server/src/testing/redis-prefix';
 
 export type LoadOptions = {
   members: number;
@@ -122,19 +122,6 @@ async function enclaveTarget(o: LoadOptions): Promise<Target> {
     },
     stop: stopAll,
   };
-}
-
-/** Removes the bench's Redis keys (rate-limit counters; the bus keeps none). */
-async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  try {
-    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 500 }) as AsyncIterable<string[]>) {
-      if (keys.length) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
 }
 
 async function bareTarget(o: LoadOptions): Promise<Target> {

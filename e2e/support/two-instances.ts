@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { Redis } from 'ioredis';
 import { newPostgresDatabase, type PostgresDatabase } from './database';
 import { Network, test as base } from './network';
 import { Nginx, NGINX } from './nginx';
 import { E2E_MASTER_KEY, EnclaveServer, freePort } from './server';
+import { dropRedisPrefix } from '../../server/src/testing/redis-prefix';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -24,19 +24,6 @@ export function scaleOutSkipReason(): string | null {
   if (process.env.TEST_REDIS === '0') return 'no Redis (TEST_REDIS=0)';
   if (!fs.existsSync(NGINX) && process.env.CI !== 'true') return `no nginx at ${NGINX} (apt-get install nginx)`;
   return null;
-}
-
-/** Deletes every key under `prefix` (the rate-limit counters; the bus keeps none). */
-async function dropRedisPrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  try {
-    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 500 }) as AsyncIterable<string[]>) {
-      if (keys.length) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
 }
 
 export type LoggedRequest = { url: string; status: number | null };
@@ -106,7 +93,7 @@ export class TwoInstances {
     await this.nginx.stop();
     await Promise.all(this.instances.map((i) => i.dispose()));
     await this.database.drop();
-    await dropRedisPrefix(this.redisPrefix);
+    await dropRedisPrefix(REDIS_URL, this.redisPrefix);
   }
 }
 
