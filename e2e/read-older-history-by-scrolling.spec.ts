@@ -3,19 +3,13 @@
  * scrolling up loads the older messages above without moving what they were reading. The "Load
  * older messages" button stays as the keyboard's way.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { conversationLog, expectNoSidewaysScroll, FIRST_PAGE, messageRows, seedChannel } from './support/history';
+import { conversationLog, expectAccessible, expectNoSidewaysScroll, FIRST_PAGE, messageRows, seedChannel } from './support/history';
 import { storyShots } from './support/shots';
 import { expect, test } from './support/network';
 
 const shot = storyShots('read-older-history-by-scrolling');
 const TOTAL = 100;
-
-async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
 
 /** Where the row of `text` is, from the top of the conversation's scrolling box. */
 function rowTop(page: Page, text: string): Promise<number> {

@@ -3,19 +3,13 @@
  * not matter, results show sender and time, choosing one (by keyboard too) scrolls to it and
  * highlights it, and nothing of the text lands in the browser's storage.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { browserData } from './support/browser-data';
-import { conversationLog, expectNoSidewaysScroll, messageRows, seedChannel } from './support/history';
+import { conversationLog, expectAccessible, expectNoSidewaysScroll, messageRows, seedChannel } from './support/history';
 import { expect, test } from './support/network';
 import { storyShots } from './support/shots';
 
 const shot = storyShots('search-decrypted-messages');
-
-async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
 
 /** Everything this origin keeps in local and session storage and in its IndexedDB databases, as text. */
 function storedText(page: Page): Promise<string> {

@@ -3,20 +3,14 @@
  * sent with Retry when the network fails. A retry of a message the server stored without its
  * answer reaching the browser stores it once, not twice.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Page, Route } from '@playwright/test';
 import { readDatabase } from './support/database';
-import { conversationLog, expectNoSidewaysScroll } from './support/history';
+import { conversationLog, expectAccessible, expectNoSidewaysScroll } from './support/history';
 import { expect, test } from './support/network';
 import { storyShots } from './support/shots';
 
 const shot = storyShots('send-fails-then-retried');
 const SEND = '**/api/messages/send';
-
-async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
 
 async function write(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);

@@ -1,4 +1,5 @@
 /** A conversation with a history longer than one page, and what the chat's list shows of it. */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { TestMember } from '../../server/src/testing/member';
 import type { Network } from './network';
@@ -27,4 +28,10 @@ export async function seedChannel(network: Network, count: number): Promise<void
 export async function expectNoSidewaysScroll(page: Page): Promise<void> {
   const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
   expect(scroll).toBeLessThanOrEqual(inner);
+}
+
+/** axe finds no serious or critical violation on the page as it is. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 }
