@@ -129,6 +129,15 @@ export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBe
     if (wasFirstFill || nearBottom) el.scrollTop = el.scrollHeight;
   });
 
+  // The member just wrote a message: it is shown being sent at the bottom, wherever they were.
+  const outgoingCount = view.outgoing.length;
+  const lastOutgoingCount = useRef(outgoingCount);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && outgoingCount > lastOutgoingCount.current) el.scrollTop = el.scrollHeight;
+    lastOutgoingCount.current = outgoingCount;
+  }, [outgoingCount]);
+
   return (
     // Focusable so keyboard users can scroll it; role="log" announces new messages politely.
     <div
