@@ -15,6 +15,7 @@ import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
+import { registerOverloadGate, WorkGate } from './http/overload';
 import { redisRateLimitStore, WindowCounter } from './http/rate-limit-store';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
@@ -70,7 +71,9 @@ export async function buildApp(opts: {
   // Only JSON bodies: a cross-site form cannot post text/plain or urlencoded to us.
   app.removeContentTypeParser('text/plain');
 
-  const gateway = new Gateway(db, bus, app.log);
+  // One bound for the HTTP requests and the socket tasks that work on the database.
+  const gate = new WorkGate(config.maxInFlight);
+  const gateway = new Gateway(db, bus, app.log, gate);
   const blocks = new BlockList(db, app.log);
   blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
   await blocks.start(bus);
@@ -99,6 +102,7 @@ export async function buildApp(opts: {
   app.addHook('onSend', async (_req, reply) => {
     if (draining) reply.header('connection', 'close');
   });
+  registerOverloadGate(app, gate);
   // Before @fastify/websocket's own preClose (which closes with no code): 1001 "going away", so
   // that clients reconnect at once; by then no new connection is accepted.
   app.addHook('preClose', async () => gateway.goingAway());

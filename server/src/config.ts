@@ -125,6 +125,8 @@ const envSchema = z.object({
   BREACH_POLICY: breachPolicySchema.default('log'),
   /** STUN/TURN servers the web app's peer connections use (P2P network); see docs/operations.md. */
   ICE_SERVERS: iceServersEnv,
+  /** Requests and socket tasks working on the database at once, past which this instance answers 503 (http/overload.ts). */
+  MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
 });
 
 export const configSchema = z.object({
@@ -149,6 +151,8 @@ export const configSchema = z.object({
   breachPolicy: breachPolicySchema,
   /** STUN/TURN URLs handed to members for WebRTC (GET /api/p2p/config). */
   iceServers: z.array(z.string()),
+  /** Database work in flight at once (MAX_IN_FLIGHT), past which requests are refused with 503 and Retry-After. */
+  maxInFlight: z.number().int().positive(),
   rateLimits: z.object({
     /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,
@@ -227,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: webDistDir,
     breachPolicy: e.BREACH_POLICY,
     iceServers: e.ICE_SERVERS,
+    maxInFlight: e.MAX_IN_FLIGHT,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
   };
 }
