@@ -27,7 +27,7 @@ import { keyRoutes } from './keys/routes';
 import { p2pRoutes } from './p2p/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
-import { Gateway, socketRoute } from './realtime/gateway';
+import { Gateway, onSocketError, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
 export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; close: () => Promise<void> };
@@ -150,12 +150,7 @@ export async function buildApp(opts: {
     options: { maxPayload: 1024 * 1024 },
     // A client breaking the WebSocket protocol (say, a frame over maxPayload) is its own fault:
     // note it and drop it, without an error line any client could write at will.
-    errorHandler: (err, socket, req) => {
-      const code = (err as { code?: unknown }).code;
-      const clientFault = typeof code === 'string' && code.startsWith('WS_ERR_');
-      req.log[clientFault ? 'info' : 'error']({ err }, 'websocket error');
-      socket.terminate();
-    },
+    errorHandler: (err, socket, req) => onSocketError(req.log, err, socket),
   });
 
   registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey, blocks);

@@ -60,8 +60,8 @@ export const MAX_BUFFERED_BYTES = 1024 * 1024;
 export const PRESENCE_TICK_MS = 250;
 
 /**
- * How often sockets are checked for a session that has expired: one timer for all of them, not
- * one per socket. A socket outlives its session by at most this.
+ * How often sockets are checked for a session that has expired or an authentication deadline
+ * passed: one timer for all of them, not one per socket. A socket outlives either by at most this.
  */
 const EXPIRY_SWEEP_MS = 1_000;
 /**
@@ -103,6 +103,8 @@ export class Gateway {
   private readonly tickTimer: NodeJS.Timeout;
   private readonly expiryTimer: NodeJS.Timeout;
   private readonly pendingAuths = new Set<PendingAuth>();
+  /** Sockets not authenticated yet, and when they must have (ms). */
+  private readonly unauthenticated = new Map<WebSocket, number>();
   /** Members whose sockets here changed in number since the last tick. */
   private readonly presenceChanged = new Set<string>();
   /** Members this instance last wrote as having a socket here. */
@@ -137,7 +139,7 @@ export class Gateway {
       this.flushPresence().catch((err: unknown) => log.warn({ err }, 'presence write failed'));
     }, PRESENCE_TICK_MS);
     this.tickTimer.unref();
-    this.expiryTimer = setInterval(() => this.endExpired(), EXPIRY_SWEEP_MS);
+    this.expiryTimer = setInterval(() => this.sweep(), EXPIRY_SWEEP_MS);
     this.expiryTimer.unref();
     // Until read, snapshots would show nobody: the next refresh tries again should this fail.
     this.onlineLoaded = this.reloadOnline().catch((err: unknown) => log.warn({ err }, 'could not read presence'));
@@ -197,7 +199,7 @@ export class Gateway {
   }
 
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
-    releaseUpgrade(req);
+    releaseUpgrade(socket, req, this.log);
     // Read now, and the request let go: kept by the closures below for the socket's life, the
     // request (its logger, its parser's state) would be most of an idle socket's memory.
     const token: string | undefined = req.cookies[SESSION_COOKIE];
@@ -206,7 +208,7 @@ export class Gateway {
     // A socket attempts authentication once: repeats are ignored (each failure is a security event).
     let attempted = false;
     let tasks = 0;
-    const deadline = setTimeout(() => socket.close(CLOSE_AUTH_FAILED, 'authentication timeout'), AUTH_DEADLINE_MS);
+    this.unauthenticated.set(socket, Date.now() + AUTH_DEADLINE_MS);
     const send = (frame: ServerFrame) => sendText(socket, encode(frame));
     /** Runs a signed-in member's frame within this socket's and this instance's bounds. */
     const runTask = (handle: () => Promise<void>, onError: (err: unknown) => void) => {
@@ -289,7 +291,7 @@ export class Gateway {
             return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
           }
           client = admitted;
-          clearTimeout(deadline);
+          this.unauthenticated.delete(socket);
           send({ type: 'authenticated', userId: client.userId });
           this.presenceChanged.add(client.userId);
           await this.onlineLoaded;
@@ -306,7 +308,7 @@ export class Gateway {
     });
 
     socket.on('close', () => {
-      clearTimeout(deadline);
+      this.unauthenticated.delete(socket);
       if (client) {
         this.untrack(client);
         client = null;
@@ -344,9 +346,15 @@ export class Gateway {
     }
   }
 
-  /** Closes the sockets whose session has expired, with a `session_ended` frame. */
-  private endExpired(): void {
+  /**
+   * Closes the sockets that did not authenticate in time, and those whose session has expired
+   * (with a `session_ended` frame).
+   */
+  private sweep(): void {
     const now = Date.now();
+    for (const [socket, deadline] of this.unauthenticated) {
+      if (deadline <= now) socket.close(CLOSE_AUTH_FAILED, 'authentication timeout');
+    }
     this.endSessions((c) => c.expiresAt <= now, { type: 'session_ended', reason: 'expired', message: 'Your session has expired. Please sign in again.' });
   }
 
@@ -572,11 +580,25 @@ function endsSession(event: EndSessions, sessionId: string, userId: string | nul
 }
 
 /**
- * @fastify/websocket assigns a response object to the upgraded connection and never finishes it,
- * so the connection would hold it, and through it the upgrade request, for as long as the socket
- * lives: about half of an idle socket's memory. Detached, both can go.
+ * A client breaking the WebSocket protocol (say, a frame over maxPayload) is its own fault: noted
+ * and dropped, without an error line any client could write at will.
  */
-function releaseUpgrade(req: FastifyRequest): void {
+export function onSocketError(log: FastifyBaseLogger, err: Error, socket: WebSocket): void {
+  const code = (err as { code?: unknown }).code;
+  const clientFault = typeof code === 'string' && code.startsWith('WS_ERR_');
+  log[clientFault ? 'info' : 'error']({ err }, 'websocket error');
+  socket.terminate();
+}
+
+/**
+ * Lets the upgrade request go, which @fastify/websocket would keep for as long as the socket lives
+ * (more than half of an idle socket's memory): its 'error' listener holds the request and its
+ * reply (replaced by one that holds neither, doing what the app's errorHandler does), and the
+ * connection holds the response object it was given for the upgrade, never finished (detached).
+ */
+function releaseUpgrade(socket: WebSocket, req: FastifyRequest, log: FastifyBaseLogger): void {
+  socket.removeAllListeners('error');
+  socket.on('error', (err) => onSocketError(log, err, socket));
   const connection = req.raw.socket as Socket & { _httpMessage?: ServerResponse | null };
   connection._httpMessage?.detachSocket(connection);
 }
