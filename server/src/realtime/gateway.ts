@@ -15,7 +15,7 @@ import { clientFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } fr
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
-import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE, sha256Hex, type AuthContext } from '../auth/sessions';
+import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE, sha256Hex } from '../auth/sessions';
 import { isDatabaseUnavailable } from '../db/client';
 import type { WorkGate } from '../http/overload';
 import { eventTypes, recordEvent, type EventSource } from '../security/events';
