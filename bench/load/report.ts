@@ -24,12 +24,26 @@ export function loadTable(enclave: LoadResult, bare: LoadResult): string {
     ['deliveries missing at the fixed rate', String(e.latency.missing), String(b.latency.missing), ''],
     ['sends refused in saturation', String(e.saturation.refused), String(b.saturation.refused), ''],
     ['sockets closed by the server (code: count)', closes(e), closes(b), ''],
+    ...persistedRows(e),
   ];
   return [
     `| figure | ${e.target} | ${b.target} | ratio |`,
     '|---|---|---|---|',
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ].join('\n');
+}
+
+/** The persisted-sends phase (bench/load/sends.ts): Enclave's figures; the bare server stores nothing. */
+function persistedRows(e: LoadResult): [string, string, string, string][] {
+  const p = e.persisted;
+  if (!p) return [];
+  return [
+    [`persisted direct sends/s, acknowledged (${p.senders} senders, ${p.offeredPerS}/s offered)`, String(p.sendsPerS), '–', ''],
+    ['persisted send acknowledgement p50, ms', String(p.ackP50Ms), '–', ''],
+    ['persisted send acknowledgement p99, ms', String(p.ackP99Ms), '–', ''],
+    ['server CPU per persisted send, µs', String(p.cpuUsPerSend), '–', ''],
+    ['persisted sends refused (503 busy, 429)', String(p.refused), '–', ''],
+  ];
 }
 
 const closes = (r: LoadResult) =>

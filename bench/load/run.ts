@@ -17,6 +17,7 @@ import { repoRoot, ServerProcess, type ServerEntry } from '../soak/server-proces
 import { Deliveries, openSocket, type LoadSocket } from './client';
 import { inParallel, joinMembers } from './members';
 import { dropRedisPrefix } from '../../server/src/testing/redis-prefix';
+import { persistedSends, type PersistedSends, type SendDirect } from './sends';
 
 export type LoadOptions = {
   members: number;
@@ -50,6 +51,8 @@ export type LoadResult = {
   latency: { sent: number; rate: number; p50Ms: number; p99Ms: number; missing: number; cpuUsPerDelivery: number };
   saturation: { deliveriesPerS: number; sendsPerS: number; ackP99Ms: number; cpuUsPerDelivery: number; cpuShare: number; rssMB: number; refused: number };
   chatFrameBytes: number;
+  /** Every member sending direct messages (Enclave only: the bare server stores nothing). */
+  persisted: PersistedSends | null;
   /** Sockets the server closed during the run, by close code. */
   closes: Record<string, number>;
 };
@@ -66,6 +69,7 @@ type Target = {
   socketTarget(i: number): { url: string; headers: Record<string, string> };
   /** Sends one channel message from sender `s`: its id once acknowledged, or null when refused. */
   send(s: number): Promise<number | null>;
+  sendDirect?: SendDirect;
   stop(): Promise<void>;
 };
 
@@ -108,6 +112,8 @@ async function enclaveTarget(o: LoadOptions): Promise<Target> {
     if (o.pin && !pin(servers[0]!.pid, 0)) throw new Error('could not pin the server to core 0');
     // Member i registers, sends and holds its socket on instance i mod K, as nginx's round robin spreads them.
     members = await joinMembers(servers.map((s) => s.url), masterKey, o.members, o.progress);
+    // A refused send is counted as refused, not sent again after the client's delays.
+    for (const m of members) m.sendRetryDelaysMs = [];
   } catch (err) {
     await stopAll();
     throw err;
@@ -120,6 +126,7 @@ async function enclaveTarget(o: LoadOptions): Promise<Target> {
       const res = await members[s]!.send('all', BENCH_TEXT);
       return res.body?.message.id ?? null;
     },
+    sendDirect: async (s) => (await members[s]!.send(members[(s + 1) % members.length]!.id, BENCH_TEXT)).status === 201,
     stop: stopAll,
   };
 }
@@ -263,6 +270,10 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     log(`saturation: ${saturation.deliveriesPerS} deliveries/s, ${saturation.sendsPerS} sends/s, ${saturation.cpuUsPerDelivery} µs CPU per delivery`);
     await quiet(deliveries, 1000, 30_000);
 
+    const persisted = target.sendDirect
+      ? await persistedSends({ senders: o.members, seconds: o.seconds, spacingMs: SENDER_SPACING_MS, cpuSeconds, log }, target.sendDirect)
+      : null;
+
     return {
       target: target.label,
       members: o.members,
@@ -273,6 +284,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
       latency,
       saturation,
       chatFrameBytes: deliveries.chatFrameBytes,
+      persisted,
       closes: Object.fromEntries(deliveries.closes),
     };
   } finally {

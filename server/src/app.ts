@@ -15,6 +15,7 @@ import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
+import { registerOverloadGate, WorkGate } from './http/overload';
 import { redisRateLimitStore, WindowCounter } from './http/rate-limit-store';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
@@ -26,7 +27,7 @@ import { keyRoutes } from './keys/routes';
 import { p2pRoutes } from './p2p/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
-import { Gateway, socketRoute } from './realtime/gateway';
+import { Gateway, onSocketError, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
 export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; close: () => Promise<void> };
@@ -70,7 +71,9 @@ export async function buildApp(opts: {
   // Only JSON bodies: a cross-site form cannot post text/plain or urlencoded to us.
   app.removeContentTypeParser('text/plain');
 
-  const gateway = new Gateway(db, bus, app.log);
+  // One bound for the HTTP requests and the socket tasks that work on the database.
+  const gate = new WorkGate(config.maxInFlight);
+  const gateway = new Gateway(db, bus, app.log, gate);
   const blocks = new BlockList(db, app.log);
   blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
   await blocks.start(bus);
@@ -99,6 +102,7 @@ export async function buildApp(opts: {
   app.addHook('onSend', async (_req, reply) => {
     if (draining) reply.header('connection', 'close');
   });
+  registerOverloadGate(app, gate);
   // Before @fastify/websocket's own preClose (which closes with no code): 1001 "going away", so
   // that clients reconnect at once; by then no new connection is accepted.
   app.addHook('preClose', async () => gateway.goingAway());
@@ -146,12 +150,7 @@ export async function buildApp(opts: {
     options: { maxPayload: 1024 * 1024 },
     // A client breaking the WebSocket protocol (say, a frame over maxPayload) is its own fault:
     // note it and drop it, without an error line any client could write at will.
-    errorHandler: (err, socket, req) => {
-      const code = (err as { code?: unknown }).code;
-      const clientFault = typeof code === 'string' && code.startsWith('WS_ERR_');
-      req.log[clientFault ? 'info' : 'error']({ err }, 'websocket error');
-      socket.terminate();
-    },
+    errorHandler: (err, socket, req) => onSocketError(req.log, err, socket),
   });
 
   registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey, blocks);

@@ -5,8 +5,39 @@
  */
 import { errorCodes } from '@enclave/protocol';
 
-/** What the core reads of an error thrown by an api function it was given. */
-export type ApiFailure = { status: number; code: string | null };
+/**
+ * What the core reads of an error thrown by an api function it was given. `retryAfterMs`: the
+ * wait the server asked for (`Retry-After`), when it asked.
+ */
+export type ApiFailure = { status: number; code: string | null; retryAfterMs?: number | null };
+
+/** The longest `Retry-After` honoured: a server (or a proxy) asking for more is not waited on longer. */
+export const MAX_RETRY_AFTER_MS = 30_000;
+
+/**
+ * A `Retry-After` header in milliseconds (it gives seconds or an HTTP date), or null when absent or
+ * unreadable.
+ *
+ * @example
+ * ```ts
+ * retryAfterMs('2'); // 2000
+ * ```
+ */
+export function retryAfterMs(header: string | null, now: number = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  if (/^\s*\d+\s*$/.test(header)) return Number(header) * 1000;
+  // An HTTP date ends in GMT (RFC 9110 §5.6.7); Date.parse alone would read "-1" as a year.
+  if (!/GMT\s*$/.test(header)) return null;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** The wait `error` asks for before trying again, within MAX_RETRY_AFTER_MS; 0 when it asks none. */
+export function requestedWaitMs(error: unknown): number {
+  if (typeof error !== 'object' || error === null || !('retryAfterMs' in error)) return 0;
+  const ms = error.retryAfterMs;
+  return typeof ms === 'number' && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : 0;
+}
 
 /**
  * True when `error` carries this HTTP status and, if given, this error code.

@@ -4,7 +4,7 @@
  * that integration tests run the real client logic. Network and storage come in as small
  * interfaces; this package imports only `@enclave/protocol` and `@enclave/crypto`.
  */
-export { isApiFailure, isMembershipChanged, isTransientFailure } from './api-failure';
+export { isApiFailure, isMembershipChanged, isTransientFailure, MAX_RETRY_AFTER_MS, requestedWaitMs, retryAfterMs } from './api-failure';
 export type { ApiFailure } from './api-failure';
 export { KEY_CHANGED, KeyTrust, RecipientKeyError } from './key-trust';
 export type {

@@ -4,7 +4,8 @@
  */
 import type { Epoch } from '@enclave/crypto';
 import type { Message, SendMessageRequest } from '@enclave/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { MAX_RETRY_AFTER_MS, retryAfterMs } from './api-failure';
 import { SenderKeys, type RecipientTrust, type SenderKeysCrypto } from './sender-keys';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
@@ -14,6 +15,7 @@ class FakeApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string | null,
+    readonly retryAfterMs: number | null = null,
   ) {
     super(`${status}: ${code}`);
   }
@@ -154,5 +156,42 @@ describe('SenderKeys resends', () => {
     expect(rotated?.clientMessageId).toBe(refused?.clientMessageId);
     expect(rotated?.epochId).not.toBe(refused?.epochId);
     expect(t.stored.size).toBe(2);
+  });
+
+  it("waits what a busy server's 503 asks (Retry-After) before resending, when longer than its own delay", async () => {
+    vi.useFakeTimers();
+    try {
+      const t = setup();
+      t.failures.push({ when: 'before', error: new FakeApiError(503, 'unavailable', 1000) });
+      const sent = t.keys.send('all', 'later');
+      await vi.advanceTimersByTimeAsync(999);
+      expect(t.posts).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      await sent;
+      expect(t.posts).toHaveLength(2);
+      expect(t.stored.size).toBe(1);
+
+      // A wait beyond reason is cut to MAX_RETRY_AFTER_MS.
+      t.failures.push({ when: 'before', error: new FakeApiError(503, 'unavailable', 3_600_000) });
+      const capped = t.keys.send('all', 'capped');
+      await vi.advanceTimersByTimeAsync(MAX_RETRY_AFTER_MS);
+      await capped;
+      expect(t.posts).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads seconds and HTTP dates, and nothing else', () => {
+    const now = Date.parse('2026-11-25T12:00:00Z');
+    expect(retryAfterMs('1', now)).toBe(1000);
+    expect(retryAfterMs(' 5 ', now)).toBe(5000);
+    expect(retryAfterMs('Wed, 25 Nov 2026 12:00:03 GMT', now)).toBe(3000);
+    expect(retryAfterMs('Wed, 25 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs(null, now)).toBeNull();
+    expect(retryAfterMs('soon', now)).toBeNull();
+    expect(retryAfterMs('-1', now)).toBeNull();
   });
 });

@@ -20,7 +20,7 @@ import {
   type Message,
   type SendMessageRequest,
 } from '@enclave/protocol';
-import { isMembershipChanged, isTransientFailure } from './api-failure';
+import { isMembershipChanged, isTransientFailure, requestedWaitMs } from './api-failure';
 import type { KeyTrust, Recipient, SkippedRecipient } from './key-trust';
 
 /**
@@ -67,7 +67,8 @@ export type SenderKeysOptions = {
   newMessageId?: () => string;
   /**
    * Waits before each resend of a message after a network failure or a 5xx; as many resends as
-   * delays. By default {@link SEND_RETRY_DELAYS_MS}.
+   * delays. By default {@link SEND_RETRY_DELAYS_MS}. A longer `Retry-After` (a busy server's 503)
+   * is waited instead.
    */
   sendRetryDelaysMs?: readonly number[];
 };
@@ -190,7 +191,7 @@ export class SenderKeys {
           this.unsent.set(request.clientMessageId, request);
           throw error;
         }
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await new Promise((resolve) => setTimeout(resolve, Math.max(delay, requestedWaitMs(error))));
       }
     }
   }

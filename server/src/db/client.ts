@@ -24,7 +24,10 @@ export async function openDatabase(opts: {
   dataDir: string;
   /** Where a connection lost while idle is reported (the pool replaces it on the next query). */
   onPoolError?: (err: Error) => void;
+  /** Sees the text of every statement the server sends (tests count the round trips of a send). */
+  onQuery?: (query: string) => void;
 }): Promise<Database> {
+  const logger = opts.onQuery ? { logQuery: opts.onQuery } : undefined;
   if (opts.databaseUrl) {
     // The PostgreSQL driver is loaded only when used: the embedded database's start need not pay for it.
     const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
@@ -43,14 +46,14 @@ export async function openDatabase(opts: {
     // here: whatever was using the client fails by itself (a 503), and the pool drops the client.
     pool.on('connect', (client) => client.on('error', () => undefined));
     const close = trackClients(pool);
-    const db = drizzlePg(pool, { schema });
+    const db = drizzlePg(pool, { schema, logger });
     await migratePg(db, { migrationsFolder });
     return { db: db as unknown as Db, close };
   }
   const dir = path.join(opts.dataDir, 'db');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const client = await PGlite.create(dir);
-  const db = drizzlePglite(client, { schema });
+  const db = drizzlePglite(client, { schema, logger });
   await migratePglite(db, { migrationsFolder });
   return { db: db as unknown as Db, close: () => client.close() };
 }

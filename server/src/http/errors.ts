@@ -4,12 +4,16 @@ import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } fro
 import type { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/client';
 
-/** An answer the client should see as it is: status, machine code, human message. */
+/**
+ * An answer the client should see as it is: status, machine code, human message, and for a 503
+ * the seconds to wait (Retry-After; RETRY_AFTER_SECONDS when not given).
+ */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -79,7 +83,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       status = 500;
       body = { error: 'Internal server error', code: 'internal' as ErrorCode };
     }
-    if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    if (status === 503) reply.header('retry-after', String((err instanceof HttpError && err.retryAfterSeconds) || RETRY_AFTER_SECONDS));
     return reply.status(status).send(body);
   });
 }

@@ -15,12 +15,15 @@ import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { assertOwnEpoch } from '../access/rules';
 import type { AppContext } from '../context';
-import { conversationFor } from '../conversations/membership';
+import { liveSessionIds } from '../auth/sessions';
+import { conversationFor, membershipVersion } from '../conversations/membership';
 import { membershipChanged, perMember, sharesFor } from '../conversations/routes';
 import type { Db } from '../db/client';
-import { conversations, epochs, messages, users } from '../db/schema';
+import { epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
+import { ActivityLog } from '../users/activity';
+import { insertMessage, type StoredRow } from './store';
 import { typingFrameHandler } from './typing';
 
 /** A message as stored; the sender's name comes from `users`. */
@@ -34,14 +37,15 @@ const storedColumns = {
   createdAt: messages.createdAt,
 };
 const messageColumns = { ...storedColumns, senderUsername: users.username };
-type MessageRow = { [K in keyof typeof messageColumns]: (typeof messageColumns)[K]['_']['data'] };
-type StoredRow = Omit<MessageRow, 'senderUsername'>;
+type MessageRow = StoredRow & { senderUsername: string };
 
 const toMessage = ({ createdAt, ...m }: MessageRow): Message => ({ ...m, timestamp: createdAt.toISOString() });
 
 export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db } = ctx;
   ctx.gateway.onTypingFrame(typingFrameHandler(ctx));
+  const activity = new ActivityLog(db, app.log);
+  app.addHook('onClose', () => activity.close());
 
   serve(app, routes.history, async (req) => {
     const auth = requireAuth(req);
@@ -94,51 +98,23 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           to: message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId],
           frame: { type: 'chat_message', message },
         });
-      // A resend of a message already stored (its answer was lost): that message, not a second one,
-      // even if the members have moved since.
-      const resent = await storedResend(db, me, body);
-      if (resent) {
-        const message = toMessage({ ...resent, senderUsername: auth.user.username });
-        await publish(message);
-        return { message };
-      }
-      const conversationId = await conversationFor(db, me, body.receiverId, 'write');
-      const { row, fresh } = await db.transaction(async (tx) => {
-        const [epoch] = await tx.select().from(epochs).where(eq(epochs.id, body.epochId)).limit(1);
-        assertOwnEpoch(me, conversationId, epoch);
-        // Exclusive per conversation (and against a membership change): the id is drawn after this
-        // lock and the lock held until commit, so ids commit in order within a conversation and a
-        // catch-up `after=<id>` cannot pass over a message that is still being stored.
-        const [conv] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('no key update');
-        if ((conv?.membershipVersion ?? 0) !== epoch.membershipVersion) throw membershipChanged();
-        const [inserted] = await tx
-          .insert(messages)
-          .values({
-            conversationId,
-            senderId: me,
-            epochId: body.epochId,
-            index: body.index,
-            encryptedContent: body.encryptedContent,
-            clientMessageId: body.clientMessageId ?? null,
-          })
-          .onConflictDoNothing()
-          .returning(storedColumns);
-        if (inserted) return { row: inserted, fresh: true };
-        // Stored meanwhile by the same message sent twice at once, or (epochId, index) taken.
-        const same = await storedResend(tx, me, body);
-        if (same) return { row: same, fresh: false };
-        throw new HttpError(409, errorCodes.replay, 'This message index was already used in this epoch');
+      const conversationId = conversationIdFor(me, body.receiverId);
+      // The hot path, one statement: the session was read by the access check (policy.ts).
+      const inserted = await insertMessage(db, {
+        sessionId: auth.sessionId,
+        senderId: me,
+        conversationId,
+        peerId: body.receiverId === 'all' ? null : body.receiverId,
+        epochId: body.epochId,
+        index: body.index,
+        encryptedContent: body.encryptedContent,
+        clientMessageId: body.clientMessageId ?? null,
       });
+      const row = inserted ?? (await resentOrRefused(db, auth.sessionId, me, conversationId, body));
       const message = toMessage({ ...row, senderUsername: auth.user.username });
       // The message is stored: nothing after this may turn it into an error, or the sender would
       // send it again. A member who misses the frame catches up from the database.
-      if (fresh) {
-        await db
-          .update(users)
-          .set({ lastActivity: row.createdAt })
-          .where(eq(users.id, me))
-          .catch((err: unknown) => req.log.warn({ err }, 'could not record the sender’s activity'));
-      }
+      if (inserted) activity.note(me, row.createdAt);
       await publish(message);
       return { message };
     },
@@ -165,6 +141,24 @@ async function storedResend(db: Db, me: string, body: SendMessageRequest): Promi
     stored.encryptedContent === body.encryptedContent;
   if (!same) throw new HttpError(409, errorCodes.replay, 'This message id was already used for another message');
   return stored;
+}
+
+/**
+ * A send that stored nothing, looked into only then (the hot path is the one insert): a resend of
+ * a message already stored (its answer was lost) gets that message, not a second one, even if the
+ * members have moved since. Anything else is refused with its reason: the session ended, the peer
+ * cannot be written to, the epoch is not the sender's for this conversation, its member set has
+ * moved, or else its (epoch, index) was taken.
+ */
+async function resentOrRefused(db: Db, sessionId: string, me: string, conversationId: string, body: SendMessageRequest): Promise<StoredRow> {
+  if (!(await liveSessionIds(db, [sessionId])).has(sessionId)) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
+  const resent = await storedResend(db, me, body);
+  if (resent) return resent;
+  await conversationFor(db, me, body.receiverId, 'write');
+  const [epoch] = await db.select().from(epochs).where(eq(epochs.id, body.epochId)).limit(1);
+  assertOwnEpoch(me, conversationId, epoch);
+  if ((await membershipVersion(db, conversationId)) !== epoch.membershipVersion) throw membershipChanged();
+  throw new HttpError(409, errorCodes.replay, 'This message index was already used in this epoch');
 }
 
 function safeJson(text: string): unknown {

@@ -7,11 +7,11 @@
  * to (a DM of others, a banned peer), is dropped silently, as a lost indicator harms nobody.
  */
 import { GENERAL_CONVERSATION } from '@enclave/protocol';
-import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { conversationFor } from '../conversations/membership';
 import { HttpError } from '../http/errors';
 import type { FrameHandler, TypingFrame } from '../realtime/gateway';
+import type { EventSource } from '../security/events';
 
 /** At most one frame relayed per socket and conversation in this window. */
 export const TYPING_THROTTLE_MS = 2_000;
@@ -29,12 +29,12 @@ function receiverOf(me: string, conversationId: string): string | null {
 }
 
 export function typingFrameHandler(ctx: AppContext, now: () => number = Date.now): FrameHandler<TypingFrame> {
-  // Keyed by the upgrade request, which lives exactly as long as its socket.
-  const lastRelayed = new WeakMap<FastifyRequest, Map<string, number>>();
-  return async ({ userId, req }, frame) => {
+  // Keyed by the socket's origin, which lives exactly as long as its socket.
+  const lastRelayed = new WeakMap<EventSource, Map<string, number>>();
+  return async ({ userId, origin }, frame) => {
     const { conversationId } = frame;
-    const times = lastRelayed.get(req) ?? new Map<string, number>();
-    lastRelayed.set(req, times);
+    const times = lastRelayed.get(origin) ?? new Map<string, number>();
+    lastRelayed.set(origin, times);
     const last = times.get(conversationId);
     if (last !== undefined && now() - last < TYPING_THROTTLE_MS) return;
     times.set(conversationId, now());

@@ -17,12 +17,12 @@ export async function announceConnection(ctx: AppContext, c: P2pConnection, stat
 }
 
 export function p2pFrameHandler(ctx: AppContext): FrameHandler {
-  return async ({ userId, req }, frame, send) => {
+  return async ({ userId, origin }, frame, send) => {
     if ((await emergencyState(ctx.db)).active) return send({ type: 'error', message: errorTexts.p2pSuspended });
     const connection = await findConnection(ctx.db, frame.connectionId);
     // Unknown and foreign connections are refused alike: an id says nothing of whose it is.
     if (!connection || (userId !== connection.hostId && userId !== connection.joinerId)) {
-      await recordEvent(ctx.db, req, { type: eventTypes.p2pSignalRefused, severity: 'medium', userId, details: { frame: frame.type, connectionId: frame.connectionId } });
+      await recordEvent(ctx.db, origin, { type: eventTypes.p2pSignalRefused, severity: 'medium', userId, details: { frame: frame.type, connectionId: frame.connectionId } });
       return send({ type: 'error', message: 'You are not a party of this P2P connection' });
     }
     if (frame.type === 'p2p_close') {

@@ -8,14 +8,17 @@
  * lost while Redis was away), and members fetch from the database what the bus missed.
  */
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { clientFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
-import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE } from '../auth/sessions';
+import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE, sha256Hex } from '../auth/sessions';
 import { isDatabaseUnavailable } from '../db/client';
-import { eventTypes, recordEvent } from '../security/events';
+import type { WorkGate } from '../http/overload';
+import { eventTypes, recordEvent, type EventSource } from '../security/events';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, onlineUserIds, PRESENCE_REFRESH_MS, syncPresence, writeSocketCounts } from './presence';
 
@@ -39,8 +42,6 @@ export const CLOSE_GOING_AWAY = 1001;
  */
 export const CLOSE_TRY_AGAIN_LATER = 1013;
 const CLOSE_INTERNAL_ERROR = 1011;
-/** setTimeout's longest delay (about 24.8 days), shorter than a session (30 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * How long a timed closing (endSessionsTimed) waits for the bus to bring the event back and for
  * the clients to answer the close; sockets still open then are terminated.
@@ -58,8 +59,25 @@ export const MAX_BUFFERED_BYTES = 1024 * 1024;
  */
 export const PRESENCE_TICK_MS = 250;
 
-/** `ip`: the address the upgrade came from (`req.ip`), for blocks made while the socket is open. */
-type Client = { socket: WebSocket; userId: string; sessionId: string; ip: string };
+/**
+ * How often sockets are checked for a session that has expired or an authentication deadline
+ * passed: one timer for all of them, not one per socket. A socket outlives either by at most this.
+ */
+const EXPIRY_SWEEP_MS = 1_000;
+/**
+ * Frames of one socket that may be working on the database at once (P2P signals, typing); more
+ * are refused with an error frame rather than queued.
+ */
+export const MAX_SOCKET_TASKS = 4;
+
+/**
+ * `origin`: what the socket keeps of its upgrade request (its address, for blocks made while the
+ * socket is open, and for the events it causes), not the request itself. `expiresAt`: its
+ * session's end, in ms.
+ */
+type Client = { socket: WebSocket; userId: string; sessionId: string; origin: EventSource; expiresAt: number };
+/** An authentication reading its session, and the `end_sessions` (or `resync`) that came meanwhile. */
+type PendingAuth = { sessionId: string; events: (EndSessions | { kind: 'resync' })[] };
 type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
 /** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
 type Timing = (closed: WebSocket[]) => void;
@@ -67,7 +85,8 @@ type Timing = (closed: WebSocket[]) => void;
 export type P2pFrame = Extract<ClientFrame, { type: 'p2p_signal' | 'p2p_close' }>;
 export type TypingFrame = Extract<ClientFrame, { type: 'typing' }>;
 export type FrameHandler<F extends ClientFrame = P2pFrame> = (
-  from: { userId: string; req: FastifyRequest },
+  /** `origin` is one object per socket, for as long as it lives. */
+  from: { userId: string; origin: EventSource },
   frame: F,
   send: (frame: ServerFrame) => void,
 ) => Promise<void>;
@@ -82,6 +101,10 @@ export class Gateway {
   private readonly clients = new Map<string, Set<Client>>();
   private readonly refreshTimer: NodeJS.Timeout;
   private readonly tickTimer: NodeJS.Timeout;
+  private readonly expiryTimer: NodeJS.Timeout;
+  private readonly pendingAuths = new Set<PendingAuth>();
+  /** Sockets not authenticated yet, and when they must have (ms). */
+  private readonly unauthenticated = new Map<WebSocket, number>();
   /** Members whose sockets here changed in number since the last tick. */
   private readonly presenceChanged = new Set<string>();
   /** Members this instance last wrote as having a socket here. */
@@ -102,6 +125,8 @@ export class Gateway {
     private readonly db: Db,
     private readonly bus: Bus,
     private readonly log: FastifyBaseLogger,
+    /** The instance's bound on database work in flight (http/overload.ts), shared with HTTP. */
+    private readonly gate: WorkGate,
   ) {
     bus.subscribe((event) => this.onBusEvent(event));
     this.refreshTimer = setInterval(() => {
@@ -114,6 +139,8 @@ export class Gateway {
       this.flushPresence().catch((err: unknown) => log.warn({ err }, 'presence write failed'));
     }, PRESENCE_TICK_MS);
     this.tickTimer.unref();
+    this.expiryTimer = setInterval(() => this.sweep(), EXPIRY_SWEEP_MS);
+    this.expiryTimer.unref();
     // Until read, snapshots would show nobody: the next refresh tries again should this fail.
     this.onlineLoaded = this.reloadOnline().catch((err: unknown) => log.warn({ err }, 'could not read presence'));
   }
@@ -172,12 +199,28 @@ export class Gateway {
   }
 
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
+    releaseUpgrade(socket, req, this.log);
+    // Read now, and the request let go: kept by the closures below for the socket's life, the
+    // request (its logger, its parser's state) would be most of an idle socket's memory.
+    const token: string | undefined = req.cookies[SESSION_COOKIE];
+    const origin: EventSource = { ip: req.ip, ips: req.ips, headers: req.headers, log: this.log };
     let client: Client | null = null;
     // A socket attempts authentication once: repeats are ignored (each failure is a security event).
     let attempted = false;
-    let expiry: { cancel: () => void } | null = null;
-    const deadline = setTimeout(() => socket.close(CLOSE_AUTH_FAILED, 'authentication timeout'), AUTH_DEADLINE_MS);
+    let tasks = 0;
+    this.unauthenticated.set(socket, Date.now() + AUTH_DEADLINE_MS);
     const send = (frame: ServerFrame) => sendText(socket, encode(frame));
+    /** Runs a signed-in member's frame within this socket's and this instance's bounds. */
+    const runTask = (handle: () => Promise<void>, onError: (err: unknown) => void) => {
+      if (tasks >= MAX_SOCKET_TASKS || !this.gate.tryEnter()) return send({ type: 'error', message: 'Too busy for this frame, try again' });
+      tasks += 1;
+      handle()
+        .catch(onError)
+        .finally(() => {
+          tasks -= 1;
+          this.gate.leave();
+        });
+    };
 
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       // Closing (by us after a failed authentication or the deadline, or by the client): nothing more is processed.
@@ -195,37 +238,51 @@ export class Gateway {
       if (!frame.success) {
         return send({ type: 'error', message: `Unknown or malformed frame: ${frame.error.issues[0]?.message ?? 'invalid'}` });
       }
-      if (frame.data.type === 'ping') return send({ type: 'pong' });
-      if (frame.data.type === 'p2p_signal' || frame.data.type === 'p2p_close') {
-        if (!client || !this.p2pHandler) return send({ type: 'error', message: 'Not signed in' });
-        this.p2pHandler({ userId: client.userId, req }, frame.data, send).catch((err: unknown) => {
-          this.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
-          send({ type: 'error', message: 'Signaling is unavailable, try again' });
-        });
-        return;
+      const f = frame.data;
+      if (f.type === 'ping') return send({ type: 'pong' });
+      if (f.type === 'p2p_signal' || f.type === 'p2p_close') {
+        const handler = this.p2pHandler;
+        if (!client || !handler) return send({ type: 'error', message: 'Not signed in' });
+        const from = { userId: client.userId, origin };
+        return runTask(
+          () => handler(from, f, send),
+          (err) => {
+            this.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
+            send({ type: 'error', message: 'Signaling is unavailable, try again' });
+          },
+        );
       }
-      if (frame.data.type === 'typing') {
-        if (!client || !this.typingHandler) return send({ type: 'error', message: 'Not signed in' });
-        this.typingHandler({ userId: client.userId, req }, frame.data, send).catch((err: unknown) => {
-          // An indicator is not worth an error frame: the next keystroke sends another.
-          this.log.warn({ err }, 'typing frame failed');
-        });
-        return;
+      if (f.type === 'typing') {
+        const handler = this.typingHandler;
+        if (!client || !handler) return send({ type: 'error', message: 'Not signed in' });
+        const from = { userId: client.userId, origin };
+        // An indicator is not worth an error frame: the next keystroke sends another.
+        return runTask(
+          () => handler(from, f, send),
+          (err) => this.log.warn({ err }, 'typing frame failed'),
+        );
       }
       if (client) return send({ type: 'authenticated', userId: client.userId });
       if (attempted) return;
       attempted = true;
-      // Re-read the session: it may have been revoked since the upgrade.
-      const token = req.cookies[SESSION_COOKIE];
-      const session = () => (token ? resolveSession(this.db, token) : Promise.resolve(null));
-      session()
-        .then(async (auth) => {
-          if (!auth) {
+      if (!this.gate.tryEnter()) {
+        // The client comes back after its back-off, as when the database is away.
+        send({ type: 'error', message: 'The server is busy, try again' });
+        return socket.close(CLOSE_TRY_AGAIN_LATER, 'try again later');
+      }
+      this.admit(socket, token, origin)
+        .then(async (admitted) => {
+          if (admitted === 'ended') {
+            send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
+            return socket.close(CLOSE_SESSION_ENDED, 'session ended');
+          }
+          if (admitted === 'gone') return;
+          if (!admitted) {
             // A banned member still holding a revoked session's cookie is a banned access attempt.
             const banned = token ? await bannedOwner(this.db, token) : null;
             await recordEvent(
               this.db,
-              req,
+              origin,
               banned
                 ? { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { channel: 'socket' } }
                 : { type: eventTypes.socketAuthFailed, severity: 'low' },
@@ -233,25 +290,10 @@ export class Gateway {
             send({ type: 'auth_failed', message: 'Not signed in' });
             return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
           }
-          if (client || socket.readyState !== socket.OPEN) return;
-          clearTimeout(deadline);
-          client = { socket, userId: auth.user.id, sessionId: auth.sessionId, ip: req.ip };
-          this.track(client);
-          // From here an `end_sessions` reaches this socket; a ban or logout that landed between the
-          // first read and now is seen by this second one.
-          const current = await session();
-          if (!current) {
-            send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
-            return socket.close(CLOSE_SESSION_ENDED, 'session ended');
-          }
-          if (socket.readyState !== socket.OPEN) return;
-          // A socket lives no longer than its session: closed when the session expires.
-          expiry = runAt(current.expiresAt, () => {
-            send({ type: 'session_ended', reason: 'expired', message: 'Your session has expired. Please sign in again.' });
-            socket.close(CLOSE_SESSION_ENDED, 'session expired');
-          });
-          send({ type: 'authenticated', userId: auth.user.id });
-          this.presenceChanged.add(auth.user.id);
+          client = admitted;
+          this.unauthenticated.delete(socket);
+          send({ type: 'authenticated', userId: client.userId });
+          this.presenceChanged.add(client.userId);
           await this.onlineLoaded;
           sendText(socket, this.presenceSnapshot());
         })
@@ -261,17 +303,59 @@ export class Gateway {
           this.log[unavailable ? 'warn' : 'error']({ err }, 'socket authentication failed');
           send({ type: 'error', message: 'Authentication is unavailable, try again' });
           socket.close(unavailable ? CLOSE_TRY_AGAIN_LATER : CLOSE_INTERNAL_ERROR, 'try again later');
-        });
+        })
+        .finally(() => this.gate.leave());
     });
 
     socket.on('close', () => {
-      clearTimeout(deadline);
-      expiry?.cancel();
+      this.unauthenticated.delete(socket);
       if (client) {
         this.untrack(client);
         client = null;
       }
     });
+  }
+
+  /**
+   * Reads the live session behind a socket's cookie, once, and tracks the socket as its client
+   * (from then on an `end_sessions` reaches it). An `end_sessions` for that session or member
+   * that comes while the read is on its way may have been committed after the read looked, and a
+   * `resync` meanwhile may stand for such an event lost: then, and only then, the session is read
+   * again ('ended' if it is over). An event published before the read began was committed before
+   * it too, and the read sees what it did. 'gone': the socket closed meanwhile.
+   */
+  private async admit(socket: WebSocket, token: string | undefined, origin: EventSource): Promise<Client | null | 'ended' | 'gone'> {
+    if (!token) return null;
+    const pending: PendingAuth = { sessionId: sha256Hex(token), events: [] };
+    this.pendingAuths.add(pending);
+    try {
+      let auth = await resolveSession(this.db, token);
+      const userId = auth?.user.id ?? null;
+      if (auth && pending.events.some((e) => e.kind === 'resync' || endsSession(e, pending.sessionId, userId))) {
+        auth = await resolveSession(this.db, token);
+        if (!auth) return 'ended';
+      }
+      if (!auth) return null;
+      if (socket.readyState !== socket.OPEN) return 'gone';
+      // Tracked before the watch ends: no event can fall between the two.
+      const client: Client = { socket, userId: auth.user.id, sessionId: auth.sessionId, origin, expiresAt: auth.expiresAt.getTime() };
+      this.track(client);
+      return client;
+    } finally {
+      this.pendingAuths.delete(pending);
+    }
+  }
+
+  /**
+   * Closes the sockets that did not authenticate in time, and those whose session has expired
+   * (with a `session_ended` frame).
+   */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [socket, deadline] of this.unauthenticated) {
+      if (deadline <= now) socket.close(CLOSE_AUTH_FAILED, 'authentication timeout');
+    }
+    this.endSessions((c) => c.expiresAt <= now, { type: 'session_ended', reason: 'expired', message: 'Your session has expired. Please sign in again.' });
   }
 
   private track(client: Client): void {
@@ -357,6 +441,7 @@ export class Gateway {
 
   private onBusEvent(event: BusEvent): void {
     if (event.kind === 'resync') {
+      for (const pending of this.pendingAuths) pending.events.push(event);
       this.resync().catch((err: unknown) => this.log.warn({ err }, 'resync failed'));
       return;
     }
@@ -377,6 +462,7 @@ export class Gateway {
   }
 
   private onEndSessions(event: EndSessions): void {
+    for (const pending of this.pendingAuths) pending.events.push(event);
     const users = new Set(event.userIds);
     const sessionIds = new Set(event.sessionIds);
     if (event.sessionId) sessionIds.add(event.sessionId);
@@ -405,7 +491,7 @@ export class Gateway {
    */
   closeBlocked(isBlocked: (ip: string) => boolean): void {
     for (const set of this.clients.values()) {
-      for (const c of set) if (isBlocked(c.ip)) c.socket.close(CLOSE_ADDRESS_BLOCKED, 'address blocked');
+      for (const c of set) if (isBlocked(c.origin.ip)) c.socket.close(CLOSE_ADDRESS_BLOCKED, 'address blocked');
     }
   }
 
@@ -435,6 +521,7 @@ export class Gateway {
   goingAway(): void {
     clearInterval(this.refreshTimer);
     clearInterval(this.tickTimer);
+    clearInterval(this.expiryTimer);
     const all = [...this.clients.values()].flatMap((set) => [...set]);
     this.clients.clear();
     for (const c of all) c.socket.close(CLOSE_GOING_AWAY, 'server shutting down');
@@ -454,20 +541,6 @@ export class Gateway {
     const offline = here.filter((userId) => !elsewhere.has(userId));
     if (offline.length) await this.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'presence', online: [], offline } });
   }
-}
-
-/** Runs `fn` at `when` (at once if past), through timers no longer than setTimeout allows. */
-function runAt(when: Date, fn: () => void): { cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    const left = when.getTime() - Date.now();
-    if (left <= 0) return fn();
-    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
-    // The socket keeps the process alive, not its expiry.
-    timer.unref();
-  };
-  arm();
-  return { cancel: () => clearTimeout(timer) };
 }
 
 /** Resolves once the socket is closed; terminates it if its client has not answered the close within `ms`. */
@@ -499,4 +572,33 @@ function sendText(socket: WebSocket, data: Buffer): void {
     return;
   }
   socket.send(data, { binary: false });
+}
+
+/** Whether an `end_sessions` ends this session (of this member, when known). */
+function endsSession(event: EndSessions, sessionId: string, userId: string | null): boolean {
+  return event.sessionId === sessionId || !!event.sessionIds?.includes(sessionId) || (userId !== null && !!event.userIds?.includes(userId));
+}
+
+/**
+ * A client breaking the WebSocket protocol (say, a frame over maxPayload) is its own fault: noted
+ * and dropped, without an error line any client could write at will.
+ */
+export function onSocketError(log: FastifyBaseLogger, err: Error, socket: WebSocket): void {
+  const code = (err as { code?: unknown }).code;
+  const clientFault = typeof code === 'string' && code.startsWith('WS_ERR_');
+  log[clientFault ? 'info' : 'error']({ err }, 'websocket error');
+  socket.terminate();
+}
+
+/**
+ * Lets the upgrade request go, which @fastify/websocket would keep for as long as the socket lives
+ * (more than half of an idle socket's memory): its 'error' listener holds the request and its
+ * reply (replaced by one that holds neither, doing what the app's errorHandler does), and the
+ * connection holds the response object it was given for the upgrade, never finished (detached).
+ */
+function releaseUpgrade(socket: WebSocket, req: FastifyRequest, log: FastifyBaseLogger): void {
+  socket.removeAllListeners('error');
+  socket.on('error', (err) => onSocketError(log, err, socket));
+  const connection = req.raw.socket as Socket & { _httpMessage?: ServerResponse | null };
+  connection._httpMessage?.detachSocket(connection);
 }

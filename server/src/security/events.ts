@@ -97,7 +97,13 @@ function classifyIp(ip: string | null): IpAnalysis['classification'] {
   return net.isIPv6(ip) ? 'public' : 'unknown';
 }
 
-function analyzeRequest(req: FastifyRequest, reported: ReportedAddresses): IpAnalysis {
+/**
+ * What an event records of the request behind it: a request, or what a socket keeps of its
+ * upgrade (realtime/gateway.ts), which need not hold on to the whole request.
+ */
+export type EventSource = Pick<FastifyRequest, 'ip' | 'ips' | 'headers' | 'log'>;
+
+function analyzeRequest(req: EventSource, reported: ReportedAddresses): IpAnalysis {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (SECRET_HEADERS.has(name) || value === undefined || value === '') continue;
@@ -151,7 +157,7 @@ export type EventInput = {
 };
 
 /** Records an event seen on a request (or, without one, by the server itself). */
-export async function recordEvent(db: Db, req: FastifyRequest | null, event: EventInput): Promise<void> {
+export async function recordEvent(db: Db, req: EventSource | null, event: EventInput): Promise<void> {
   const analysis = req ? analyzeRequest(req, event.reported ?? {}) : null;
   const row = {
     type: event.type,

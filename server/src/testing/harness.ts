@@ -36,11 +36,11 @@ const REDIS_PREFIX = `enclave-test-${randomBytes(6).toString('hex')}`;
 /** A database of its own for one test file, removed by `drop`. */
 export async function makeDatabase(
   backend: Backend,
-  opts: { onPoolError?: (err: Error) => void } = {},
+  opts: { onPoolError?: (err: Error) => void; onQuery?: (query: string) => void } = {},
 ): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   if (backend === 'pglite') {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-test-'));
-    const database = await openDatabase({ dataDir });
+    const database = await openDatabase({ dataDir, onQuery: opts.onQuery });
     return { database, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
   const name = `enclave_test_${randomBytes(6).toString('hex')}`;
@@ -50,7 +50,7 @@ export async function makeDatabase(
   await admin.end();
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir(), onPoolError: opts.onPoolError });
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir(), onPoolError: opts.onPoolError, onQuery: opts.onQuery });
   return {
     database,
     url: url.toString(),
@@ -100,6 +100,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimits: defaultRateLimits,
     breachPolicy: 'log',
     iceServers: [],
+    maxInFlight: 128,
     ...overrides,
   };
 }

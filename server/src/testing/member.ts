@@ -5,7 +5,7 @@
  * the web app runs. Every payload it sends or receives is kept in `wire` so that tests can look for
  * secrets in it.
  */
-import { KeyTrust, MemoryPinStore, MessageDecryptor, SenderKeys, type MemberList, type SkippedRecipient } from '@enclave/client';
+import { KeyTrust, MemoryPinStore, MessageDecryptor, retryAfterMs, SenderKeys, type MemberList, type SkippedRecipient } from '@enclave/client';
 import {
   createAccount,
   createEpoch,
@@ -77,6 +77,7 @@ export function outcomeOf<R extends RouteDefinition>(route: R, res: Reply): Outc
 export class ReplyError<R extends RouteDefinition = RouteDefinition> extends Error {
   readonly status: number;
   readonly code: string | null;
+  readonly retryAfterMs: number | null;
 
   constructor(
     readonly route: R,
@@ -85,6 +86,7 @@ export class ReplyError<R extends RouteDefinition = RouteDefinition> extends Err
     super(`${route.method} ${route.path} failed: ${outcome.status} ${outcome.error?.error ?? ''}`);
     this.status = outcome.status;
     this.code = outcome.error?.code ?? null;
+    this.retryAfterMs = retryAfterMs(outcome.headers.get('retry-after'));
   }
 }
 

@@ -9,12 +9,15 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string | null;
   readonly serverMessage: string | null;
+  /** The wait the server asked for (`Retry-After`, a busy server's 503), read by the client core's resends. */
+  readonly retryAfterMs: number | null;
 
-  constructor(status: number, message: string, code: string | null = null, serverMessage: string | null = null) {
+  constructor(status: number, message: string, code: string | null = null, serverMessage: string | null = null, retryAfterMs: number | null = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.serverMessage = serverMessage;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

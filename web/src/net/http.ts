@@ -21,6 +21,7 @@ import {
   type CreateEpochRequest,
   type HistoryResponse,
 } from '@enclave/protocol';
+import { retryAfterMs } from '@enclave/client';
 import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
 
 /**
@@ -68,7 +69,7 @@ async function toApiError(response: Response): Promise<ApiError> {
   } catch {
     // Not JSON (a proxy's error page, say): the generic message below still says what happened.
   }
-  return new ApiError(response.status, `${response.status}: ${text || response.statusText}`, code, serverMessage);
+  return new ApiError(response.status, `${response.status}: ${text || response.statusText}`, code, serverMessage, retryAfterMs(response.headers.get('retry-after')));
 }
 
 /** Calls a route of the route table and parses its answer with the route's response schema. */

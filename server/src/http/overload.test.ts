@@ -1,0 +1,69 @@
+/**
+ * Overload refused early (http/overload.ts): past MAX_IN_FLIGHT requests working on the database,
+ * the instance answers 503 with Retry-After at once instead of queueing, and what it accepted is
+ * stored as usual. The database is held still by a lock taken in the test, so that a request is
+ * surely in flight when the next one comes.
+ */
+import { routes } from '@enclave/protocol';
+import { count, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/client';
+import { messages } from '../db/schema';
+import { mintKeys } from '../keys/service';
+import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { TestMember } from '../testing/member';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(backends)('overload (%s)', (backend) => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let server: TestServer;
+  let alice: TestMember;
+
+  beforeAll(async () => {
+    ({ database, drop } = await makeDatabase(backend));
+    server = await startServer(database, { config: { rateLimits: relaxedRateLimits, maxInFlight: 1 } });
+    const [key] = await mintKeys(database.db, { count: 1 });
+    alice = await TestMember.join(server.url, key!, 'alice');
+    // The refusal is what is looked at here, not the client's resend after it.
+    alice.sendRetryDelaysMs = [];
+    expect((await alice.send('all', 'first')).status).toBe(201);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    await drop?.();
+  });
+
+  it('answers 503 with Retry-After while its one place is taken, stores what it accepted, and takes requests again after', async () => {
+    let release!: () => void;
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const held = database.db.transaction(async (tx) => {
+      // Every session read waits for this lock: the request that took the place stays in flight.
+      await tx.execute(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await lockTaken;
+    const accepted = alice.send('all', 'held up');
+    // Give it time to reach the server and take the place (waiting, not asserting a time).
+    await sleep(500);
+    const refused = await alice.attempt(routes.users, {});
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.error).toMatchObject({ code: 'unavailable', error: 'The server is busy. Try again in a moment.' });
+    // The health check is never refused: a load balancer tells busy from down.
+    expect((await alice.request('HEAD', routes.health.path)).status).toBe(200);
+
+    release();
+    await held;
+    expect((await accepted).status).toBe(201);
+    expect((await alice.send('all', 'after')).status).toBe(201);
+    const [stored] = await database.db.select({ n: count() }).from(messages);
+    expect(stored?.n).toBe(3);
+    const texts = (await alice.decrypt(await alice.history('all'))).map((m) => m.text);
+    expect(texts).toEqual(['first', 'held up', 'after']);
+  });
+});

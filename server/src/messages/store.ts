@@ -1,0 +1,80 @@
+/**
+ * Storing a sent message in one statement, one round trip to the database (docs/scaling.md): the
+ * checks a send needs (the session still live, the peer still writable, the epoch the sender's own
+ * for this conversation and its member set current) are conditions of the insert itself, and the
+ * conversation's row is locked by the same statement. Only when nothing was stored does the route
+ * ask, off the hot path, which of them failed (messages/routes.ts).
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+
+export type StoredRow = {
+  id: number;
+  conversationId: string;
+  senderId: string;
+  epochId: string;
+  index: number;
+  encryptedContent: string;
+  createdAt: Date;
+};
+
+export type NewMessage = {
+  /** The session the request came with (the token's hash): a revoked one stores nothing. */
+  sessionId: string;
+  senderId: string;
+  conversationId: string;
+  /** The other member of a direct message; null on the channel. */
+  peerId: string | null;
+  epochId: string;
+  index: number;
+  encryptedContent: string;
+  clientMessageId: string | null;
+};
+
+/**
+ * Inserts the message if every condition holds, else nothing: a session revoked or a member
+ * banned, wiped or locked since the request's session was read, a peer banned or wiped, an epoch
+ * that is not the sender's in this conversation or was made for another member set, and a taken
+ * (epoch, index) or client id (ON CONFLICT) all leave it unstored, and the caller finds out why.
+ *
+ * The conversation's row is locked (NO KEY UPDATE, as a membership change takes it) before the
+ * row's id is drawn from the sequence and held until the statement commits, so ids commit in
+ * order within a conversation: a catch-up `after=<id>` cannot pass over a message still being
+ * stored. A membership change that commits while the statement waits for that lock is seen by it
+ * (PostgreSQL reads the locked row again), so such an epoch stores nothing. Epoch creation
+ * inserts the conversation's row (conversations/routes.ts): an epoch always has one to lock.
+ */
+export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | undefined> {
+  const peerWritable = m.peerId
+    ? sql`AND EXISTS (SELECT 1 FROM users p WHERE p.id = ${m.peerId} AND NOT p.is_banned AND NOT p.is_compromised)`
+    : sql``;
+  const result = await db.execute(sql`
+    WITH conv AS (
+      SELECT membership_version FROM conversations WHERE id = ${m.conversationId} FOR NO KEY UPDATE
+    )
+    INSERT INTO messages (conversation_id, sender_id, epoch_id, "index", encrypted_content, client_message_id)
+    SELECT e.conversation_id, e.sender_id, e.id, ${m.index}::int, ${m.encryptedContent}::text, ${m.clientMessageId}::uuid
+    FROM epochs e JOIN conv ON conv.membership_version = e.membership_version
+    WHERE e.id = ${m.epochId} AND e.sender_id = ${m.senderId} AND e.conversation_id = ${m.conversationId}
+      AND EXISTS (
+        SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = ${m.sessionId} AND u.id = ${m.senderId} AND s.revoked_at IS NULL AND s.expires_at > now()
+          AND NOT u.is_banned AND NOT u.is_compromised AND NOT u.is_locked
+      )
+      ${peerWritable}
+    ON CONFLICT DO NOTHING
+    RETURNING id, conversation_id, sender_id, epoch_id, "index", encrypted_content, created_at`);
+  const [row] = (result as unknown as { rows: Record<string, unknown>[] }).rows;
+  if (!row) return undefined;
+  // Raw rows come as the driver gives them: the bigint id as text on node-postgres, the time as
+  // PostgreSQL's text (Drizzle's drivers parse no timestamps), as the query builder's mapping reads them.
+  return {
+    id: Number(row.id),
+    conversationId: row.conversation_id as string,
+    senderId: row.sender_id as string,
+    epochId: row.epoch_id as string,
+    index: row.index as number,
+    encryptedContent: row.encrypted_content as string,
+    createdAt: new Date(row.created_at as string | Date),
+  };
+}
