@@ -175,6 +175,7 @@ test('two instances behind nginx: chat, presence, a blocked address, a ban and e
 
       await page.getByRole('button', { name: 'Lift emergency mode' }).click();
       await expectToast(page, 'Emergency Mode Lifted');
+      await expect(page.getByRole('region', { name: 'Emergency mode active' })).toHaveCount(0);
       await page.getByRole('button', { name: 'Unban all banned (2)' }).click();
       await expectToast(page, 'Users Unbanned', '2 members');
       for (const m of [alice, bob]) {
