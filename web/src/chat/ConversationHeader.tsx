@@ -23,13 +23,14 @@ export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber,
     <header className="grid gap-2 border-b border-border p-3 sm:p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
         {members}
+        {/* On the left: the toasts appear over the header's right end. */}
+        {actions}
         <h2 className="flex min-w-0 grow items-center gap-2 text-base font-semibold wrap-anywhere sm:text-lg">
           {peer ? <Lock className="size-4 shrink-0 text-accent" aria-hidden="true" /> : <Hash className="size-4 shrink-0 text-accent" aria-hidden="true" />}
           {peer ? `Direct message · ${peer.username}` : 'General Channel'}
           {pin?.verified ? <VerifiedMark className="size-4" /> : null}
         </h2>
         <div className="flex items-center gap-2">
-          {actions}
           {peer && pin ? (
             <Button variant="outline" size="sm" onClick={() => onShowSafetyNumber(peer.id)}>
               <Fingerprint aria-hidden="true" /> Safety number
