@@ -127,6 +127,11 @@ const envSchema = z.object({
   ICE_SERVERS: iceServersEnv,
   /** Requests and socket tasks working on the database at once, past which this instance answers 503 (http/overload.ts). */
   MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
+  /** coturn's static-auth-secret: members get short-lived credentials for the turn: URLs (p2p/turn.ts). */
+  TURN_SECRET: z.string().min(16, 'TURN_SECRET must be at least 16 characters (coturn static-auth-secret)').optional(),
+}).refine((e) => !e.TURN_SECRET || e.ICE_SERVERS.some((u) => /^turns?:/.test(u)), {
+  path: ['TURN_SECRET'],
+  message: 'TURN_SECRET is set but ICE_SERVERS lists no turn: or turns: URL to use it with',
 });
 
 export const configSchema = z.object({
@@ -153,6 +158,8 @@ export const configSchema = z.object({
   iceServers: z.array(z.string()),
   /** Database work in flight at once (MAX_IN_FLIGHT), past which requests are refused with 503 and Retry-After. */
   maxInFlight: z.number().int().positive(),
+  /** Shared with the TURN server (coturn use-auth-secret) to mint members' short-lived credentials. */
+  turnSecret: z.string().optional(),
   rateLimits: z.object({
     /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,
@@ -232,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     breachPolicy: e.BREACH_POLICY,
     iceServers: e.ICE_SERVERS,
     maxInFlight: e.MAX_IN_FLIGHT,
+    turnSecret: e.TURN_SECRET,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
   };
 }
