@@ -270,6 +270,8 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     log(`saturation: ${saturation.deliveriesPerS} deliveries/s, ${saturation.sendsPerS} sends/s, ${saturation.cpuUsPerDelivery} µs CPU per delivery`);
     await quiet(deliveries, 1000, 30_000);
 
+    // Read before the direct messages, whose frames name a longer conversation id.
+    const chatFrameBytes = deliveries.chatFrameBytes;
     const persisted = target.sendDirect
       ? await persistedSends({ senders: o.members, seconds: o.seconds, spacingMs: SENDER_SPACING_MS, cpuSeconds, log }, target.sendDirect)
       : null;
@@ -283,7 +285,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
       heapPerSocketKiB: round((after - before) / o.members / 1024),
       latency,
       saturation,
-      chatFrameBytes: deliveries.chatFrameBytes,
+      chatFrameBytes,
       persisted,
       closes: Object.fromEntries(deliveries.closes),
     };
