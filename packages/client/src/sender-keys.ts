@@ -14,7 +14,9 @@
 import type { Epoch, createEpoch, encryptMessage } from '@enclave/crypto';
 import {
   conversationIdFor,
+  encodeContent,
   limits,
+  type MessageContent,
   type ConversationMembersResponse,
   type CreateEpochRequest,
   type Message,
@@ -85,6 +87,7 @@ type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
  * ```ts
  * const senderKeys = new SenderKeys({ self, signKey, api, crypto: { createEpoch, encryptMessage }, trust });
  * const message = await senderKeys.send('all', 'hello');
+ * const photo = await senderKeys.send(peerId, { text: 'caption', attachment });
  * ```
  */
 export class SenderKeys {
@@ -111,23 +114,27 @@ export class SenderKeys {
     this.epochs.delete(conversationId);
   }
 
-  /** Encrypts and sends one text message; returns the message as the server stored it. */
-  async send(receiverId: string, plaintext: string): Promise<Message> {
+  /**
+   * Encrypts and sends one message — a text, or an uploaded attachment with its caption (linked
+   * to the message by the server) — and returns the message as the server stored it.
+   */
+  async send(receiverId: string, message: string | MessageContent): Promise<Message> {
+    const content = typeof message === 'string' ? { text: message } : message;
     const conversationId = conversationIdFor(this.options.self.id, receiverId);
     // One id for the message, kept through every resend. A 409 membership_changed says nothing was
     // stored under it, so the rotated resend may carry it too.
     const clientMessageId = (this.options.newMessageId ?? (() => crypto.randomUUID()))();
     try {
-      return await this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
+      return await this.sendOnce(receiverId, conversationId, content, clientMessageId);
     } catch (error) {
       if (!isMembershipChanged(error)) throw error;
       // The epoch was made for an older member set: rotate and resend exactly once.
       this.invalidate(conversationId);
-      return this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
+      return this.sendOnce(receiverId, conversationId, content, clientMessageId);
     }
   }
 
-  private async sendOnce(receiverId: string, conversationId: string, plaintext: string, clientMessageId: string): Promise<Message> {
+  private async sendOnce(receiverId: string, conversationId: string, content: MessageContent, clientMessageId: string): Promise<Message> {
     let state = await this.currentEpoch(receiverId, conversationId);
     // Another send may have taken the last index while this one waited; indexes are taken
     // synchronously here so that two sends never share one.
@@ -140,7 +147,7 @@ export class SenderKeys {
     const encryptedContent = await this.options.crypto.encryptMessage({
       epoch: state.epoch,
       index,
-      plaintext,
+      ...encodeContent(content),
       signKey: this.options.signKey,
     });
     return this.deliver({
@@ -150,6 +157,7 @@ export class SenderKeys {
       encryptedContent,
       messageType: 'text',
       clientMessageId,
+      ...(content.attachment ? { attachmentIds: [content.attachment.id] } : {}),
     });
   }
 
