@@ -127,7 +127,8 @@ export type RouteInput<R extends RouteDefinition> = (R['body'] extends z.ZodType
 
 /** What a handler receives once the server has parsed the request. */
 export type ParsedInput<R extends RouteDefinition> = {
-  body: R['body'] extends z.ZodType ? z.output<R['body']> : undefined;
+  /** A raw body arrives as its bytes, checked by the handler (its type, its size). */
+  body: R['body'] extends z.ZodType ? z.output<R['body']> : R['rawBody'] extends object ? unknown : undefined;
   query: R['query'] extends z.ZodType ? z.output<R['query']> : undefined;
   params: R['params'] extends z.ZodType ? z.output<R['params']> : undefined;
 };

@@ -22,6 +22,7 @@ import { conversations, epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
 import { typingFrameHandler } from './typing';
+import { linkAttachments } from '../attachments/service';
 
 /** A message as stored; the sender's name comes from `users`. */
 const storedColumns = {
@@ -78,7 +79,8 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       const envelope = messageEnvelopeSchema.safeParse(raw);
       if (!envelope.success) {
         const ct = (raw as { ct?: unknown } | null)?.ct;
-        if (typeof ct === 'string' && Buffer.from(ct, 'base64').length > limits.ciphertextMaxBytes) {
+        const maxBytes = (raw as { v?: unknown } | null)?.v === 2 ? limits.bodyCiphertextMaxBytes : limits.ciphertextMaxBytes;
+        if (typeof ct === 'string' && Buffer.from(ct, 'base64').length > maxBytes) {
           throw new HttpError(400, errorCodes.invalidRequest, errorTexts.messageTooLong);
         }
         throw new HttpError(400, errorCodes.invalidRequest, `encryptedContent: ${describeIssues(envelope.error)}`);
@@ -120,7 +122,10 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           })
           .onConflictDoNothing()
           .returning(storedColumns);
-        if (inserted) return { row: inserted, fresh: true };
+        if (inserted) {
+          await linkAttachments(tx, { ids: body.attachmentIds, senderId: me, conversationId, messageId: inserted.id });
+          return { row: inserted, fresh: true };
+        }
         // Stored meanwhile by the same message sent twice at once, or (epochId, index) taken.
         const same = await storedResend(tx, me, body);
         if (same) return { row: same, fresh: false };
