@@ -6,6 +6,8 @@ import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
 import { useSocketState } from '../realtime/realtime-context';
+import { ApiError } from '../net/api-error';
+import { sendFile } from './attachments';
 import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
@@ -82,11 +84,13 @@ function ChatScreen({ session }: { session: Session }) {
   useChatRealtime(services, conversationId, notifications.onIncoming);
   const typing = useTyping(selfId, conversationId);
 
-  async function send(text: string) {
+  async function send(text: string, file: File | null) {
     try {
-      const message = await services.senderKeys.send(receiverId, text);
+      // The file is encrypted and uploaded first; its key then travels in the encrypted message.
+      const content = file ? { text, attachment: await sendFile(file, receiverId) } : { text };
+      const message = await services.senderKeys.send(receiverId, content);
       services.decryptor.addOwnMessage(message);
-      services.store.sent(message, text);
+      services.store.sent(message, content);
       toast({
         title: 'Message Sent',
         description: peerId ? 'Encrypted message sent' : 'Message sent to channel',
@@ -94,7 +98,9 @@ function ChatScreen({ session }: { session: Session }) {
       });
     } catch (error) {
       console.error('send failed', error);
-      const description = error instanceof RecipientKeyError ? error.message : 'Failed to send message';
+      // The server's own words for a refused upload (size, quota, rate).
+      const description =
+        error instanceof RecipientKeyError ? error.message : error instanceof ApiError && error.serverMessage ? error.serverMessage : 'Failed to send message';
       toast({ title: 'Send Failed', description, tone: 'destructive' });
       throw error;
     }

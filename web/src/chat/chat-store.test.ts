@@ -141,7 +141,7 @@ describe('ChatStore', () => {
   it('keeps the typed text of the member own messages', async () => {
     const t = setup(0);
     await t.store.open('general', 'all');
-    t.store.sent(msg(1), 'hello');
+    t.store.sent(msg(1), { text: 'hello' });
     expect(t.store.view('general').results.get(1)).toEqual({ status: 'ok', text: 'hello' });
     expect(t.decrypted).not.toContain(1);
   });
@@ -170,7 +170,7 @@ describe('ChatStore', () => {
     await t.store.open('general', 'all');
     const before = t.store.view('general');
     // The server's copy of the member's own message, already held (its frame came first).
-    t.store.sent(msg(3), 'hello');
+    t.store.sent(msg(3), { text: 'hello' });
     const after = t.store.view('general');
     expect(after.results.get(3)).toEqual({ status: 'ok', text: 'hello' });
     expect(after.messages).toBe(before.messages);

@@ -9,7 +9,7 @@
  * both as a frame and in a page is held once.
  */
 import type { DecryptResult } from '@enclave/client';
-import { limits, type HistoryResponse, type Message } from '@enclave/protocol';
+import { limits, type HistoryResponse, type Message, type MessageContent } from '@enclave/protocol';
 import type { HistoryParams } from '../net/http';
 
 export type ConversationView = {
@@ -92,11 +92,11 @@ export class ChatStore {
     return conversation.results.get(message.id);
   }
 
-  /** The member's own message as the server stored it, with the text they typed. */
-  sent(message: Message, text: string): void {
+  /** The member's own message as the server stored it, with what they typed (and attached). */
+  sent(message: Message, content: MessageContent): void {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return;
-    conversation.results.set(message.id, { status: 'ok', text });
+    conversation.results.set(message.id, { status: 'ok', ...content });
     conversation.resultsChanged = true;
     void this.add(conversation, [message]);
   }
