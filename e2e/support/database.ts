@@ -22,3 +22,16 @@ export async function changeDatabase(server: EnclaveServer, change: (db: PGlite)
   await readDatabase(server, change);
   await server.start();
 }
+
+/** Every row of every table, as text (stops the server). */
+export async function dumpDatabase(server: EnclaveServer): Promise<string> {
+  return readDatabase(server, async (db) => {
+    const tables = await db.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema in ('public', 'drizzle')");
+    let dump = '';
+    for (const { table_name } of tables.rows) {
+      const rows = await db.query(`select * from "${table_name}"`).catch(() => db.query(`select * from drizzle."${table_name}"`));
+      dump += `${table_name}: ${JSON.stringify(rows.rows)}\n`;
+    }
+    return dump;
+  });
+}
