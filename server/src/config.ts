@@ -134,6 +134,11 @@ const envSchema = z.object({
   ATTACHMENTS_S3_REGION: z.string().min(1).default('us-east-1'),
   /** Prepended to every object key, so that a bucket can be shared. */
   ATTACHMENTS_S3_PREFIX: z.string().regex(/^[A-Za-z0-9_./-]{0,128}$/, 'ATTACHMENTS_S3_PREFIX may hold letters, digits and _ . / - only').default('attachments/'),
+  /** coturn's static-auth-secret: members get short-lived credentials for the turn: URLs (p2p/turn.ts). */
+  TURN_SECRET: z.string().min(16, 'TURN_SECRET must be at least 16 characters (coturn static-auth-secret)').optional(),
+}).refine((e) => !e.TURN_SECRET || e.ICE_SERVERS.some((u) => /^turns?:/.test(u)), {
+  path: ['TURN_SECRET'],
+  message: 'TURN_SECRET is set but ICE_SERVERS lists no turn: or turns: URL to use it with',
 });
 
 /**
@@ -186,6 +191,8 @@ export const configSchema = z.object({
     /** How often each instance sweeps. */
     sweepEveryMs: z.number().int().positive(),
   }),
+  /** Shared with the TURN server (coturn use-auth-secret) to mint members' short-lived credentials. */
+  turnSecret: z.string().optional(),
   rateLimits: z.object({
     /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,
@@ -285,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       orphanAfterMs: ATTACHMENT_ORPHAN_MS,
       sweepEveryMs: ATTACHMENT_SWEEP_MS,
     },
+    turnSecret: e.TURN_SECRET,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
   };
 }
