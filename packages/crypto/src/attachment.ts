@@ -1,5 +1,5 @@
 /**
- * Attachments (docs/security.md §5): each file is encrypted with a fresh AES-256-GCM key and IV
+ * Attachments (docs/security.md §14): each file is encrypted with a fresh AES-256-GCM key and IV
  * that travel only inside the end-to-end encrypted message, so the server stores a blob it cannot
  * open. The message also carries the SHA-256 of the ciphertext: the receiver checks it before
  * decrypting, so a server that swaps or truncates the blob is caught before any byte is used.

@@ -1,6 +1,6 @@
 /**
  * Encrypted attachments: the upload and download routes' schemas, and the message body that
- * carries an attachment's key (docs/security.md §5). The server stores only the ciphertext; the
+ * carries an attachment's key (docs/security.md §14). The server stores only the ciphertext; the
  * key, the file's name, type and size travel inside the end-to-end encrypted message.
  */
 import { z } from 'zod';

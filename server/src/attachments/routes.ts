@@ -1,5 +1,5 @@
 /**
- * Upload and download of attachment ciphertext (docs/security.md §5). The server checks who may
+ * Upload and download of attachment ciphertext (docs/security.md §14). The server checks who may
  * write and read which conversation, sizes, quotas and rates; it never sees a key or a byte of
  * plaintext.
  */

@@ -1,5 +1,5 @@
 /**
- * Attachments in the browser (docs/security.md §5): a chosen file is encrypted here with a fresh
+ * Attachments in the browser (docs/security.md §14): a chosen file is encrypted here with a fresh
  * key, only its ciphertext is uploaded, and the key travels in the encrypted message. A received
  * one is downloaded, checked against its hash, decrypted in memory and shown from a `blob:` URL,
  * never written to browser storage.
