@@ -95,6 +95,8 @@ export class SenderKeys {
   private readonly rotations = new Map<string, Promise<SendingEpoch>>();
   /** Highest membership version heard of per conversation (frames, members answers). */
   private readonly knownVersions = new Map<string, number>();
+  /** Requests whose resends all failed in a way that may pass, by client message id, for a retry. */
+  private readonly unsent = new Map<string, SendMessageRequest & { clientMessageId: string }>();
   private readonly options: SenderKeysOptions;
   private readonly now: () => number;
 
@@ -116,15 +118,19 @@ export class SenderKeys {
 
   /**
    * Encrypts and sends one message — a text, or an uploaded attachment with its caption (linked
-   * to the message by the server) — and returns the message as the server stored it.
+   * to the message by the server) — and returns the message as the server stored it. Called again
+   * with the `clientMessageId` of a send that failed (the member's Retry), it posts that send's very
+   * request again: the server may have stored it without answering, and a new encryption would be a
+   * second message.
    */
-  async send(receiverId: string, message: string | MessageContent): Promise<Message> {
+  async send(receiverId: string, message: string | MessageContent, clientMessageId = this.newMessageId()): Promise<Message> {
     const content = typeof message === 'string' ? { text: message } : message;
     const conversationId = conversationIdFor(this.options.self.id, receiverId);
     // One id for the message, kept through every resend. A 409 membership_changed says nothing was
     // stored under it, so the rotated resend may carry it too.
-    const clientMessageId = (this.options.newMessageId ?? (() => crypto.randomUUID()))();
     try {
+      const unsent = this.unsent.get(clientMessageId);
+      if (unsent) return await this.deliver(unsent);
       return await this.sendOnce(receiverId, conversationId, content, clientMessageId);
     } catch (error) {
       if (!isMembershipChanged(error)) throw error;
@@ -132,6 +138,11 @@ export class SenderKeys {
       this.invalidate(conversationId);
       return this.sendOnce(receiverId, conversationId, content, clientMessageId);
     }
+  }
+
+  /** A new id for a message (see {@link send}). */
+  newMessageId(): string {
+    return (this.options.newMessageId ?? (() => crypto.randomUUID()))();
   }
 
   private async sendOnce(receiverId: string, conversationId: string, content: MessageContent, clientMessageId: string): Promise<Message> {
@@ -167,14 +178,24 @@ export class SenderKeys {
    * answers with the message it stored rather than a second copy or a replay refusal. A new index
    * or a new encryption would be a second message.
    */
-  private async deliver(request: SendMessageRequest): Promise<Message> {
+  private async deliver(request: SendMessageRequest & { clientMessageId: string }): Promise<Message> {
     const delays = this.options.sendRetryDelaysMs ?? SEND_RETRY_DELAYS_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.options.api.sendMessage(request);
+        const message = await this.options.api.sendMessage(request);
+        this.unsent.delete(request.clientMessageId);
+        return message;
       } catch (error) {
         const delay = delays[attempt];
-        if (delay === undefined || !isTransientFailure(error)) throw error;
+        if (!isTransientFailure(error)) {
+          this.unsent.delete(request.clientMessageId);
+          throw error;
+        }
+        if (delay === undefined) {
+          // Perhaps stored without an answer: a retry must post exactly this again.
+          this.unsent.set(request.clientMessageId, request);
+          throw error;
+        }
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }

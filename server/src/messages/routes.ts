@@ -16,7 +16,7 @@ import { requireAuth } from '../access/policy';
 import { assertOwnEpoch } from '../access/rules';
 import type { AppContext } from '../context';
 import { conversationFor } from '../conversations/membership';
-import { membershipChanged, perMember } from '../conversations/routes';
+import { membershipChanged, perMember, sharesFor } from '../conversations/routes';
 import type { Db } from '../db/client';
 import { conversations, epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
@@ -64,7 +64,10 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     const hasMore = rows.length > q.limit;
     const page = rows.slice(0, q.limit);
     if (!q.after) page.reverse();
-    return { messages: page.map(toMessage), hasMore };
+    const epochIds = [...new Set(page.map((m) => m.epochId))];
+    // Only the caller's own shares (sharesFor filters on the recipient): never another member's.
+    const shares = epochIds.length ? await sharesFor(db, auth.user.id, epochIds) : [];
+    return { messages: page.map(toMessage), hasMore, shares };
   });
 
   serve(

@@ -1,11 +1,13 @@
 import { RecipientKeyError } from '@enclave/client';
-import { conversationIdFor, type PublicUser } from '@enclave/protocol';
+import { conversationIdFor, type MessageContent, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
+import { Search } from 'lucide-react';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
 import { useSocketState } from '../realtime/realtime-context';
+import { Button } from '../components/ui/Button';
 import { ApiError } from '../net/api-error';
 import { sendFile } from './attachments';
 import { BanDialog } from './BanDialog';
@@ -13,6 +15,7 @@ import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
 import { KeyChangeBanner } from './KeyChangeBanner';
+import { MessageSearch } from './MessageSearch';
 import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
@@ -52,6 +55,9 @@ function ChatScreen({ session }: { session: Session }) {
   const { ban, unban } = useModeration();
   const [banTarget, setBanTarget] = useState<PublicUser | null>(null);
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const [searching, setSearching] = useState(false);
+  // The message chosen in the search, in the conversation it was chosen in.
+  const [highlight, setHighlight] = useState<{ id: number; conversationId: string } | null>(null);
 
   // What the screens before said (registration, sign-in) is done with; left open, it would sit
   // over the conversation.
@@ -84,13 +90,30 @@ function ChatScreen({ session }: { session: Session }) {
   useChatRealtime(services, conversationId, notifications.onIncoming);
   const typing = useTyping(selfId, conversationId);
 
-  async function send(text: string, file: File | null) {
+  /**
+   * Sends (or, with the id of one that failed, retries) a message. A file is encrypted and
+   * uploaded first, its key then travelling in the encrypted message; a refused upload rejects (the
+   * composer keeps the file and says why, in the server's words). Past that it never rejects: a
+   * message that could not be sent stays in the list, marked, with Retry (chat-store.ts `Outgoing`).
+   */
+  async function send(text: string, file: File | null = null, localId = services.senderKeys.newMessageId()) {
+    const { store } = services;
+    let content: MessageContent = { text };
+    if (file) {
+      try {
+        content = { text, attachment: await sendFile(file, receiverId) };
+      } catch (error) {
+        console.error('upload failed', error);
+        const description = error instanceof ApiError && error.serverMessage ? error.serverMessage : error instanceof Error ? error.message : 'Failed to send the file';
+        toast({ title: 'Send Failed', description, tone: 'destructive' });
+        throw error;
+      }
+    }
+    store.sending(conversationId, localId, text);
     try {
-      // The file is encrypted and uploaded first; its key then travels in the encrypted message.
-      const content = file ? { text, attachment: await sendFile(file, receiverId) } : { text };
-      const message = await services.senderKeys.send(receiverId, content);
+      const message = await services.senderKeys.send(receiverId, content, localId);
       services.decryptor.addOwnMessage(message);
-      services.store.sent(message, content);
+      store.sent(message, content, localId);
       toast({
         title: 'Message Sent',
         description: peerId ? 'Encrypted message sent' : 'Message sent to channel',
@@ -98,11 +121,9 @@ function ChatScreen({ session }: { session: Session }) {
       });
     } catch (error) {
       console.error('send failed', error);
-      // The server's own words for a refused upload (size, quota, rate).
-      const description =
-        error instanceof RecipientKeyError ? error.message : error instanceof ApiError && error.serverMessage ? error.serverMessage : 'Failed to send message';
+      store.failed(conversationId, localId);
+      const description = error instanceof RecipientKeyError ? error.message : 'Failed to send message';
       toast({ title: 'Send Failed', description, tone: 'destructive' });
-      throw error;
     }
   }
 
@@ -141,6 +162,17 @@ function ChatScreen({ session }: { session: Session }) {
             pin={peer ? pins.get(peer.id) : undefined}
             socketState={socketState}
             onShowSafetyNumber={setSafetyNumberOf}
+            actions={
+              <Button
+                variant={searching ? 'secondary' : 'outline'}
+                size="icon"
+                aria-label="Search messages"
+                aria-pressed={searching}
+                onClick={() => setSearching(!searching)}
+              >
+                <Search aria-hidden="true" />
+              </Button>
+            }
             members={
               <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen} unread={unread.total}>
                 {memberList('drawer')}
@@ -149,12 +181,25 @@ function ChatScreen({ session }: { session: Session }) {
           />
           <KeyChangeBanner members={peer ? [peer] : (users.data ?? [])} pins={pins} onVerify={setSafetyNumberOf} />
           <SkippedRecipientsBanner skipped={services.skipped} conversationId={conversationId} />
+          {searching ? (
+            <MessageSearch
+              view={view}
+              nameOf={(id) => users.data?.find((u) => u.id === id)?.username ?? 'Unknown User'}
+              onChoose={(id) => setHighlight({ id, conversationId })}
+              onClose={() => setSearching(false)}
+            />
+          ) : null}
           <MessageList
             view={view}
             selfId={selfId}
             dm={peer ? { selfName: session.user.username, peerName } : null}
             onLoadOlder={() => void services.store.loadOlder(conversationId)}
+            outgoing={{
+              retry: (o) => void send(o.text, null, o.localId),
+              discard: (o) => services.store.discard(conversationId, o.localId),
+            }}
             dividerBeforeId={unread.dividerBeforeId}
+            highlight={highlight?.conversationId === conversationId ? highlight : null}
           />
           <TypingBar
             typingIds={typing.typingIds}

@@ -14,9 +14,11 @@ type ConversationHeaderProps = {
   onShowSafetyNumber: (userId: string) => void;
   /** The phone's way to the member list (hidden where the sidebar shows it). */
   members: ReactNode;
+  /** More of the conversation's own controls (search). */
+  actions?: ReactNode;
 };
 
-export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members }: ConversationHeaderProps) {
+export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members, actions }: ConversationHeaderProps) {
   return (
     <header className="grid gap-2 border-b border-border p-3 sm:p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -27,6 +29,7 @@ export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber,
           {pin?.verified ? <VerifiedMark className="size-4" /> : null}
         </h2>
         <div className="flex items-center gap-2">
+          {actions}
           {peer && pin ? (
             <Button variant="outline" size="sm" onClick={() => onShowSafetyNumber(peer.id)}>
               <Fingerprint aria-hidden="true" /> Safety number

@@ -11,7 +11,11 @@ type MessageInputProps = {
   /** Sending needs a live, authenticated socket (docs/spec.md §5). */
   connected: boolean;
   placeholder: string;
-  /** Resolves when the message is stored; rejects when it could not be sent. `file` is sent with the text as its caption. */
+  /**
+   * Resolves when the message is stored or has failed for good (then the list shows it with Retry:
+   * the composer is already empty for the next one). With a file (sent with the text as its
+   * caption), rejects when the upload is refused: the composer then keeps both.
+   */
   onSend: (text: string, file: File | null) => Promise<void>;
   /** Each edit of the text (typing indicators, use-typing.ts). */
   onType?: () => void;
@@ -31,13 +35,16 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     if (!canSend) return;
+    // The message is in the list (being sent) from now on, so the composer empties at once; one
+    // send at a time keeps them in the order they were written.
     setSending(true);
+    setText('');
     try {
       await onSend(text, file);
-      setText('');
       setFile(null);
     } catch {
-      // The page told the member; the text and file stay so they can be sent again.
+      // The upload was refused and the page said why: what was written stays, to send again.
+      setText(text);
     } finally {
       setSending(false);
     }

@@ -9,8 +9,14 @@
  * both as a frame and in a page is held once.
  */
 import type { DecryptResult } from '@enclave/client';
-import { limits, type HistoryResponse, type Message, type MessageContent } from '@enclave/protocol';
+import { limits, type EpochShare, type HistoryResponse, type Message, type MessageContent } from '@enclave/protocol';
 import type { HistoryParams } from '../net/http';
+
+/**
+ * A message of this member's not stored yet: being sent, or failed after the client's own resends
+ * (then kept, with its text, until the member retries or discards it: never silently lost).
+ */
+export type Outgoing = { localId: string; text: string; state: 'sending' | 'failed' };
 
 export type ConversationView = {
   /** Oldest first. */
@@ -19,18 +25,33 @@ export type ConversationView = {
   status: 'idle' | 'loading' | 'ready' | 'error';
   hasOlder: boolean;
   loadingOlder: boolean;
+  /** In the order they were written. */
+  outgoing: readonly Outgoing[];
 };
 
 export type ChatStoreOptions = {
+  /** The member: their own live messages settle what they are sending. */
+  selfId: string;
   history(params: HistoryParams): Promise<HistoryResponse>;
-  decrypt(messages: readonly Message[]): Promise<Map<number, DecryptResult>>;
+  /** `shares`: those a history answer carried for these messages (message-decryptor.ts). */
+  decrypt(messages: readonly Message[], shares?: readonly EpochShare[]): Promise<Map<number, DecryptResult>>;
+  /** The newest page: small, so that it is shown soon. */
   pageSize?: number;
+  /** Pages of older messages: large, so that reading back costs few round trips. */
+  olderPageSize?: number;
 };
 
 /** Bound on catch-up pages per reconnect; a longer absence pages in on the next open. */
 const MAX_CATCH_UP_PAGES = 50;
 
-const emptyView: ConversationView = { messages: [], results: new Map(), status: 'idle', hasOlder: false, loadingOlder: false };
+const emptyView: ConversationView = {
+  messages: [],
+  results: new Map(),
+  status: 'idle',
+  hasOlder: false,
+  loadingOlder: false,
+  outgoing: [],
+};
 
 type Conversation = {
   receiverId: string;
@@ -39,6 +60,7 @@ type Conversation = {
   status: ConversationView['status'];
   hasOlder: boolean;
   loadingOlder: boolean;
+  outgoing: Outgoing[];
   cursor: number;
   queue: Promise<void>;
   view: ConversationView;
@@ -89,16 +111,46 @@ export class ChatStore {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return undefined;
     await this.add(conversation, [message]);
-    return conversation.results.get(message.id);
+    const result = conversation.results.get(message.id);
+    // The frame of a message this member is still sending can come before the send's answer:
+    // the stored message takes the place of the one being sent, so it is never shown twice.
+    if (message.senderId === this.options.selfId && result?.status === 'ok') {
+      const same = conversation.outgoing.find((o) => o.state === 'sending' && o.text === result.text);
+      if (same) this.setOutgoing(conversation, conversation.outgoing.filter((o) => o !== same));
+    }
+    return result;
+  }
+
+  /** The member started sending `text` (shown as being sent until {@link sent} or {@link failed}). */
+  sending(conversationId: string, localId: string, text: string): void {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    const others = conversation.outgoing.filter((o) => o.localId !== localId);
+    this.setOutgoing(conversation, [...others, { localId, text, state: 'sending' }]);
   }
 
   /** The member's own message as the server stored it, with what they typed (and attached). */
-  sent(message: Message, content: MessageContent): void {
+  sent(message: Message, content: MessageContent, localId?: string): void {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return;
     conversation.results.set(message.id, { status: 'ok', ...content });
     conversation.resultsChanged = true;
+    conversation.outgoing = conversation.outgoing.filter((o) => o.localId !== localId);
     void this.add(conversation, [message]);
+  }
+
+  /** Sending failed for good: the message stays, marked, for a retry. */
+  failed(conversationId: string, localId: string): void {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    this.setOutgoing(conversation, conversation.outgoing.map((o) => (o.localId === localId ? { ...o, state: 'failed' } : o)));
+  }
+
+  /** The member gave up on a message that failed. */
+  discard(conversationId: string, localId: string): void {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    this.setOutgoing(conversation, conversation.outgoing.filter((o) => o.localId !== localId));
   }
 
   /** Pages back from the oldest message held. */
@@ -108,11 +160,11 @@ export class ChatStore {
     const oldest = Math.min(...conversation.messages.keys());
     this.update(conversation, { loadingOlder: true });
     try {
-      const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.pageSize });
-      // Decrypted before they are shown, and shown in one view with the button back: each view
-      // renders the whole list, and these rows are above what the reader is looking at.
+      const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.olderPageSize });
+      // Decrypted before they are shown, and shown in one view with the button back: these rows
+      // are above what the reader is looking at.
       const undecrypted = page.messages.filter((m) => !conversation.messages.has(m.id) && !conversation.results.has(m.id));
-      if (undecrypted.length) await this.decryptResults(conversation, undecrypted);
+      if (undecrypted.length) await this.decryptResults(conversation, undecrypted, page.shares);
       conversation.hasOlder = page.hasMore;
       this.insert(conversation, page.messages);
       conversation.loadingOlder = false;
@@ -140,6 +192,10 @@ export class ChatStore {
     return this.options.pageSize ?? limits.historyPageSize;
   }
 
+  private get olderPageSize(): number {
+    return this.options.olderPageSize ?? limits.historyMaxPageSize;
+  }
+
   private create(conversationId: string, receiverId: string): Conversation {
     const conversation: Conversation = {
       receiverId,
@@ -148,6 +204,7 @@ export class ChatStore {
       status: 'loading',
       hasOlder: false,
       loadingOlder: false,
+      outgoing: [],
       cursor: 0,
       queue: Promise.resolve(),
       view: emptyView,
@@ -173,24 +230,26 @@ export class ChatStore {
     const page = await this.options.history({ receiverId: conversation.receiverId, limit: this.pageSize });
     conversation.hasOlder = page.hasMore;
     this.markSynced(conversation, page.messages);
-    await this.add(conversation, page.messages);
+    await this.add(conversation, page.messages, page.shares);
   }
 
   private async catchUp(conversation: Conversation): Promise<void> {
     if (conversation.cursor === 0) return this.loadRecent(conversation);
     const fetched: Message[] = [];
+    const shares: EpochShare[] = [];
     let after = conversation.cursor;
     let complete = false;
     for (let page = 0; page < MAX_CATCH_UP_PAGES && !complete; page++) {
       const result = await this.options.history({ receiverId: conversation.receiverId, after, limit: this.pageSize });
       fetched.push(...result.messages);
+      shares.push(...result.shares);
       const last = result.messages.at(-1);
       complete = !result.hasMore || !last;
       if (last) after = last.id;
     }
     // Short of the end, the cursor still moves (pages are contiguous); the rest comes next time.
     this.markSynced(conversation, fetched);
-    await this.add(conversation, fetched);
+    await this.add(conversation, fetched, shares);
   }
 
   /** Moves the cursor over an HTTP answer (the only thing that moves it). */
@@ -199,11 +258,11 @@ export class ChatStore {
     conversation.status = 'ready';
   }
 
-  private async add(conversation: Conversation, messages: readonly Message[]): Promise<void> {
+  private async add(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
     const fresh = this.insert(conversation, messages);
     this.refreshView(conversation, { messages: fresh.length > 0 });
     const undecrypted = fresh.filter((m) => !conversation.results.has(m.id));
-    if (undecrypted.length) await this.decryptInto(conversation, undecrypted);
+    if (undecrypted.length) await this.decryptInto(conversation, undecrypted, shares);
   }
 
   /** Adds the messages not held yet (not shown until the next view); those it added. */
@@ -213,16 +272,21 @@ export class ChatStore {
     return fresh;
   }
 
-  private async decryptInto(conversation: Conversation, messages: readonly Message[]): Promise<void> {
-    await this.decryptResults(conversation, messages);
+  private async decryptInto(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
+    await this.decryptResults(conversation, messages, shares);
     this.refreshView(conversation);
   }
 
   /** Decrypts into the conversation's results, not shown yet. */
-  private async decryptResults(conversation: Conversation, messages: readonly Message[]): Promise<void> {
-    const results = await this.options.decrypt(messages);
+  private async decryptResults(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
+    const results = await this.options.decrypt(messages, shares);
     for (const [id, result] of results) conversation.results.set(id, result);
     conversation.resultsChanged = true;
+  }
+
+  private setOutgoing(conversation: Conversation, outgoing: Outgoing[]): void {
+    conversation.outgoing = outgoing;
+    this.refreshView(conversation);
   }
 
   private update(conversation: Conversation, patch: Partial<Pick<Conversation, 'status' | 'loadingOlder'>>): void {
@@ -242,6 +306,7 @@ export class ChatStore {
       status: conversation.status,
       hasOlder: conversation.hasOlder,
       loadingOlder: conversation.loadingOlder,
+      outgoing: conversation.outgoing,
     };
     conversation.resultsChanged = false;
     conversation.view = view;

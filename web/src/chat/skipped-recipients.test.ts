@@ -44,7 +44,7 @@ describe('members left out of an epoch', () => {
         timestamp: '2026-01-01T00:00:00.000Z',
       }),
       fetchShares: async () => [],
-      history: async () => ({ messages: [], hasMore: false }),
+      history: async () => ({ messages: [], hasMore: false, shares: [] }),
     };
     const session: Session = {
       user: { id: ALICE, username: 'alice', role: 'member', isCreatorAccount: false, joinedAt: '2026-01-01T00:00:00.000Z' },
