@@ -28,6 +28,19 @@ export async function changeDatabase(server: EnclaveServer, change: (db: PGlite)
   await server.start();
 }
 
+/** Every row of every table, as text (stops the server). */
+export async function dumpDatabase(server: EnclaveServer): Promise<string> {
+  return readDatabase(server, async (db) => {
+    const tables = await db.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema in ('public', 'drizzle')");
+    let dump = '';
+    for (const { table_name } of tables.rows) {
+      const rows = await db.query(`select * from "${table_name}"`).catch(() => db.query(`select * from drizzle."${table_name}"`));
+      dump += `${table_name}: ${JSON.stringify(rows.rows)}\n`;
+    }
+    return dump;
+  });
+}
+
 /** The PostgreSQL server of the production-path tests (docs/architecture.md §6). */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

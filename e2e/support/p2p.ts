@@ -1,9 +1,7 @@
 /** The P2P network page as a member uses it, and what the server kept, for the P2P story. */
 import { sessionResponseSchema } from '@enclave/protocol';
 import { expect, type Page } from '@playwright/test';
-import { readDatabase } from './database';
 import type { Member } from './members';
-import type { EnclaveServer } from './server';
 
 export const room = (page: Page) => page.getByRole('region', { name: 'Room' });
 export const roomLog = (page: Page) => room(page).getByRole('log', { name: 'Room messages' });
@@ -43,15 +41,4 @@ export async function userIdOf(member: Member): Promise<string> {
   return sessionResponseSchema.parse(await res.json()).user.id;
 }
 
-/** Every row of every table, as text (stops the server). */
-export async function dumpDatabase(server: EnclaveServer): Promise<string> {
-  return readDatabase(server, async (db) => {
-    const tables = await db.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema in ('public', 'drizzle')");
-    let dump = '';
-    for (const { table_name } of tables.rows) {
-      const rows = await db.query(`select * from "${table_name}"`).catch(() => db.query(`select * from drizzle."${table_name}"`));
-      dump += `${table_name}: ${JSON.stringify(rows.rows)}\n`;
-    }
-    return dump;
-  });
-}
+export { dumpDatabase } from './database';

@@ -8,6 +8,9 @@ import { errorCodes, SOCKET_PATH } from '@enclave/protocol';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAccessControl } from './access/policy';
+import { attachmentRoutes } from './attachments/routes';
+import { startSweeping } from './attachments/service';
+import { openAttachmentStore, type AttachmentStore } from './attachments/store';
 import { creatorRoutes } from './creator/routes';
 import { authRoutes } from './auth/routes';
 import { conversationRoutes } from './conversations/routes';
@@ -30,7 +33,7 @@ import type { Bus } from './realtime/bus';
 import { Gateway, onSocketError, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
-export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; close: () => Promise<void> };
+export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; close: () => Promise<void> };
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 /**
@@ -77,7 +80,9 @@ export async function buildApp(opts: {
   const blocks = new BlockList(db, app.log);
   blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
   await blocks.start(bus);
-  const ctx: AppContext = { db, config, gateway, blocks };
+  const attachmentStore = await openAttachmentStore(config.attachments.store, config.dataDir);
+  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore };
+  const stopSweeping = startSweeping(db, attachmentStore, { orphanAfterMs: config.attachments.orphanAfterMs, everyMs: config.attachments.sweepEveryMs, log: app.log });
   // Fails at once while Redis is away (the store then counts in memory), rather than queueing.
   // ioredis is loaded only when used: importing it costs a tenth of a second of every start.
   const rateLimitRedis = config.redisUrl
@@ -115,7 +120,8 @@ export async function buildApp(opts: {
         scriptSrc: ["'self'"],
         // Radix primitives position popovers with inline style attributes.
         styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
+        // blob: for attachments shown after decryption in the page (never a remote image).
+        imgSrc: ["'self'", 'data:', 'blob:'],
         connectSrc: ["'self'"],
         fontSrc: ["'self'"],
         objectSrc: ["'none'"],
@@ -179,6 +185,7 @@ export async function buildApp(opts: {
   await app.register(userRoutes, { ctx });
   await app.register(conversationRoutes, { ctx });
   await app.register(messageRoutes, { ctx });
+  await app.register(attachmentRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
   await app.register(securityRoutes, { ctx });
   await app.register(p2pRoutes, { ctx });
@@ -189,6 +196,7 @@ export async function buildApp(opts: {
     app,
     gateway,
     blocks,
+    attachments: attachmentStore,
     /**
      * Drains: stops accepting connections, closes sockets with 1001, answers what is in flight
      * (Fastify waits for it), then removes this instance's presence and writes the security events
@@ -199,6 +207,8 @@ export async function buildApp(opts: {
       await app.close();
       await gateway.close().catch((err: unknown) => app.log.warn({ err }, 'could not clear this instance’s presence'));
       await blocks.close();
+      stopSweeping();
+      await attachmentStore.close();
       // Repeats of security events held in memory (security/events.ts), before the database closes.
       await flushSecurityEvents(db);
       rateLimitRedis?.disconnect();

@@ -125,6 +125,15 @@ const envSchema = z.object({
   BREACH_POLICY: breachPolicySchema.default('log'),
   /** STUN/TURN servers the web app's peer connections use (P2P network); see docs/operations.md. */
   ICE_SERVERS: iceServersEnv,
+  /** Attachment ciphertext each member may keep stored, in MiB (docs/operations.md §2). */
+  ATTACHMENT_QUOTA_MB: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  /** Set: attachments go to this S3 bucket (several instances) instead of DATA_DIR/attachments. */
+  ATTACHMENTS_S3_BUCKET: z.string().min(3).max(63).optional(),
+  /** An S3-compatible service's URL (MinIO, Ceph, …); unset: AWS S3 itself. */
+  ATTACHMENTS_S3_ENDPOINT: z.url({ message: 'ATTACHMENTS_S3_ENDPOINT must be a URL such as https://s3.example.org' }).optional(),
+  ATTACHMENTS_S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Prepended to every object key, so that a bucket can be shared. */
+  ATTACHMENTS_S3_PREFIX: z.string().regex(/^[A-Za-z0-9_./-]{0,128}$/, 'ATTACHMENTS_S3_PREFIX may hold letters, digits and _ . / - only').default('attachments/'),
   /** coturn's static-auth-secret: members get short-lived credentials for the turn: URLs (p2p/turn.ts). */
   TURN_SECRET: z.string().min(16, 'TURN_SECRET must be at least 16 characters (coturn static-auth-secret)').optional(),
   /** Requests and socket tasks working on the database at once, past which this instance answers 503 (http/overload.ts). */
@@ -133,6 +142,25 @@ const envSchema = z.object({
   path: ['TURN_SECRET'],
   message: 'TURN_SECRET is set but ICE_SERVERS lists no turn: or turns: URL to use it with',
 });
+
+/**
+ * Where attachment ciphertext lives: files under DATA_DIR/attachments (one machine), or an
+ * S3-compatible bucket every instance reaches. S3 credentials come from the AWS SDK's usual
+ * sources (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, an instance role), never from
+ * this configuration; tests pass theirs explicitly.
+ */
+export const attachmentStoreConfigSchema = z.union([
+  z.strictObject({ kind: z.literal('local') }),
+  z.strictObject({
+    kind: z.literal('s3'),
+    bucket: z.string(),
+    region: z.string(),
+    endpoint: z.string().optional(),
+    prefix: z.string(),
+    credentials: z.strictObject({ accessKeyId: z.string(), secretAccessKey: z.string() }).optional(),
+  }),
+]);
+export type AttachmentStoreConfig = z.infer<typeof attachmentStoreConfigSchema>;
 
 export const configSchema = z.object({
   port: z.number(),
@@ -156,6 +184,15 @@ export const configSchema = z.object({
   breachPolicy: breachPolicySchema,
   /** STUN/TURN URLs handed to members for WebRTC (GET /api/p2p/config). */
   iceServers: z.array(z.string()),
+  attachments: z.object({
+    store: attachmentStoreConfigSchema,
+    /** Bytes of ciphertext a member may keep stored (linked or not). */
+    quotaBytes: z.number().int().positive(),
+    /** An upload no message linked within this long is deleted by the sweep. */
+    orphanAfterMs: z.number().int().positive(),
+    /** How often each instance sweeps. */
+    sweepEveryMs: z.number().int().positive(),
+  }),
   /** Shared with the TURN server (coturn use-auth-secret) to mint members' short-lived credentials. */
   turnSecret: z.string().optional(),
   /** Database work in flight at once (MAX_IN_FLIGHT), past which requests are refused with 503 and Retry-After. */
@@ -175,6 +212,10 @@ export const configSchema = z.object({
     masterKey: limitSchema,
     /** Client breach reports (a public route). */
     breach: limitSchema,
+    /** Attachment uploads per member (each up to 10 MiB). */
+    attachmentUpload: limitSchema,
+    /** Attachment downloads per member (a page of history may show dozens of images). */
+    attachmentDownload: limitSchema,
   }),
 });
 export type Config = z.infer<typeof configSchema>;
@@ -195,7 +236,14 @@ export const defaultRateLimits: Config['rateLimits'] = {
   masterKey: { max: 5, windowMs: 60_000 },
   // A client reports once per detection burst; more is a flood of the events table.
   breach: { max: 10, windowMs: 60_000 },
+  // 30 files of 10 MiB a minute is already far more than a person sends.
+  attachmentUpload: { max: 30, windowMs: 60_000 },
+  attachmentDownload: { max: 600, windowMs: 60_000 },
 };
+
+/** Uploads no message linked are deleted after an hour, looked for every ten minutes. */
+export const ATTACHMENT_ORPHAN_MS = 60 * 60 * 1000;
+export const ATTACHMENT_SWEEP_MS = 10 * 60 * 1000;
 
 /**
  * The limits with no window longer than `capMs` (RATE_LIMIT_WINDOW_MS): the same counts over a
@@ -214,6 +262,8 @@ export function rateLimitsWithWindowCap(limits: Config['rateLimits'], capMs: num
     epoch: capped(limits.epoch),
     masterKey: capped(limits.masterKey),
     breach: capped(limits.breach),
+    attachmentUpload: capped(limits.attachmentUpload),
+    attachmentDownload: capped(limits.attachmentDownload),
   };
 }
 
@@ -238,6 +288,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: webDistDir,
     breachPolicy: e.BREACH_POLICY,
     iceServers: e.ICE_SERVERS,
+    attachments: {
+      store: e.ATTACHMENTS_S3_BUCKET
+        ? { kind: 's3', bucket: e.ATTACHMENTS_S3_BUCKET, region: e.ATTACHMENTS_S3_REGION, endpoint: e.ATTACHMENTS_S3_ENDPOINT, prefix: e.ATTACHMENTS_S3_PREFIX }
+        : { kind: 'local' },
+      quotaBytes: e.ATTACHMENT_QUOTA_MB * 1024 * 1024,
+      orphanAfterMs: ATTACHMENT_ORPHAN_MS,
+      sweepEveryMs: ATTACHMENT_SWEEP_MS,
+    },
     turnSecret: e.TURN_SECRET,
     maxInFlight: e.MAX_IN_FLIGHT,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),

@@ -75,7 +75,9 @@ function setup(shares: EpochShare[]) {
       decryptMessage: async ({ encryptedContent }) => {
         if (encryptedContent === 'tampered') throw new FakeCryptoError('bad_signature');
         if (encryptedContent === 'garbage') throw new FakeCryptoError('decrypt_failed');
-        return encryptedContent.replace(/^plain:/, '');
+        // `body:<json>` stands for an envelope v2, `plain:<text>` for a text.
+        if (encryptedContent.startsWith('body:')) return { version: 2, plaintext: encryptedContent.slice(5) };
+        return { version: 1, plaintext: encryptedContent.replace(/^plain:/, '') };
       },
     },
   });
@@ -174,6 +176,16 @@ describe('MessageDecryptor', () => {
     const t = setup([share(1)]);
     const results = await t.decryptor.decrypt([message(1, 1, { encryptedContent: `plain:${'x'.repeat(501)}` })]);
     expect(results.get(1)?.status).toBe('unreadable');
+  });
+
+  it('reads an attachment body as its caption and reference, and a malformed body as unreadable', async () => {
+    const t = setup([share(1)]);
+    const attachment = { id: epochId(9), key: `${'A'.repeat(43)}=`, iv: 'A'.repeat(16), sha256: `${'B'.repeat(43)}=`, name: 'a.png', type: 'image/png', size: 3 };
+    const body = JSON.stringify({ v: 2, attachment, caption: 'look' });
+    const broken = JSON.stringify({ v: 2, attachment: { ...attachment, key: 'x' }, caption: 'look' });
+    const results = await t.decryptor.decrypt([message(1, 1, { encryptedContent: `body:${body}` }), message(2, 1, { index: 1, encryptedContent: `body:${broken}` })]);
+    expect(results.get(1)).toEqual({ status: 'ok', text: 'look', attachment });
+    expect(results.get(2)).toEqual({ status: 'unreadable', retryable: false });
   });
 
   it('tries again after a failed share fetch', async () => {

@@ -5,12 +5,13 @@
  * every message costs one AES decryption and one signature check.
  */
 import type { Epoch, decryptMessage, openEpochShare } from '@enclave/crypto';
-import { limits, type EpochShare, type Message } from '@enclave/protocol';
+import { decodeContent, limits, type AttachmentRef, type EpochShare, type Message } from '@enclave/protocol';
 import { KEY_CHANGED, type KeyChanged } from './key-trust';
 
 /** What became of one message. */
 export type DecryptResult =
-  | { status: 'ok'; text: string }
+  /** `text`: the message, or an attachment's caption (possibly empty). */
+  | { status: 'ok'; text: string; attachment?: AttachmentRef }
   /** `retryable`: the failure may pass (network, sender's keys not loaded yet). */
   | { status: 'unreadable'; retryable: boolean }
   /** The signature does not hold: possibly forged, never shown as the sender's text. */
@@ -181,9 +182,9 @@ export class MessageDecryptor {
     const senderVerifyKey = await this.options.verifyKeyFor(message.senderId);
     if (!senderVerifyKey) return unreadableForNow;
     if (senderVerifyKey === KEY_CHANGED) return unverified;
-    let text: string;
+    let opened: Awaited<ReturnType<typeof decryptMessage>>;
     try {
-      text = await this.options.crypto.decryptMessage({
+      opened = await this.options.crypto.decryptMessage({
         epoch,
         index: message.index,
         encryptedContent: message.encryptedContent,
@@ -192,8 +193,12 @@ export class MessageDecryptor {
     } catch (error) {
       return cryptoErrorKind(error) === 'bad_signature' ? badSignature : unreadable;
     }
-    // Decrypted plaintext is outside input too: no real client sends more than the limit.
-    if (text.length > limits.messageMaxChars) return unreadable;
-    return { status: 'ok', text };
+    // Decrypted plaintext is outside input too: parsed (a text within the limit, a body by its
+    // schema), since no real client sends anything else.
+    try {
+      return { status: 'ok', ...decodeContent(opened) };
+    } catch {
+      return unreadable;
+    }
   }
 }

@@ -74,7 +74,7 @@ function setup(
       const epoch: Epoch = { epochId, conversationId, senderId, membershipVersion, chainKey: {} as CryptoKey };
       return { epoch, shares: recipients.map((r) => ({ recipientId: r.id, wrappedKey: `w-${r.id}`, signature: 's' })) };
     },
-    encryptMessage: async ({ epoch, index, plaintext }) => `${epoch.epochId}/${index}/${plaintext}`,
+    encryptMessage: async ({ epoch, index, plaintext, version = 1 }) => `${epoch.epochId}/${index}/v${version}/${plaintext}`,
   };
 
   const created: Epoch[] = [];
@@ -144,6 +144,18 @@ describe('SenderKeys', () => {
     expect(t.calls.sends.map((s) => s.index)).toEqual([0, 1]);
     expect(t.calls.sends[0]?.epochId).toBe(t.calls.epochs[0]?.epochId);
     expect(t.created).toHaveLength(1);
+  });
+
+  it('sends an attachment as a v2 body with its caption, and names it for the server to link', async () => {
+    const t = setup();
+    const attachment = { id: '00000000-0000-4000-8000-0000000000aa', key: 'k', iv: 'i', sha256: 'h', name: 'a.png', type: 'image/png', size: 3 };
+    await t.keys.send('all', { text: 'look', attachment });
+    await t.keys.send('all', 'plain');
+    const [withFile, text] = t.calls.sends;
+    expect(withFile?.attachmentIds).toEqual([attachment.id]);
+    expect(withFile?.encryptedContent).toBe(`${withFile?.epochId}/0/v2/${JSON.stringify({ v: 2, attachment, caption: 'look' })}`);
+    expect(text?.attachmentIds).toBeUndefined();
+    expect(text?.encryptedContent).toMatch(/\/1\/v1\/plain$/);
   });
 
   it('uploads one share per member at the version the server gave', async () => {

@@ -14,7 +14,9 @@
 import type { Epoch, createEpoch, encryptMessage } from '@enclave/crypto';
 import {
   conversationIdFor,
+  encodeContent,
   limits,
+  type MessageContent,
   type ConversationMembersResponse,
   type CreateEpochRequest,
   type Message,
@@ -86,6 +88,7 @@ type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
  * ```ts
  * const senderKeys = new SenderKeys({ self, signKey, api, crypto: { createEpoch, encryptMessage }, trust });
  * const message = await senderKeys.send('all', 'hello');
+ * const photo = await senderKeys.send(peerId, { text: 'caption', attachment });
  * ```
  */
 export class SenderKeys {
@@ -115,24 +118,26 @@ export class SenderKeys {
   }
 
   /**
-   * Encrypts and sends one text message; returns the message as the server stored it. Called again
+   * Encrypts and sends one message — a text, or an uploaded attachment with its caption (linked
+   * to the message by the server) — and returns the message as the server stored it. Called again
    * with the `clientMessageId` of a send that failed (the member's Retry), it posts that send's very
    * request again: the server may have stored it without answering, and a new encryption would be a
    * second message.
    */
-  async send(receiverId: string, plaintext: string, clientMessageId = this.newMessageId()): Promise<Message> {
+  async send(receiverId: string, message: string | MessageContent, clientMessageId = this.newMessageId()): Promise<Message> {
+    const content = typeof message === 'string' ? { text: message } : message;
     const conversationId = conversationIdFor(this.options.self.id, receiverId);
     // One id for the message, kept through every resend. A 409 membership_changed says nothing was
     // stored under it, so the rotated resend may carry it too.
     try {
       const unsent = this.unsent.get(clientMessageId);
       if (unsent) return await this.deliver(unsent);
-      return await this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
+      return await this.sendOnce(receiverId, conversationId, content, clientMessageId);
     } catch (error) {
       if (!isMembershipChanged(error)) throw error;
       // The epoch was made for an older member set: rotate and resend exactly once.
       this.invalidate(conversationId);
-      return this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
+      return this.sendOnce(receiverId, conversationId, content, clientMessageId);
     }
   }
 
@@ -141,7 +146,7 @@ export class SenderKeys {
     return (this.options.newMessageId ?? (() => crypto.randomUUID()))();
   }
 
-  private async sendOnce(receiverId: string, conversationId: string, plaintext: string, clientMessageId: string): Promise<Message> {
+  private async sendOnce(receiverId: string, conversationId: string, content: MessageContent, clientMessageId: string): Promise<Message> {
     let state = await this.currentEpoch(receiverId, conversationId);
     // Another send may have taken the last index while this one waited; indexes are taken
     // synchronously here so that two sends never share one.
@@ -154,7 +159,7 @@ export class SenderKeys {
     const encryptedContent = await this.options.crypto.encryptMessage({
       epoch: state.epoch,
       index,
-      plaintext,
+      ...encodeContent(content),
       signKey: this.options.signKey,
     });
     return this.deliver({
@@ -164,6 +169,7 @@ export class SenderKeys {
       encryptedContent,
       messageType: 'text',
       clientMessageId,
+      ...(content.attachment ? { attachmentIds: [content.attachment.id] } : {}),
     });
   }
 

@@ -113,6 +113,33 @@ function safetyNumberVector() {
   return { fingerprintA: a!, fingerprintB: b!, safetyNumber: sixtyDigits(digest) };
 }
 
+function attachmentVector() {
+  const key = fixedBytes('attachment key', 32);
+  const iv = fixedBytes('attachment iv', 12);
+  // Not a multiple of the AES block, with every byte value in it.
+  const plaintext = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), fixedBytes('attachment plaintext', 45)]);
+  const ciphertext = aesGcm(key, iv, plaintext, Buffer.from('enclave/attachment/v1', 'utf8'));
+  return {
+    keyBase64: key.toString('base64'),
+    ivBase64: iv.toString('base64'),
+    plaintextHex: plaintext.toString('hex'),
+    ciphertextBase64: ciphertext.toString('base64'),
+    sha256Base64: createHash('sha256').update(ciphertext).digest('base64'),
+  };
+}
+
+function bodyMessageVector() {
+  // A v2 (structured body) message differs from v1 only by its context in the associated data.
+  const chainKey = fixedBytes('chain key', 32);
+  const [conversationId, senderId, epochId, index] = ['general', '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', '0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b', 3];
+  const plaintext = JSON.stringify({ v: 2, caption: 'a body' });
+  const iv = fixedBytes('message iv', 12);
+  const info = Buffer.concat([Buffer.from('msg', 'utf8'), Buffer.from([0, 0, 0, index])]);
+  const key = Buffer.from(hkdfSync('sha256', chainKey, Buffer.alloc(0), info, 32));
+  const aad = Buffer.from(JSON.stringify(['enclave/msg/v2', conversationId, senderId, epochId, index]), 'utf8');
+  return { index, plaintext, aadHex: aad.toString('hex'), ctBase64: aesGcm(key, iv, Buffer.from(plaintext, 'utf8'), aad).toString('base64') };
+}
+
 const vectors = {
   generatedBy: 'packages/crypto/scripts/make-vectors.ts (node:crypto); do not edit by hand',
   loginKey: ['login token 1', 'login token 2', 'login token 3'].map((label) => {
@@ -121,6 +148,8 @@ const vectors = {
   }),
   bundle: bundleVector(),
   message: messageVector(),
+  bodyMessage: bodyMessageVector(),
+  attachment: attachmentVector(),
   fingerprint: fingerprintVector(),
   safetyNumber: safetyNumberVector(),
 };

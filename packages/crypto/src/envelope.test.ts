@@ -7,24 +7,27 @@ const sig = new Uint8Array(64).fill(3);
 
 describe('serializeEnvelope', () => {
   it('writes exactly v, iv, ct, sig in that order, with a 16-character iv', () => {
-    const json = serializeEnvelope({ iv, ct, sig });
-    const parsed = JSON.parse(json) as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(['v', 'iv', 'ct', 'sig']);
-    expect(parsed.v).toBe(1);
-    expect(parsed.iv).toHaveLength(16);
-    expect(parseEnvelope(json)).toEqual({ iv, ct, sig });
+    for (const v of [1, 2] as const) {
+      const json = serializeEnvelope({ v, iv, ct, sig });
+      const parsed = JSON.parse(json) as Record<string, unknown>;
+      expect(Object.keys(parsed)).toEqual(['v', 'iv', 'ct', 'sig']);
+      expect(parsed.v).toBe(v);
+      expect(parsed.iv).toHaveLength(16);
+      expect(parseEnvelope(json)).toEqual({ v, iv, ct, sig });
+    }
   });
 });
 
 describe('parseEnvelope', () => {
-  const good = JSON.parse(serializeEnvelope({ iv, ct, sig })) as Record<string, unknown>;
+  const good = JSON.parse(serializeEnvelope({ v: 1, iv, ct, sig })) as Record<string, unknown>;
 
   it('refuses anything but the exact shape as malformed', () => {
     const bad: unknown[] = [
       'not json',
       null,
       [],
-      { ...good, v: 2 },
+      { ...good, v: 3 },
+      { ...good, v: '1' },
       { ...good, extra: true },
       { v: good.v, iv: good.iv, ct: good.ct },
       { ...good, iv: 'AQEBAQEBAQEBAQE=' }, // 11 bytes

@@ -18,3 +18,6 @@ export { fingerprint, safetyNumber } from './fingerprint';
 export { createEpoch, openEpochShare } from './sender-keys';
 export type { Epoch, EpochShareUpload, EpochShareInput } from './sender-keys';
 export { encryptMessage, decryptMessage } from './message';
+export type { MessagePlaintext } from './message';
+export { encryptAttachment, decryptAttachment } from './attachment';
+export type { EncryptedAttachment } from './attachment';

@@ -74,17 +74,27 @@ describe('known answers (node:crypto vectors)', () => {
   it('decrypts the node:crypto ciphertexts once signed', async () => {
     for (const c of v.cases) {
       const encryptedContent = await signed(vectorEpoch, c.index, fromHex(v.ivHex), fromBase64(c.ctBase64), alice.signKey);
-      expect(await decryptMessage({ epoch: vectorEpoch, index: c.index, encryptedContent, senderVerifyKey: alice.verifyKey })).toBe(
-        v.plaintext,
-      );
+      expect(await decryptMessage({ epoch: vectorEpoch, index: c.index, encryptedContent, senderVerifyKey: alice.verifyKey })).toEqual({
+        version: 1,
+        plaintext: v.plaintext,
+      });
     }
+  });
+
+  it('binds a v2 body under its own context, as node:crypto computed', async () => {
+    const b = vectors.bodyMessage;
+    expect(toHex(messageAad(vectorEpoch, b.index, 2))).toBe(b.aadHex);
+    const ct = await encryptMessageBody({ epoch: vectorEpoch, index: b.index, plaintext: b.plaintext, version: 2, iv: fromHex(v.ivHex) });
+    expect(toBase64(ct)).toBe(b.ctBase64);
   });
 });
 
 describe('encryptMessage and decryptMessage', () => {
   const roundTrip = async (plaintext: string, index = 0): Promise<string> => {
     const encryptedContent = await encryptMessage({ epoch, index, plaintext, signKey: alice.signKey });
-    return decryptMessage({ epoch, index, encryptedContent, senderVerifyKey: alice.verifyKey });
+    const opened = await decryptMessage({ epoch, index, encryptedContent, senderVerifyKey: alice.verifyKey });
+    expect(opened.version).toBe(1);
+    return opened.plaintext;
   };
 
   it('round-trips ASCII, non-ASCII, emoji, the empty message and exactly 500 characters', async () => {
@@ -100,6 +110,16 @@ describe('encryptMessage and decryptMessage', () => {
     expect(e.iv).toMatch(/^[A-Za-z0-9+/]{16}$/);
     expect(fromBase64(e.sig)).toHaveLength(64);
     expect(encryptedContent.length).toBeLessThanOrEqual(4096);
+  });
+
+  it('round-trips a v2 body of 8,192 UTF-8 bytes and refuses one byte more', async () => {
+    const body = JSON.stringify({ caption: 'é'.repeat(4084) + 'x'.repeat(10) });
+    expect(utf8(body).length).toBe(8192);
+    const encryptedContent = await encryptMessage({ epoch, index: 12, plaintext: body, version: 2, signKey: alice.signKey });
+    expect((JSON.parse(encryptedContent) as Envelope).v).toBe(2);
+    expect(encryptedContent.length).toBeLessThanOrEqual(12 * 1024);
+    expect(await decryptMessage({ epoch, index: 12, encryptedContent, senderVerifyKey: alice.verifyKey })).toEqual({ version: 2, plaintext: body });
+    await expect(encryptMessage({ epoch, index: 13, plaintext: `${body} `, version: 2, signKey: alice.signKey })).rejects.toMatchObject({ kind: 'too_long' });
   });
 
   it('uses a fresh IV for every message', async () => {
@@ -129,7 +149,13 @@ describe('encryptMessage and decryptMessage', () => {
     });
 
     it('opens untouched', async () => {
-      expect(await open({})).toBe('meet at noon');
+      expect(await open({})).toEqual({ version: 1, plaintext: 'meet at noon' });
+    });
+
+    it('reports a text relabelled as a v2 body (or the reverse) as bad_signature: the version is signed', async () => {
+      await expect(open({ encryptedContent: edit(sent, (e) => (e.v = 2)) })).rejects.toMatchObject({ kind: 'bad_signature' });
+      const body = await encryptMessage({ epoch, index: 7, plaintext: '{}', version: 2, signKey: alice.signKey });
+      await expect(open({ encryptedContent: edit(body, (e) => (e.v = 1)) })).rejects.toMatchObject({ kind: 'bad_signature' });
     });
 
     it('reports a flipped ciphertext bit as bad_signature, since the signature covers it', async () => {
@@ -174,7 +200,7 @@ describe('encryptMessage and decryptMessage', () => {
     });
 
     it('reports a broken envelope or index as malformed', async () => {
-      for (const encryptedContent of ['', '{}', '[1]', edit(sent, (e) => (e.v = 2)), edit(sent, (e) => (e.iv = e.iv.slice(4)))]) {
+      for (const encryptedContent of ['', '{}', '[1]', edit(sent, (e) => (e.v = 3)), edit(sent, (e) => (e.iv = e.iv.slice(4)))]) {
         await expect(open({ encryptedContent })).rejects.toMatchObject({ kind: 'malformed' });
       }
       await expect(open({ index: 100 })).rejects.toMatchObject({ kind: 'malformed' });

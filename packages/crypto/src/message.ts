@@ -3,20 +3,37 @@ import { utf8 } from './encoding';
 import { concatBytes, randomBytes } from './bytes';
 import { ecdsaSha256, IV_BYTES } from './algorithms';
 import { checkMessageIndex, deriveMessageKey } from './message-key';
-import { parseEnvelope, serializeEnvelope } from './envelope';
+import { parseEnvelope, serializeEnvelope, type EnvelopeVersion } from './envelope';
 import type { Epoch } from './sender-keys';
 
 // The UI's counter counts UTF-16 code units (string .length); it mirrors
 // `limits.messageMaxChars` of @enclave/protocol, which this package may not depend on.
 const MAX_CHARS = 500;
-const MESSAGE_CONTEXT = 'enclave/msg/v1';
+// A structured body (v2) is counted in UTF-8 bytes: `limits.messageBodyMaxBytes`.
+const MAX_BODY_BYTES = 8192;
+/** Per envelope version: v1 keeps the context every stored text message was made under. */
+const MESSAGE_CONTEXT: Record<EnvelopeVersion, string> = { 1: 'enclave/msg/v1', 2: 'enclave/msg/v2' };
+
+/** What a message's envelope carries: its version and the plaintext (a text, or a body's JSON). */
+export type MessagePlaintext = { version: EnvelopeVersion; plaintext: string };
 
 /**
- * Associated data of message `index`: binds the ciphertext to its conversation, sender, epoch
- * and position, so the server cannot move, reattribute or reorder it. Internal.
+ * Associated data of message `index`: binds the ciphertext to its conversation, sender, epoch,
+ * position and envelope version, so the server cannot move, reattribute, reorder it or pass a
+ * body off as text. Internal.
  */
-export function messageAad(epoch: Pick<Epoch, 'conversationId' | 'senderId' | 'epochId'>, index: number): Uint8Array<ArrayBuffer> {
-  return utf8(JSON.stringify([MESSAGE_CONTEXT, epoch.conversationId, epoch.senderId, epoch.epochId, index]));
+export function messageAad(
+  epoch: Pick<Epoch, 'conversationId' | 'senderId' | 'epochId'>,
+  index: number,
+  version: EnvelopeVersion = 1,
+): Uint8Array<ArrayBuffer> {
+  return utf8(JSON.stringify([MESSAGE_CONTEXT[version], epoch.conversationId, epoch.senderId, epoch.epochId, index]));
+}
+
+/** @throws CryptoError('too_long') past the version's limit. */
+function checkLength({ version, plaintext }: MessagePlaintext): void {
+  if (version === 1 && plaintext.length > MAX_CHARS) throw new CryptoError('too_long', `message exceeds ${MAX_CHARS} characters`);
+  if (version === 2 && utf8(plaintext).length > MAX_BODY_BYTES) throw new CryptoError('too_long', `message body exceeds ${MAX_BODY_BYTES} bytes`);
 }
 
 /**
@@ -27,13 +44,14 @@ export async function encryptMessageBody(args: {
   epoch: Epoch;
   index: number;
   plaintext: string;
+  version?: EnvelopeVersion;
   iv: Uint8Array<ArrayBuffer>;
 }): Promise<Uint8Array<ArrayBuffer>> {
-  const { epoch, index, plaintext, iv } = args;
-  if (plaintext.length > MAX_CHARS) throw new CryptoError('too_long', `message exceeds ${MAX_CHARS} characters`);
+  const { epoch, index, plaintext, iv, version = 1 } = args;
+  checkLength({ version, plaintext });
   checkMessageIndex(index);
   const key = await deriveMessageKey(epoch.chainKey, index, 'encrypt');
-  const aad = messageAad(epoch, index);
+  const aad = messageAad(epoch, index, version);
   return new Uint8Array(
     await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: aad }, key, utf8(plaintext)),
   );
@@ -42,9 +60,10 @@ export async function encryptMessageBody(args: {
 /**
  * Encrypt and sign message `index` of the sender's current epoch, giving the `encryptedContent`
  * string to send: `{"v":1,"iv":…,"ct":…,"sig":…}`. Sending costs one AES encryption and one
- * signature whatever the number of members.
+ * signature whatever the number of members. `version` 1 (the default) carries a text message;
+ * 2 a structured body (JSON from @enclave/protocol's `encodeContent`).
  *
- * @throws CryptoError('too_long') when `plaintext.length` exceeds 500.
+ * @throws CryptoError('too_long') when a text exceeds 500 characters or a body 8,192 UTF-8 bytes.
  * @throws CryptoError('malformed') when `index` is not an integer 0..99 (the epoch must be rotated).
  * @example
  * ```ts
@@ -55,31 +74,34 @@ export async function encryptMessage(args: {
   epoch: Epoch;
   index: number;
   plaintext: string;
+  version?: EnvelopeVersion;
   signKey: CryptoKey;
 }): Promise<string> {
-  const { epoch, index, plaintext, signKey } = args;
+  const { epoch, index, plaintext, signKey, version = 1 } = args;
   const iv = randomBytes(IV_BYTES);
-  const ct = await encryptMessageBody({ epoch, index, plaintext, iv });
+  const ct = await encryptMessageBody({ epoch, index, plaintext, version, iv });
   const sig = new Uint8Array(
-    await crypto.subtle.sign(ecdsaSha256, signKey, concatBytes(messageAad(epoch, index), iv, ct)),
+    await crypto.subtle.sign(ecdsaSha256, signKey, concatBytes(messageAad(epoch, index, version), iv, ct)),
   );
-  return serializeEnvelope({ iv, ct, sig });
+  return serializeEnvelope({ v: version, iv, ct, sig });
 }
 
 /**
  * Verify and decrypt one message. The signature is checked first, over the AAD rebuilt from the
- * epoch the reader holds and the index the server reports, so a message moved to another
- * conversation, epoch or position fails as `bad_signature` and is never shown as trusted.
+ * epoch the reader holds, the index the server reports and the envelope's version, so a message
+ * moved to another conversation, epoch or position, or relabelled, fails as `bad_signature` and
+ * is never shown as trusted. The result says which version it was: a v2 plaintext is a body for
+ * @enclave/protocol's `decodeContent`.
  *
  * @throws CryptoError('malformed') on an envelope of the wrong shape, a bad index, or a body that
  *   is not UTF-8.
  * @throws CryptoError('bad_signature') when the sender did not sign this envelope in this place.
  * @throws CryptoError('decrypt_failed') when the signed ciphertext does not open with this epoch.
- * @throws CryptoError('too_long') when the signed plaintext exceeds 500 characters, which only a
+ * @throws CryptoError('too_long') when the signed plaintext exceeds its version's limit, which only a
  *   misbehaving client can produce.
  * @example
  * ```ts
- * const text = await decryptMessage({ epoch, index: m.index, encryptedContent: m.encryptedContent, senderVerifyKey });
+ * const { version, plaintext } = await decryptMessage({ epoch, index: m.index, encryptedContent: m.encryptedContent, senderVerifyKey });
  * ```
  */
 export async function decryptMessage(args: {
@@ -87,11 +109,11 @@ export async function decryptMessage(args: {
   index: number;
   encryptedContent: string;
   senderVerifyKey: CryptoKey;
-}): Promise<string> {
+}): Promise<MessagePlaintext> {
   const { epoch, index, encryptedContent, senderVerifyKey } = args;
   checkMessageIndex(index);
-  const { iv, ct, sig } = parseEnvelope(encryptedContent);
-  const aad = messageAad(epoch, index);
+  const { v: version, iv, ct, sig } = parseEnvelope(encryptedContent);
+  const aad = messageAad(epoch, index, version);
   const valid = await translateErrors('bad_signature', 'message signature does not verify', () =>
     crypto.subtle.verify(ecdsaSha256, senderVerifyKey, sig, concatBytes(aad, iv, ct)),
   );
@@ -106,6 +128,7 @@ export async function decryptMessage(args: {
   } catch {
     throw new CryptoError('malformed', 'message body is not UTF-8');
   }
-  if (plaintext.length > MAX_CHARS) throw new CryptoError('too_long', `message exceeds ${MAX_CHARS} characters`);
-  return plaintext;
+  const message = { version, plaintext };
+  checkLength(message);
+  return message;
 }

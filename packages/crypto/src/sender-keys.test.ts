@@ -92,7 +92,7 @@ describe('openEpochShare', () => {
     // Same chain key: what one encrypts under its copy, the others decrypt under theirs.
     const encryptedContent = await encryptMessage({ epoch, index: 0, plaintext: 'hello', signKey: alice.signKey });
     for (const e of [own!, bobs!]) {
-      expect(await decryptMessage({ epoch: e, index: 0, encryptedContent, senderVerifyKey: alice.verifyKey })).toBe('hello');
+      expect(await decryptMessage({ epoch: e, index: 0, encryptedContent, senderVerifyKey: alice.verifyKey })).toEqual({ version: 1, plaintext: 'hello' });
     }
   });
 

@@ -29,6 +29,10 @@ export const errorCodes = {
   replay: 'replay',
   /** The server cannot serve this now (database away, instance draining): retry after `Retry-After`. */
   unavailable: 'unavailable',
+  /** An upload over the size limit (413). */
+  tooLarge: 'too_large',
+  /** An upload that would take the member past their attachment quota (413). */
+  quotaExceeded: 'quota_exceeded',
   /** A P2P node has no free slot (maxConnections reached). */
   nodeFull: 'node_full',
   /** A P2P node's host has no socket open: it cannot be joined now. */
@@ -55,6 +59,7 @@ export const errorTexts = {
   usernameReserved: 'This username is reserved',
   notSignedIn: 'Not signed in',
   messageTooLong: 'Message exceeds 500 characters',
+  attachmentTooLarge: 'File exceeds the 10 MB limit',
   registrationClosed: 'The network is in emergency mode: registration is closed',
   p2pSuspended: 'P2P networking is suspended while the network is in emergency mode',
 } as const;

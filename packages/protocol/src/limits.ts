@@ -9,12 +9,29 @@ export const limits = {
   /** Chat message: at most 500 characters of plaintext. */
   messageMaxChars: 500,
   /**
-   * Ceiling on the stored envelope. 500 characters are at most 2,000 UTF-8 bytes, which base64
-   * and the envelope's other fields bring to about 3 KB; anything larger cannot be a real message.
+   * Ceiling on the stored envelope. A text message (envelope v1, at most 1,516 bytes of
+   * ciphertext) is about 2.2 KB of base64 and fields; a message body (v2, at most 8,208 bytes of
+   * ciphertext) about 11.1 KB. Anything larger cannot be a real message.
    */
-  envelopeMaxBytes: 4096,
+  envelopeMaxBytes: 12 * 1024,
   /** AES-GCM output for 500 UTF-16 code units: at most 1,500 UTF-8 bytes plus the 16-byte tag. */
   ciphertextMaxBytes: 500 * 3 + 16,
+  /**
+   * A structured message body (an attachment and its caption, envelope v2): at most this many
+   * UTF-8 bytes of JSON, more than the largest body the schema admits (a 255-character name and a
+   * 500-character caption of characters JSON escapes as six bytes each fit).
+   */
+  messageBodyMaxBytes: 8192,
+  /** AES-GCM output of the largest message body: the body plus the 16-byte tag. */
+  bodyCiphertextMaxBytes: 8192 + 16,
+  /** An attachment: at most 10 MiB of plaintext (docs/spec.md §9). */
+  attachmentMaxBytes: 10 * 1024 * 1024,
+  /** What the server stores of the largest attachment: the plaintext plus the 16-byte GCM tag. */
+  attachmentCiphertextMaxBytes: 10 * 1024 * 1024 + 16,
+  /** A file name carried in the encrypted message body. */
+  attachmentNameMaxChars: 255,
+  /** Attachments one message links (the body carries one). */
+  attachmentsPerMessage: 1,
   usernameMaxChars: 32,
   /** A sender starts a new epoch after this many messages (docs/security.md §4). */
   epochMaxMessages: 100,

@@ -1,7 +1,7 @@
 /** Sender keys and messages: bodies and answers of /api/conversations, /api/epochs and /api/messages. */
 import { z } from 'zod';
 import { GENERAL_CONVERSATION, limits } from './limits';
-import { base64, base64Bytes, epochIdSchema, isoDate, publicKeySchema, receiverIdSchema, userIdSchema } from './primitives';
+import { attachmentIdSchema, base64, base64Bytes, epochIdSchema, isoDate, publicKeySchema, receiverIdSchema, userIdSchema } from './primitives';
 
 /** Conversation id: 'general' or 'dm:<lower user id>:<higher user id>'. */
 export const conversationIdSchema = z.union([
@@ -91,6 +91,11 @@ export const sendMessageRequestSchema = z.strictObject({
     .max(limits.envelopeMaxBytes, 'Message exceeds 500 characters'),
   messageType: z.literal('text'),
   /**
+   * Attachments uploaded for this message (POST /api/attachments), linked to it when it is stored:
+   * the sender's own, uploaded to this conversation, not linked to another message yet.
+   */
+  attachmentIds: z.array(attachmentIdSchema).min(1).max(limits.attachmentsPerMessage).optional(),
+  /**
    * The sender's own id for this message, new for each message and kept for its resends: a
    * resend of a stored message answers that message instead of storing it twice. Optional for
    * clients that predate it.
@@ -124,15 +129,31 @@ export const historyResponseSchema = z.object({
 });
 export type HistoryResponse = z.infer<typeof historyResponseSchema>;
 
-/** The versioned, base64 envelope carried in `encryptedContent` (built by @enclave/crypto). */
-export const messageEnvelopeSchema = z.strictObject({
-  v: z.literal(1),
-  /** AES-GCM nonce. */
-  iv: base64Bytes(12, 12),
-  /** Ciphertext and 16-byte tag of at most 500 UTF-16 code units (≤ 1,500 UTF-8 bytes). */
-  ct: base64Bytes(16, limits.ciphertextMaxBytes),
-  /** ECDSA P-256 signature, IEEE P1363 form. */
-  sig: base64Bytes(64, 64),
-});
+/** AES-GCM nonce. */
+const envelopeIv = base64Bytes(12, 12);
+/** ECDSA P-256 signature, IEEE P1363 form. */
+const envelopeSig = base64Bytes(64, 64);
+
+/**
+ * The versioned, base64 envelope carried in `encryptedContent` (built by @enclave/crypto). v1
+ * carries a text message, v2 a message body (message-body.ts); the version is bound into the
+ * signed associated data, so the server cannot turn one into the other.
+ */
+export const messageEnvelopeSchema = z.discriminatedUnion('v', [
+  z.strictObject({
+    v: z.literal(1),
+    iv: envelopeIv,
+    /** Ciphertext and 16-byte tag of at most 500 UTF-16 code units (≤ 1,500 UTF-8 bytes). */
+    ct: base64Bytes(16, limits.ciphertextMaxBytes),
+    sig: envelopeSig,
+  }),
+  z.strictObject({
+    v: z.literal(2),
+    iv: envelopeIv,
+    /** Ciphertext and 16-byte tag of a message body of at most 8,192 UTF-8 bytes. */
+    ct: base64Bytes(16, limits.bodyCiphertextMaxBytes),
+    sig: envelopeSig,
+  }),
+]);
 export type MessageEnvelope = z.infer<typeof messageEnvelopeSchema>;
 

@@ -26,6 +26,8 @@ export const loginKeySchema = hex64;
 export const userIdSchema = z.uuid({ message: 'must be a user id' }).toLowerCase();
 /** Client-chosen id of a sender-key epoch. */
 export const epochIdSchema = z.uuid({ message: 'must be an epoch id' }).toLowerCase();
+/** Server-assigned id of an uploaded attachment. */
+export const attachmentIdSchema = z.uuid({ message: 'must be an attachment id' }).toLowerCase();
 /** 'all' is the general channel; a user id is a direct message with that member. */
 export const receiverIdSchema = z.union([z.literal('all'), userIdSchema]);
 export const usernameSchema = z

@@ -43,6 +43,12 @@ import {
   validateKeyResponseSchema,
 } from './auth';
 import {
+  attachmentParamsSchema,
+  binarySchema,
+  uploadAttachmentQuerySchema,
+  uploadAttachmentResponseSchema,
+} from './attachments';
+import {
   conversationMembersQuerySchema,
   conversationMembersResponseSchema,
   createEpochRequestSchema,
@@ -61,6 +67,7 @@ import {
   p2pHostResponseSchema,
   p2pNodesResponseSchema,
 } from './p2p';
+import { limits } from './limits';
 import { okResponseSchema } from './primitives';
 import {
   blockIpRequestSchema,
@@ -107,8 +114,10 @@ export type RouteDefinition = {
   readonly status: 200 | 201;
   /** Schema of a successful answer's body (`z.undefined()` when it has none). */
   readonly response: z.ZodType;
-  /** A body that is not JSON (the CSV export): sent as text, never serialized. */
-  readonly contentType?: 'text/csv; charset=utf-8';
+  /** An answer that is not JSON (the CSV export, an attachment): sent as it is, never serialized. */
+  readonly contentType?: 'text/csv; charset=utf-8' | 'application/octet-stream';
+  /** A request body that is not JSON but raw bytes of this type, at most `maxBytes` (an upload). */
+  readonly rawBody?: { readonly contentType: 'application/octet-stream'; readonly maxBytes: number };
 };
 
 /** What a caller passes for a route: the inputs of its schemas (defaults may be left out). */
@@ -118,7 +127,8 @@ export type RouteInput<R extends RouteDefinition> = (R['body'] extends z.ZodType
 
 /** What a handler receives once the server has parsed the request. */
 export type ParsedInput<R extends RouteDefinition> = {
-  body: R['body'] extends z.ZodType ? z.output<R['body']> : undefined;
+  /** A raw body arrives as its bytes, checked by the handler (its type, its size). */
+  body: R['body'] extends z.ZodType ? z.output<R['body']> : R['rawBody'] extends object ? unknown : undefined;
   query: R['query'] extends z.ZodType ? z.output<R['query']> : undefined;
   params: R['params'] extends z.ZodType ? z.output<R['params']> : undefined;
 };
@@ -165,6 +175,8 @@ export const routes = {
   epochShares: route({ method: 'GET', path: '/api/epochs/shares', access: 'member', summary: "The caller's own shares of these epochs", query: sharesQuerySchema, status: 200, response: sharesResponseSchema }),
   history: route({ method: 'GET', path: '/api/messages/recent', access: 'member', summary: 'A page of a conversation, or the messages after a cursor', query: historyQuerySchema, status: 200, response: historyResponseSchema }),
   sendMessage: route({ method: 'POST', path: '/api/messages/send', access: 'member', summary: 'Stores and relays one encrypted message', body: sendMessageRequestSchema, status: 201, response: sendMessageResponseSchema }),
+  uploadAttachment: route({ method: 'POST', path: '/api/attachments', access: 'member', summary: "Stores an attachment's ciphertext (application/octet-stream) for a conversation the caller may write to", query: uploadAttachmentQuerySchema, rawBody: { contentType: 'application/octet-stream', maxBytes: limits.attachmentCiphertextMaxBytes }, status: 201, response: uploadAttachmentResponseSchema }),
+  downloadAttachment: route({ method: 'GET', path: '/api/attachments/:id', access: 'member', summary: "An attachment's ciphertext, for members who may read its conversation", params: attachmentParamsSchema, status: 200, response: binarySchema, contentType: 'application/octet-stream' }),
 
   // Moderation.
   adminBan: route({ method: 'POST', path: '/api/admin/ban-user', access: 'admin', summary: 'Bans a member who is not an administrator', body: banUserRequestSchema, status: 200, response: okResponseSchema }),

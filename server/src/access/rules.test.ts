@@ -1,7 +1,7 @@
 /** The per-object rules, as tables. */
 import { describe, expect, it } from 'vitest';
 import type { HttpError } from '../http/errors';
-import { assertOwnEpoch, bannedByOf, banRefusal, conversationWith, unbanRefusal, type Moderator, type ModerationTarget, type Peer } from './rules';
+import { assertOwnEpoch, mayReadAttachment, bannedByOf, banRefusal, conversationWith, unbanRefusal, type Moderator, type ModerationTarget, type Peer } from './rules';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const PEER = '00000000-0000-4000-8000-000000000002';
@@ -100,5 +100,26 @@ describe('which epoch may carry a message', () => {
     const check = () => assertOwnEpoch(ME, conversation, epoch);
     if (allowed) expect(check).not.toThrow();
     else expect(check).toThrow('Unknown epoch for this conversation');
+  });
+});
+
+describe('who may download an attachment', () => {
+  const joined = new Date('2026-11-01T00:00:00Z');
+  const me = { id: ME, createdAt: joined };
+  const before = new Date('2026-10-31T23:59:59Z');
+  const after = new Date('2026-11-02T00:00:00Z');
+  const dm = `dm:${ME}:${PEER}`;
+  const others = `dm:${PEER}:${ADMIN}`;
+  it.each([
+    ['my own upload, not sent yet', { uploaderId: ME, conversationId: dm, messageCreatedAt: null }, true],
+    ["someone else's upload, not sent yet, in my DM", { uploaderId: PEER, conversationId: dm, messageCreatedAt: null }, false],
+    ['one sent in my DM', { uploaderId: PEER, conversationId: dm, messageCreatedAt: after }, true],
+    ['one sent in a DM of two others', { uploaderId: PEER, conversationId: others, messageCreatedAt: after }, false],
+    ['one sent in the channel after I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: after }, true],
+    ['one sent in the channel at the moment I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: joined }, true],
+    ['one sent in the channel before I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: before }, false],
+    ['no such attachment', undefined, false],
+  ] as const)('%s', (_name, attachment, allowed) => {
+    expect(mayReadAttachment(me, attachment)).toBe(allowed);
   });
 });

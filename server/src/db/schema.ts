@@ -160,6 +160,33 @@ export const messages = pgTable(
   ],
 );
 
+/**
+ * An uploaded attachment's ciphertext (stored by attachments/store.ts under `id`, never here) and
+ * what access needs: who uploaded it, for which conversation, and the message it belongs to once
+ * sent. Unlinked rows older than an hour are swept with their blobs (attachments/service.ts).
+ */
+export const attachments = pgTable(
+  'attachments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    uploaderId: uuid('uploader_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    conversationId: text('conversation_id').notNull(),
+    /** Bytes of ciphertext, counted against the uploader's quota. */
+    size: integer('size').notNull(),
+    /** Null until a message links it; a deleted message sets it back to null, so the sweep takes it. */
+    messageId: bigint('message_id', { mode: 'number' }).references(() => messages.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('attachments_uploader_idx').on(t.uploaderId),
+    index('attachments_message_idx').on(t.messageId),
+    // The sweep's look-up: unlinked rows by age.
+    index('attachments_unlinked_idx').on(t.createdAt).where(sql`${t.messageId} is null`),
+  ],
+);
+
 /** Open sockets per user and server instance; rows of a dead instance go stale and are ignored. */
 export const presence = pgTable(
   'presence',

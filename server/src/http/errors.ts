@@ -77,7 +77,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       // Fastify's own refusals: non-JSON bodies, bad media type, body too large, rate limits.
       status = err.statusCode;
-      body = { error: clientMessage(err), code: fastifyCodes[status] ?? errorCodes.invalidRequest };
+      const consumes = (req.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes?.[0] ?? 'application/json';
+      body = { error: clientMessage(err, consumes), code: fastifyCodes[status] ?? errorCodes.invalidRequest };
     } else {
       req.log.error({ err }, 'request failed');
       status = 500;
@@ -88,12 +89,13 @@ export function registerErrorHandler(app: FastifyInstance): void {
   });
 }
 
-function clientMessage(err: FastifyError): string {
+/** `consumes`: the body's media type the route expects. */
+function clientMessage(err: FastifyError, consumes: string): string {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'Request body is too large';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Content-Type must be application/json';
+      return `Content-Type must be ${consumes}`;
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'Request body is empty';
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -71,6 +71,9 @@ type Row = {
 };
 
 const KiB = 1024;
+/** A body an upload accepts: bytes (32 here, sent as text), as application/octet-stream. */
+const BYTES = 'y'.repeat(32);
+const OCTETS = 'application/octet-stream';
 const JSON_BODY_LIMIT = 64 * KiB;
 /** POST /api/epochs alone takes large bodies (one share per channel member). */
 // The epoch route takes one share per member of the channel (server/src/messages/routes.ts).
@@ -236,7 +239,7 @@ const rows: Row[] = [
       ['encryptedContent not JSON', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: 'hello in clear' }), 400, /encryptedContent is not a message envelope/],
       ['encryptedContent a JSON array', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: '[]' }), 400, /expected object, received array/],
       ['envelope with an extra field', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ extra: 'x' }) }), 400, /Unrecognized key.*"extra"/],
-      ['envelope of version 2', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ v: 2 }) }), 400, /\bv: /],
+      ['envelope of version 3', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ v: 3 }) }), 400, /\bv: /],
       ['envelope without a signature', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ sig: undefined }) }), 400, /sig: /],
       ['envelope iv of 8 bytes', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ iv: toBase64(new Uint8Array(8)) }) }), 400, /iv: /],
       ['envelope ct not base64', async (f: Fixture) => ({ ...(await f.sendBody()), encryptedContent: await f.envelopeWith({ ct: '!!!!' }) }), 400, /ct: must be canonical base64/],
@@ -430,6 +433,48 @@ const rows: Row[] = [
   // Refused before the body is even read.
   { name: 'POST /api/messages/send — anonymous, non-JSON body', as: 'anonymous', method: 'POST', path: '/api/messages/send', body: 'not json', expectStatus: 401, expectMessage: /^Not signed in$/ },
   { name: 'POST /api/epochs — anonymous, oversize body', as: 'anonymous', method: 'POST', path: '/api/epochs', body: oversize(EPOCH_BODY_LIMIT), expectStatus: 401, expectMessage: /^Not signed in$/ },
+
+  // ------------------------------------------------------------ attachments (member)
+  ...(
+    [
+      ['no receiverId', '/api/attachments', BYTES, OCTETS, 400, /receiverId/],
+      ['a receiverId that is no member id', '/api/attachments?receiverId=nobody', BYTES, OCTETS, 400, /receiverId/],
+      ['a member who does not exist', () => `/api/attachments?receiverId=${randomUUID()}`, BYTES, OCTETS, 404, /^No such member$/],
+      ['to oneself', (f: Fixture) => `/api/attachments?receiverId=${f.alice.id}`, BYTES, OCTETS, 400, /^You cannot message yourself$/],
+      ['JSON instead of bytes', '/api/attachments?receiverId=all', { a: 1 }, undefined, 415, /^Content-Type must be application\/octet-stream$/],
+      ['text/plain content type', '/api/attachments?receiverId=all', BYTES, 'text/plain', 415, /^Content-Type must be application\/octet-stream$/],
+      ['shorter than a GCM tag', '/api/attachments?receiverId=all', 'x'.repeat(15), OCTETS, 400, /16-byte tag/],
+      ['an empty body', '/api/attachments?receiverId=all', '', OCTETS, 400, /16-byte tag/],
+      ['over the 10 MB limit', '/api/attachments?receiverId=all', 'x'.repeat(limits.attachmentCiphertextMaxBytes + 1), OCTETS, 413, /^File exceeds the 10 MB limit$/],
+    ] as const
+  ).map(([name, path, body, contentType, expectStatus, expectMessage]): Row => ({
+    name: `POST /api/attachments — ${name}`,
+    method: 'POST',
+    path,
+    body,
+    ...(contentType ? { contentType } : {}),
+    expectStatus,
+    expectMessage,
+  })),
+  { name: 'POST /api/attachments — anonymous', as: 'anonymous', method: 'POST', path: '/api/attachments?receiverId=all', body: BYTES, contentType: OCTETS, expectStatus: 401, expectMessage: /^Not signed in$/ },
+  { name: 'GET /api/attachments/:id — an id that is not a uuid', method: 'GET', path: '/api/attachments/42', expectStatus: 400, expectMessage: /id: must be an attachment id/ },
+  { name: 'GET /api/attachments/:id — an attachment that does not exist', method: 'GET', path: () => `/api/attachments/${randomUUID()}`, expectStatus: 404, expectMessage: /^No such attachment$/ },
+  { name: 'GET /api/attachments/:id — anonymous', as: 'anonymous', method: 'GET', path: `/api/attachments/${randomUUID()}`, expectStatus: 401, expectMessage: /^Not signed in$/ },
+  ...(
+    [
+      ['attachmentIds of an upload that does not exist', [randomUUID()], /^attachmentIds: not an attachment you uploaded/],
+      ['attachmentIds empty', [], /attachmentIds/],
+      ['two attachmentIds', [randomUUID(), randomUUID()], /attachmentIds/],
+      ['an attachment id that is no uuid', ['42'], /attachmentIds.0: must be an attachment id/],
+    ] as const
+  ).map(([name, ids, expectMessage]): Row => ({
+    name: `POST /api/messages/send — ${name}`,
+    method: 'POST',
+    path: '/api/messages/send',
+    body: async (f: Fixture) => ({ ...(await f.sendBody()), attachmentIds: ids }),
+    expectStatus: 400,
+    expectMessage,
+  })),
 ];
 
 type Reply = { status: number; body: unknown };

@@ -11,7 +11,8 @@ import { HttpError } from './errors';
 /** The path of the first string (or key) in `value` that holds U+0000, if any. */
 export function nulPath(value: unknown, at: string[] = []): string[] | null {
   if (typeof value === 'string') return value.includes('\u0000') ? at : null;
-  if (value === null || typeof value !== 'object') return null;
+  // Raw bytes (an attachment's ciphertext) are not text, and would be walked byte by byte.
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return null;
   for (const [key, item] of Object.entries(value)) {
     if (key.includes('\u0000')) return [...at, key];
     const found = nulPath(item, [...at, key]);

@@ -11,12 +11,17 @@ import { refuseNulText } from './nul-text';
 /** A request whose body, query and params have been parsed by the route's schemas. */
 export type RouteRequest<R extends RouteDefinition> = Omit<FastifyRequest, 'body' | 'query' | 'params'> & ParsedInput<R>;
 
-export type RouteHandler<R extends RouteDefinition> = (req: RouteRequest<R>, reply: FastifyReply) => Promise<RouteResponse<R>>;
+/** What a handler returns: the answer its schema describes, or the bytes of a binary answer. */
+type HandlerResult<R extends RouteDefinition> = RouteResponse<R> | (R['contentType'] extends 'application/octet-stream' ? Uint8Array : never);
+
+export type RouteHandler<R extends RouteDefinition> = (req: RouteRequest<R>, reply: FastifyReply) => Promise<HandlerResult<R>>;
 
 export type RouteOptions = {
   rateLimit?: RateLimitOptions;
-  /** Bytes; Fastify's default for the app otherwise. */
+  /** Bytes; the route's raw body limit, or Fastify's default for the app otherwise. */
   bodyLimit?: number;
+  /** Runs before the body is read (a raw upload refused on its declared length). */
+  preParsing?: (req: FastifyRequest) => Promise<void>;
 };
 
 /** A per-window limit from the configuration, as @fastify/rate-limit takes it. */
@@ -35,6 +40,7 @@ export function serve<R extends RouteDefinition>(app: FastifyInstance, route: R,
       // The OpenAPI document lists tagged routes only (app.ts): the API's, grouped by their path.
       tags: [route.path.split('/')[2] ?? 'api'],
       ...(route.body ? { body: route.body } : {}),
+      ...(route.rawBody ? { consumes: [route.rawBody.contentType] } : {}),
       ...(route.query ? { querystring: route.query } : {}),
       ...(route.params ? { params: route.params } : {}),
       response: {
@@ -42,7 +48,8 @@ export function serve<R extends RouteDefinition>(app: FastifyInstance, route: R,
         '4xx': errorResponseSchema,
       },
     },
-    ...(opts.bodyLimit ? { bodyLimit: opts.bodyLimit } : {}),
+    ...(opts.bodyLimit || route.rawBody ? { bodyLimit: opts.bodyLimit ?? route.rawBody?.maxBytes } : {}),
+    ...(opts.preParsing ? { preParsing: opts.preParsing } : {}),
     ...(opts.rateLimit ? { config: { rateLimit: opts.rateLimit } } : {}),
     // U+0000 in any text is a 400 before validation: PostgreSQL cannot store it (nul-text.ts).
     preValidation: refuseNulText,

@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { assertOwnEpoch } from '../access/rules';
 import type { AppContext } from '../context';
+import { linkAttachments } from '../attachments/service';
 import { liveSessionIds } from '../auth/sessions';
 import { conversationFor, membershipVersion } from '../conversations/membership';
 import { membershipChanged, perMember, sharesFor } from '../conversations/routes';
@@ -85,7 +86,8 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       const envelope = messageEnvelopeSchema.safeParse(raw);
       if (!envelope.success) {
         const ct = (raw as { ct?: unknown } | null)?.ct;
-        if (typeof ct === 'string' && Buffer.from(ct, 'base64').length > limits.ciphertextMaxBytes) {
+        const maxBytes = (raw as { v?: unknown } | null)?.v === 2 ? limits.bodyCiphertextMaxBytes : limits.ciphertextMaxBytes;
+        if (typeof ct === 'string' && Buffer.from(ct, 'base64').length > maxBytes) {
           throw new HttpError(400, errorCodes.invalidRequest, errorTexts.messageTooLong);
         }
         throw new HttpError(400, errorCodes.invalidRequest, `encryptedContent: ${describeIssues(envelope.error)}`);
@@ -99,17 +101,26 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           frame: { type: 'chat_message', message },
         });
       const conversationId = conversationIdFor(me, body.receiverId);
-      // The hot path, one statement: the session was read by the access check (policy.ts).
-      const inserted = await insertMessage(db, {
-        sessionId: auth.sessionId,
-        senderId: me,
-        conversationId,
-        peerId: body.receiverId === 'all' ? null : body.receiverId,
-        epochId: body.epochId,
-        index: body.index,
-        encryptedContent: body.encryptedContent,
-        clientMessageId: body.clientMessageId ?? null,
-      });
+      // The hot path, one statement: the session was read by the access check (policy.ts). A message
+      // with attachments links them in the same transaction: a refused link stores nothing.
+      const store = (tx: Db) =>
+        insertMessage(tx, {
+          sessionId: auth.sessionId,
+          senderId: me,
+          conversationId,
+          peerId: body.receiverId === 'all' ? null : body.receiverId,
+          epochId: body.epochId,
+          index: body.index,
+          encryptedContent: body.encryptedContent,
+          clientMessageId: body.clientMessageId ?? null,
+        });
+      const inserted = body.attachmentIds?.length
+        ? await db.transaction(async (tx) => {
+            const row = await store(tx);
+            if (row) await linkAttachments(tx, { ids: body.attachmentIds, senderId: me, conversationId, messageId: row.id });
+            return row;
+          })
+        : await store(db);
       const row = inserted ?? (await resentOrRefused(db, auth.sessionId, me, conversationId, body));
       const message = toMessage({ ...row, senderUsername: auth.user.username });
       // The message is stored: nothing after this may turn it into an error, or the sender would

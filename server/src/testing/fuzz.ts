@@ -83,18 +83,21 @@ function edgeFor(schema: z.ZodType, valid: unknown): fc.Arbitrary<unknown> {
 /** The valid inputs of a route, drawn from its schemas. */
 export function validInput(route: RouteDefinition, hints: ArbitraryHints): fc.Arbitrary<Input> {
   const part = (schema: z.ZodType | undefined) => (schema ? arbitraryOf(schema, hints) : fc.constant(undefined));
-  return fc.record({ body: part(route.body), query: part(route.query), params: part(route.params) }).map((input) => input as Input);
+  // A raw body (an upload) is bytes, any of them: drawn as a binary string of at least a GCM tag.
+  const body = route.rawBody ? fc.string({ unit: 'binary', minLength: 16, maxLength: 512 }) : part(route.body);
+  return fc.record({ body, query: part(route.query), params: part(route.params) }).map((input) => input as Input);
 }
 
 /** A valid request of a route: its inputs as the clients send them. */
 export function requestOf(route: RouteDefinition, input: Input, mutation = 'none'): FuzzRequest {
-  const hasBody = route.body !== undefined && input.body !== undefined;
+  const hasBody = (route.body !== undefined || route.rawBody !== undefined) && input.body !== undefined;
+  const contentType = route.rawBody?.contentType ?? 'application/json';
   return {
     mutation,
     method: route.method,
     url: routeUrl(route, input),
-    headers: hasBody ? { 'content-type': 'application/json' } : {},
-    ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
+    headers: hasBody ? { 'content-type': contentType } : {},
+    ...(hasBody ? { body: route.rawBody ? String(input.body) : JSON.stringify(input.body) } : {}),
   };
 }
 

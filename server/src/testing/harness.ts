@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp, type App } from '../app';
-import { defaultRateLimits, type Config } from '../config';
+import { ATTACHMENT_ORPHAN_MS, ATTACHMENT_SWEEP_MS, defaultRateLimits, type Config } from '../config';
 import { ensureMasterKey } from '../creator/master-key';
 import { openDatabase, type Database } from '../db/client';
 import { memoryBus, redisBus, type Bus } from '../realtime/bus';
@@ -86,6 +86,8 @@ export const relaxedRateLimits: Config['rateLimits'] = {
   epoch: { max: 10_000, windowMs: 60_000 },
   masterKey: defaultRateLimits.masterKey,
   breach: { max: 10_000, windowMs: 60_000 },
+  attachmentUpload: { max: 10_000, windowMs: 60_000 },
+  attachmentDownload: { max: 10_000, windowMs: 60_000 },
 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -101,6 +103,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     breachPolicy: 'log',
     iceServers: [],
     maxInFlight: 128,
+    attachments: { store: { kind: 'local' }, quotaBytes: 500 * 1024 * 1024, orphanAfterMs: ATTACHMENT_ORPHAN_MS, sweepEveryMs: ATTACHMENT_SWEEP_MS },
     ...overrides,
   };
 }

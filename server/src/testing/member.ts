@@ -21,6 +21,8 @@ import {
   type OpenedIdentity,
 } from '@enclave/crypto';
 import {
+  type AttachmentRef,
+  type MessageContent,
   errorResponseSchema,
   routes,
   routeUrl,
@@ -42,7 +44,7 @@ import {
 import WebSocket from 'ws';
 
 export type Reply = { status: number; body: unknown; headers: Headers };
-export type DecryptedMessage = { id: number; senderId: string; text: string | null };
+export type DecryptedMessage = { id: number; senderId: string; text: string | null; attachment?: AttachmentRef };
 
 /**
  * A call's answer, parsed: `body` by the route's response schema when it succeeded, `error` by
@@ -326,7 +328,7 @@ export class TestMember {
    * KeyTrust). Returns the server's reply to the message, refusals included; a refused members
    * list or epoch upload throws.
    */
-  async send(receiverId: string, text: string): Promise<Outcome<typeof routes.sendMessage>> {
+  async send(receiverId: string, text: string | MessageContent): Promise<Outcome<typeof routes.sendMessage>> {
     const { senderKeys, decryptor } = this.core();
     let message: Message;
     try {
@@ -370,7 +372,8 @@ export class TestMember {
     const results = await decryptor.decrypt(messages);
     return messages.map((m) => {
       const result = results.get(m.id);
-      return { id: m.id, senderId: m.senderId, text: result?.status === 'ok' ? result.text : null };
+      if (result?.status !== 'ok') return { id: m.id, senderId: m.senderId, text: null };
+      return { id: m.id, senderId: m.senderId, text: result.text, ...(result.attachment ? { attachment: result.attachment } : {}) };
     });
   }
 

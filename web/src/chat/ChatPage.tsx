@@ -1,5 +1,5 @@
 import { RecipientKeyError } from '@enclave/client';
-import { conversationIdFor, type PublicUser } from '@enclave/protocol';
+import { conversationIdFor, type MessageContent, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
 import { useEffect, useState, useSyncExternalStore } from 'react';
@@ -8,6 +8,8 @@ import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
 import { useSocketState } from '../realtime/realtime-context';
 import { Button } from '../components/ui/Button';
+import { ApiError } from '../net/api-error';
+import { sendFile } from './attachments';
 import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
@@ -89,16 +91,29 @@ function ChatScreen({ session }: { session: Session }) {
   const typing = useTyping(selfId, conversationId);
 
   /**
-   * Sends (or, with the id of one that failed, retries) a message. Never rejects: a message that
-   * could not be sent stays in the list, marked, with Retry (chat-store.ts `Outgoing`).
+   * Sends (or, with the id of one that failed, retries) a message. A file is encrypted and
+   * uploaded first, its key then travelling in the encrypted message; a refused upload rejects (the
+   * composer keeps the file and says why, in the server's words). Past that it never rejects: a
+   * message that could not be sent stays in the list, marked, with Retry (chat-store.ts `Outgoing`).
    */
-  async function send(text: string, localId = services.senderKeys.newMessageId()) {
+  async function send(text: string, file: File | null = null, localId = services.senderKeys.newMessageId()) {
     const { store } = services;
+    let content: MessageContent = { text };
+    if (file) {
+      try {
+        content = { text, attachment: await sendFile(file, receiverId) };
+      } catch (error) {
+        console.error('upload failed', error);
+        const description = error instanceof ApiError && error.serverMessage ? error.serverMessage : error instanceof Error ? error.message : 'Failed to send the file';
+        toast({ title: 'Send Failed', description, tone: 'destructive' });
+        throw error;
+      }
+    }
     store.sending(conversationId, localId, text);
     try {
-      const message = await services.senderKeys.send(receiverId, text, localId);
+      const message = await services.senderKeys.send(receiverId, content, localId);
       services.decryptor.addOwnMessage(message);
-      store.sent(message, text, localId);
+      store.sent(message, content, localId);
       toast({
         title: 'Message Sent',
         description: peerId ? 'Encrypted message sent' : 'Message sent to channel',
@@ -180,7 +195,7 @@ function ChatScreen({ session }: { session: Session }) {
             dm={peer ? { selfName: session.user.username, peerName } : null}
             onLoadOlder={() => void services.store.loadOlder(conversationId)}
             outgoing={{
-              retry: (o) => void send(o.text, o.localId),
+              retry: (o) => void send(o.text, null, o.localId),
               discard: (o) => services.store.discard(conversationId, o.localId),
             }}
             dividerBeforeId={unread.dividerBeforeId}

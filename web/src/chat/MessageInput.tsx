@@ -1,9 +1,11 @@
 import { limits } from '@enclave/protocol';
-import { SendHorizontal } from 'lucide-react';
-import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { Paperclip, SendHorizontal, X } from 'lucide-react';
+import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Button } from '../components/ui/Button';
 import { Textarea } from '../components/ui/Input';
 import { cn } from '../lib/cn';
+import { formatBytes } from '../lib/format';
+import { sizeRefusal } from './attachments';
 
 type MessageInputProps = {
   /** Sending needs a live, authenticated socket (docs/spec.md §5). */
@@ -11,19 +13,24 @@ type MessageInputProps = {
   placeholder: string;
   /**
    * Resolves when the message is stored or has failed for good (then the list shows it with Retry:
-   * the composer is already empty for the next one).
+   * the composer is already empty for the next one). With a file (sent with the text as its
+   * caption), rejects when the upload is refused: the composer then keeps both.
    */
-  onSend: (text: string) => Promise<void>;
+  onSend: (text: string, file: File | null) => Promise<void>;
   /** Each edit of the text (typing indicators, use-typing.ts). */
   onType?: () => void;
 };
 
 export function MessageInput({ connected, placeholder, onSend, onType }: MessageInputProps) {
   const counterId = useId();
+  const fileNoteId = useId();
+  const fileInput = useRef<HTMLInputElement>(null);
   const [text, setText] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  const [fileProblem, setFileProblem] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const blank = text.trim().length === 0;
-  const canSend = connected && !blank && !sending && text.length <= limits.messageMaxChars;
+  const canSend = connected && (!blank || file !== null) && !sending && text.length <= limits.messageMaxChars;
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
@@ -32,8 +39,24 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
     // send at a time keeps them in the order they were written.
     setSending(true);
     setText('');
-    await onSend(text);
-    setSending(false);
+    try {
+      await onSend(text, file);
+      setFile(null);
+    } catch {
+      // The upload was refused and the page said why: what was written stays, to send again.
+      setText(text);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  function choose(chosen: File | undefined) {
+    // The same file may be chosen again after removing it.
+    if (fileInput.current) fileInput.current.value = '';
+    if (!chosen) return;
+    const refusal = sizeRefusal(chosen);
+    setFileProblem(refusal);
+    setFile(refusal ? null : chosen);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -46,14 +69,46 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
 
   return (
     <form onSubmit={submit} className="grid gap-1.5 border-t border-border p-3">
+      {file || fileProblem ? (
+        <div id={fileNoteId} className="flex min-w-0 items-center gap-2 text-xs" aria-live="polite">
+          {file ? (
+            <>
+              <Paperclip className="size-3.5 shrink-0 text-muted" aria-hidden="true" />
+              <span className="min-w-0 truncate">
+                {sending ? 'Encrypting and sending ' : ''}
+                {file.name} ({formatBytes(file.size)})
+              </span>
+              <Button type="button" variant="ghost" size="sm" className="h-6 px-1" aria-label={`Remove ${file.name}`} disabled={sending} onClick={() => setFile(null)}>
+                <X aria-hidden="true" />
+              </Button>
+            </>
+          ) : (
+            <p role="alert" className="text-amber-300">
+              {fileProblem}
+            </p>
+          )}
+        </div>
+      ) : null}
       <div className="flex items-end gap-2">
+        <input ref={fileInput} type="file" className="hidden" tabIndex={-1} aria-hidden="true" onChange={(e) => choose(e.target.files?.[0])} data-testid="attach-input" />
+        <Button
+          type="button"
+          variant="outline"
+          size="icon"
+          className="h-12 w-12 shrink-0"
+          aria-label="Attach a file (up to 10 MB, end-to-end encrypted)"
+          disabled={!connected || sending}
+          onClick={() => fileInput.current?.click()}
+        >
+          <Paperclip aria-hidden="true" />
+        </Button>
         <Textarea
-          aria-label="Message"
-          aria-describedby={counterId}
+          aria-label={file ? 'Caption' : 'Message'}
+          aria-describedby={file ? `${counterId} ${fileNoteId}` : counterId}
           name="message"
           rows={2}
           maxLength={limits.messageMaxChars}
-          placeholder={connected ? placeholder : 'Waiting for a secure connection…'}
+          placeholder={connected ? (file ? 'Add a caption (optional)…' : placeholder) : 'Waiting for a secure connection…'}
           value={text}
           onChange={(e) => {
             setText(e.target.value);
@@ -63,7 +118,7 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
           disabled={!connected}
           className="max-h-40 min-h-12 resize-y"
         />
-        <Button type="submit" size="icon" className="h-12 w-12" aria-label="Send" disabled={!canSend}>
+        <Button type="submit" size="icon" className="h-12 w-12 shrink-0" aria-label="Send" disabled={!canSend}>
           <SendHorizontal aria-hidden="true" />
         </Button>
       </div>

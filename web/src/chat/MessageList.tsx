@@ -7,6 +7,7 @@ import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import { dayKey, formatMessageTime } from '../lib/format';
 import type { ConversationView } from './chat-store';
+import { AttachmentView } from './AttachmentView';
 import { JumpToLatest } from './JumpToLatest';
 import { NewMessagesDivider } from './NewMessagesDivider';
 import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessage';
@@ -230,7 +231,16 @@ const MessageItem = memo(function MessageItem({ message, sender, result, own, en
 
 function MessageBody({ result }: { result: DecryptResult | undefined }) {
   if (!result) return <p className="text-sm italic text-muted">Decrypting…</p>;
-  if (result.status === 'ok') return <p className="whitespace-pre-wrap text-sm wrap-anywhere">{result.text}</p>;
+  if (result.status === 'ok') {
+    const text = <p className="whitespace-pre-wrap text-sm wrap-anywhere">{result.text}</p>;
+    if (!result.attachment) return text;
+    return (
+      <div className="grid gap-1.5">
+        <AttachmentView attachment={result.attachment} />
+        {result.text ? text : null}
+      </div>
+    );
+  }
   const warning = WARNINGS[result.status];
   if (warning) {
     return (

@@ -97,7 +97,7 @@ describe('ChatStore', () => {
     expect(outgoing()).toEqual([['a', 'sending', 'first'], ['b', 'sending', 'second']]);
     t.store.failed('general', 'a');
     expect(outgoing()).toEqual([['a', 'failed', 'first'], ['b', 'sending', 'second']]);
-    t.store.sent({ ...msg(1), senderId: ME }, 'second', 'b');
+    t.store.sent({ ...msg(1), senderId: ME }, { text: 'second' }, 'b');
     expect(outgoing()).toEqual([['a', 'failed', 'first']]);
     expect(t.ids()).toEqual([1]);
     // Retry: the same message goes back to being sent, in its place.
@@ -117,7 +117,7 @@ describe('ChatStore', () => {
     expect(t.store.view('general').outgoing).toHaveLength(1);
     await t.store.live({ ...msg(2), senderId: ME, encryptedContent: 'c1' });
     expect(t.store.view('general').outgoing).toEqual([]);
-    t.store.sent({ ...msg(2), senderId: ME }, 'c1', 'a');
+    t.store.sent({ ...msg(2), senderId: ME }, { text: 'c1' }, 'a');
     expect(t.ids()).toEqual([1, 2]);
   });
 
@@ -201,7 +201,7 @@ describe('ChatStore', () => {
   it('keeps the typed text of the member own messages', async () => {
     const t = setup(0);
     await t.store.open('general', 'all');
-    t.store.sent(msg(1), 'hello');
+    t.store.sent(msg(1), { text: 'hello' });
     expect(t.store.view('general').results.get(1)).toEqual({ status: 'ok', text: 'hello' });
     expect(t.decrypted).not.toContain(1);
   });
@@ -230,7 +230,7 @@ describe('ChatStore', () => {
     await t.store.open('general', 'all');
     const before = t.store.view('general');
     // The server's copy of the member's own message, already held (its frame came first).
-    t.store.sent(msg(3), 'hello');
+    t.store.sent(msg(3), { text: 'hello' });
     const after = t.store.view('general');
     expect(after.results.get(3)).toEqual({ status: 'ok', text: 'hello' });
     expect(after.messages).toBe(before.messages);

@@ -9,7 +9,7 @@
  * both as a frame and in a page is held once.
  */
 import type { DecryptResult } from '@enclave/client';
-import { limits, type EpochShare, type HistoryResponse, type Message } from '@enclave/protocol';
+import { limits, type EpochShare, type HistoryResponse, type Message, type MessageContent } from '@enclave/protocol';
 import type { HistoryParams } from '../net/http';
 
 /**
@@ -129,11 +129,11 @@ export class ChatStore {
     this.setOutgoing(conversation, [...others, { localId, text, state: 'sending' }]);
   }
 
-  /** The member's own message as the server stored it, with the text they typed. */
-  sent(message: Message, text: string, localId?: string): void {
+  /** The member's own message as the server stored it, with what they typed (and attached). */
+  sent(message: Message, content: MessageContent, localId?: string): void {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return;
-    conversation.results.set(message.id, { status: 'ok', text });
+    conversation.results.set(message.id, { status: 'ok', ...content });
     conversation.resultsChanged = true;
     conversation.outgoing = conversation.outgoing.filter((o) => o.localId !== localId);
     void this.add(conversation, [message]);

@@ -25,6 +25,12 @@ describe('notificationFor', () => {
     expect(notificationFor('details', incoming)).toEqual({ title: 'bob', body: 'hello' });
   });
 
+  it('names an attachment by its file, with its caption', () => {
+    const attachment = { id: '00000000-0000-4000-8000-000000000001', key: 'k', iv: 'i', sha256: 'h', name: 'beach.png', type: 'image/png', size: 1 };
+    expect(notificationFor('details', { ...incoming, result: { status: 'ok', text: '', attachment } })).toEqual({ title: 'bob', body: '📎 beach.png' });
+    expect(notificationFor('details', { ...incoming, result: { status: 'ok', text: 'look', attachment } })).toEqual({ title: 'bob', body: '📎 beach.png — look' });
+  });
+
   it.each([
     ['not decrypted here', undefined],
     ['unreadable', { status: 'unreadable', retryable: false } as const],

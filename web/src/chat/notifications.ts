@@ -30,7 +30,10 @@ export function notificationFor(setting: NotificationSetting, message: IncomingM
   if (setting === 'generic') return generic;
   // Only text that decrypted and passed its signature and pin checks; anything else could be forged.
   if (message.result?.status !== 'ok' || message.senderName === undefined) return generic;
-  return { title: message.senderName, body: truncate(message.result.text, MAX_BODY_CHARS) };
+  const { text, attachment } = message.result;
+  // An attachment is named by its file (and its caption, if any).
+  const body = attachment ? `📎 ${attachment.name}${text ? ` — ${text}` : ''}` : text;
+  return { title: message.senderName, body: truncate(body, MAX_BODY_CHARS) };
 }
 
 /** At most `max` characters (code points, so no emoji is cut in half), with an ellipsis when cut. */

@@ -20,6 +20,7 @@ import {
   type ConversationMembersResponse,
   type CreateEpochRequest,
   type HistoryResponse,
+  type UploadAttachmentResponse,
 } from '@enclave/protocol';
 import { retryAfterMs } from '@enclave/client';
 import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
@@ -141,6 +142,36 @@ export function history(query: HistoryParams): Promise<HistoryResponse> {
 
 export async function sendMessage(body: SendMessageRequest): Promise<Message> {
   return (await call(routes.sendMessage, { body })).message;
+}
+
+/**
+ * Uploads an attachment's ciphertext (never the file itself) for the conversation with
+ * `receiverId`; the server's refusals (size, quota, rate) arrive as ApiErrors with its own text.
+ */
+export async function uploadAttachment(receiverId: string, ciphertext: Uint8Array<ArrayBuffer>): Promise<UploadAttachmentResponse> {
+  const route = routes.uploadAttachment;
+  let response: Response;
+  try {
+    response = await fetch(routeUrl(route, { query: { receiverId } }), {
+      method: route.method,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json', 'Content-Type': route.rawBody.contentType },
+      body: ciphertext,
+    });
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    throw new ApiError(NETWORK_FAILURE_STATUS, `Network error: ${detail}`, 'network');
+  }
+  if (!response.ok) throw await toApiError(response);
+  const parsed = route.response.safeParse(await response.json().catch(() => null));
+  if (!parsed.success) throw new ApiError(response.status, `${response.status}: unexpected response from ${route.path}`, 'bad_response');
+  return parsed.data;
+}
+
+/** An attachment's ciphertext, to check and decrypt in this page. */
+export async function downloadAttachment(id: string): Promise<Uint8Array<ArrayBuffer>> {
+  const response = await send(routes.downloadAttachment, { params: { id } });
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 /** Resolves when the server answers 2xx; an ApiError otherwise, a network one when `signal` aborts first. */

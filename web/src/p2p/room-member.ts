@@ -130,7 +130,12 @@ export class RoomMember {
     const id = `${frame.epochId}:${frame.index}`;
     // A relayed copy of a message already shown (a host may replay): signed, but said once.
     if (this.entries.some((e) => e.id === id)) return;
-    const text = await crypto.decryptMessage({ epoch: held.epoch, index: frame.index, encryptedContent: frame.encryptedContent, senderVerifyKey });
+    const { version, plaintext: text } = await crypto.decryptMessage({ epoch: held.epoch, index: frame.index, encryptedContent: frame.encryptedContent, senderVerifyKey });
+    // Rooms carry text only (envelope v1); attachments are the chat's.
+    if (version !== 1) {
+      this.note('sent something a room cannot show', frame.senderId);
+      return;
+    }
     this.entries = [...this.entries, { kind: 'message', id, senderId: frame.senderId, text, readers: held.readers }];
   }
 

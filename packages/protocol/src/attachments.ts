@@ -1,0 +1,92 @@
+/**
+ * Encrypted attachments: the upload and download routes' schemas, and the message body that
+ * carries an attachment's key (docs/security.md §14). The server stores only the ciphertext; the
+ * key, the file's name, type and size travel inside the end-to-end encrypted message.
+ */
+import { z } from 'zod';
+import { limits } from './limits';
+import { attachmentIdSchema, base64Bytes, receiverIdSchema } from './primitives';
+
+/** `POST /api/attachments?receiverId=…`: the conversation the file is for, declared at upload. */
+export const uploadAttachmentQuerySchema = z.strictObject({ receiverId: receiverIdSchema });
+
+export const uploadAttachmentResponseSchema = z.object({
+  id: attachmentIdSchema,
+  /** Bytes of ciphertext stored. */
+  size: z.number().int().positive(),
+});
+export type UploadAttachmentResponse = z.infer<typeof uploadAttachmentResponseSchema>;
+
+export const attachmentParamsSchema = z.strictObject({ id: attachmentIdSchema });
+
+/** Raw bytes on the wire (`application/octet-stream`): OpenAPI's binary string. */
+export const binarySchema = z.string().meta({ format: 'binary', description: 'the attachment’s ciphertext (AES-256-GCM, tag appended)' });
+
+/** Images the web app shows inline (after decryption and the hash check); anything else is a download. */
+export const inlineImageTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
+/** What a receiver needs to fetch, check and open one attachment. */
+export const attachmentRefSchema = z.strictObject({
+  id: attachmentIdSchema,
+  /** The file's own AES-256-GCM key, fresh for this file. */
+  key: base64Bytes(32, 32),
+  /** Its 12-byte nonce. */
+  iv: base64Bytes(12, 12),
+  /** SHA-256 of the ciphertext, checked before decrypting: a swapped blob is refused. */
+  sha256: base64Bytes(32, 32),
+  name: z.string().min(1).max(limits.attachmentNameMaxChars),
+  /** MIME type as the sender's browser named it; only for display (inline images, download). */
+  type: z.string().max(127).regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'must be a MIME type'),
+  /** Plaintext bytes. */
+  size: z.number().int().nonnegative().max(limits.attachmentMaxBytes),
+});
+export type AttachmentRef = z.infer<typeof attachmentRefSchema>;
+
+/**
+ * The plaintext of an envelope-v2 message, as JSON: an attachment and its caption (possibly empty).
+ * Text messages stay envelope v1 with the text itself as plaintext.
+ */
+export const messageBodySchema = z.strictObject({
+  v: z.literal(2),
+  attachment: attachmentRefSchema,
+  caption: z.string().max(limits.messageMaxChars),
+});
+
+/** A message as the member reads it: its text (or an attachment's caption) and the attachment, if any. */
+export type MessageContent = { text: string; attachment?: AttachmentRef };
+
+/** The envelope version and plaintext that carry a message's content (for `encryptMessage`). */
+export type EncodedContent = { version: 1 | 2; plaintext: string };
+
+/**
+ * A message's plaintext: the text itself (v1), or the JSON body of an attachment and its caption (v2).
+ *
+ * @example
+ * ```ts
+ * const { version, plaintext } = encodeContent({ text: 'look', attachment });
+ * ```
+ */
+export function encodeContent(content: MessageContent): EncodedContent {
+  if (!content.attachment) return { version: 1, plaintext: content.text };
+  const body: z.input<typeof messageBodySchema> = { v: 2, attachment: content.attachment, caption: content.text };
+  return { version: 2, plaintext: JSON.stringify(body) };
+}
+
+/**
+ * Reads a decrypted plaintext back, parsed like any input from outside: the sender may be
+ * misbehaving.
+ *
+ * @throws Error when a v2 body is not JSON or not a {@link messageBodySchema}, or a text is over 500 characters.
+ * @example
+ * ```ts
+ * const content = decodeContent(await decryptMessage({ ... }));
+ * ```
+ */
+export function decodeContent({ version, plaintext }: EncodedContent): MessageContent {
+  if (version === 1) {
+    if (plaintext.length > limits.messageMaxChars) throw new Error('message exceeds 500 characters');
+    return { text: plaintext };
+  }
+  const body = messageBodySchema.parse(JSON.parse(plaintext));
+  return { text: body.caption, attachment: body.attachment };
+}

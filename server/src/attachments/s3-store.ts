@@ -1,0 +1,42 @@
+/**
+ * Attachments in an S3-compatible bucket (AWS S3, MinIO, Ceph…), for several instances that share
+ * no disk. A PUT of a whole object is atomic in S3: readers see it all or not at all.
+ */
+import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { AttachmentStoreConfig } from '../config';
+import { checkedId, type AttachmentStore } from './store';
+
+/** S3's own ceiling on the keys of one DeleteObjects call. */
+const DELETE_BATCH = 1000;
+
+export function s3Store(config: Extract<AttachmentStoreConfig, { kind: 's3' }>): AttachmentStore {
+  const client = new S3Client({
+    region: config.region,
+    ...(config.endpoint ? { endpoint: config.endpoint, forcePathStyle: true } : {}),
+    ...(config.credentials ? { credentials: config.credentials } : {}),
+  });
+  const key = (id: string) => `${config.prefix}${checkedId(id)}`;
+  return {
+    async put(id, bytes) {
+      await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key(id), Body: bytes, ContentType: 'application/octet-stream' }));
+    },
+    async get(id) {
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: key(id) }));
+        return answer.Body ? Buffer.from(await answer.Body.transformToByteArray()) : null;
+      } catch (err) {
+        if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
+        throw err;
+      }
+    },
+    async delete(ids) {
+      for (let i = 0; i < ids.length; i += DELETE_BATCH) {
+        const batch = ids.slice(i, i + DELETE_BATCH).map((id) => ({ Key: key(id) }));
+        await client.send(new DeleteObjectsCommand({ Bucket: config.bucket, Delete: { Objects: batch, Quiet: true } }));
+      }
+    },
+    async close() {
+      client.destroy();
+    },
+  };
+}

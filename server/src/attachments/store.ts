@@ -1,0 +1,75 @@
+/**
+ * Where attachment ciphertext lives, behind one small interface: files in the data directory by
+ * default, an S3-compatible bucket for deployments with several instances (s3-store.ts). Keys are
+ * the ids the server made (UUIDs), never anything a client wrote, so no path comes from input.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { AttachmentStoreConfig } from '../config';
+
+export type AttachmentStore = {
+  /** Stores a blob under a fresh id, whole or not at all. */
+  put(id: string, bytes: Uint8Array): Promise<void>;
+  /** The blob, or null when there is none. */
+  get(id: string): Promise<Buffer | null>;
+  /** Deletes these blobs; ids without one are ignored. */
+  delete(ids: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The one check between an id and a file name or object key. */
+export function checkedId(id: string): string {
+  if (!UUID.test(id)) throw new Error(`not an attachment id: ${JSON.stringify(id.slice(0, 40))}`);
+  return id;
+}
+
+/**
+ * Files under `dir`, one per attachment. A write goes to a temporary file in the same directory,
+ * is flushed, then renamed into place: a reader sees the whole blob or none, even after a crash.
+ */
+export function localStore(dir: string): AttachmentStore {
+  let ready: Promise<unknown> | null = null;
+  const file = (id: string) => path.join(dir, checkedId(id));
+  return {
+    async put(id, bytes) {
+      ready ??= fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      await ready;
+      const temp = path.join(dir, `.${checkedId(id)}.${randomUUID()}.tmp`);
+      const handle = await fs.open(temp, 'wx', 0o600);
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      try {
+        await fs.rename(temp, file(id));
+      } catch (err) {
+        await fs.rm(temp, { force: true });
+        throw err;
+      }
+    },
+    async get(id) {
+      try {
+        return await fs.readFile(file(id));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+    async delete(ids) {
+      await Promise.all(ids.map((id) => fs.rm(file(id), { force: true })));
+    },
+    async close() {},
+  };
+}
+
+/** The store the configuration names. The S3 client is loaded only when used (it is large). */
+export async function openAttachmentStore(config: AttachmentStoreConfig, dataDir: string): Promise<AttachmentStore> {
+  if (config.kind === 'local') return localStore(path.join(dataDir, 'attachments'));
+  const { s3Store } = await import('./s3-store');
+  return s3Store(config);
+}
