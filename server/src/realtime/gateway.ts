@@ -66,9 +66,11 @@ export const PRESENCE_TICK_MS = 250;
 const EXPIRY_SWEEP_MS = 1_000;
 /**
  * Frames of one socket that may be working on the database at once (P2P signals, typing); more
- * are refused with an error frame rather than queued.
+ * wait in a bounded queue (MAX_SOCKET_QUEUED), past which they are refused with an error frame.
  */
 export const MAX_SOCKET_TASKS = 4;
+/** Frames of one socket waiting for one of its MAX_SOCKET_TASKS places; more are refused. */
+export const MAX_SOCKET_QUEUED = 32;
 
 /**
  * `origin`: what the socket keeps of its upgrade request (its address, for blocks made while the
@@ -210,8 +212,15 @@ export class Gateway {
     let tasks = 0;
     this.unauthenticated.set(socket, Date.now() + AUTH_DEADLINE_MS);
     const send = (frame: ServerFrame) => sendText(socket, encode(frame));
+    // Frames that arrive together (a burst of ICE candidates, typing in two conversations) wait
+    // their turn in a short queue; only past it is a frame refused.
+    const waiting: Array<() => void> = [];
     /** Runs a signed-in member's frame within this socket's and this instance's bounds. */
-    const runTask = (handle: () => Promise<void>, onError: (err: unknown) => void) => {
+    const runTask = (handle: () => Promise<void>, onError: (err: unknown) => void): void => {
+      if (tasks >= MAX_SOCKET_TASKS && waiting.length < MAX_SOCKET_QUEUED) {
+        waiting.push(() => runTask(handle, onError));
+        return;
+      }
       if (tasks >= MAX_SOCKET_TASKS || !this.gate.tryEnter()) return send({ type: 'error', message: 'Too busy for this frame, try again' });
       tasks += 1;
       handle()
@@ -219,6 +228,7 @@ export class Gateway {
         .finally(() => {
           tasks -= 1;
           this.gate.leave();
+          if (socket.readyState === socket.OPEN) waiting.shift()?.();
         });
     };
 
