@@ -121,6 +121,11 @@ const envSchema = z.object({
    * unchanged, so a test waits seconds, not minutes, for a limit to lift. Unset in production.
    */
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().optional(),
+  /**
+   * A testing aid: a message of a conversation with a disappearing timer expires after at most this
+   * many milliseconds, so an end-to-end test sees the server erase it. Unset in production.
+   */
+  DISAPPEARING_TIMER_CAP_MS: z.coerce.number().int().positive().optional(),
   /** What a signed-in member's own breach report does to their account (docs/security.md §10). */
   BREACH_POLICY: breachPolicySchema.default('log'),
   /** STUN/TURN servers the web app's peer connections use (P2P network); see docs/operations.md. */
@@ -149,6 +154,8 @@ export const configSchema = z.object({
   breachPolicy: breachPolicySchema,
   /** STUN/TURN URLs handed to members for WebRTC (GET /api/p2p/config). */
   iceServers: z.array(z.string()),
+  /** DISAPPEARING_TIMER_CAP_MS: the testing aid's ceiling on every message's time to live. */
+  disappearingCapMs: z.number().int().positive().optional(),
   rateLimits: z.object({
     /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,
@@ -228,5 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     breachPolicy: e.BREACH_POLICY,
     iceServers: e.ICE_SERVERS,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
+    disappearingCapMs: e.DISAPPEARING_TIMER_CAP_MS,
   };
 }

@@ -48,9 +48,12 @@ import {
   createEpochRequestSchema,
   historyQuerySchema,
   historyResponseSchema,
+  messageParamsSchema,
   sendMessageRequestSchema,
   sendMessageResponseSchema,
   sharesQuerySchema,
+  setDisappearingRequestSchema,
+  setDisappearingResponseSchema,
   sharesResponseSchema,
 } from './messages';
 import {
@@ -165,6 +168,8 @@ export const routes = {
   epochShares: route({ method: 'GET', path: '/api/epochs/shares', access: 'member', summary: "The caller's own shares of these epochs", query: sharesQuerySchema, status: 200, response: sharesResponseSchema }),
   history: route({ method: 'GET', path: '/api/messages/recent', access: 'member', summary: 'A page of a conversation, or the messages after a cursor', query: historyQuerySchema, status: 200, response: historyResponseSchema }),
   sendMessage: route({ method: 'POST', path: '/api/messages/send', access: 'member', summary: 'Stores and relays one encrypted message', body: sendMessageRequestSchema, status: 201, response: sendMessageResponseSchema }),
+  deleteMessage: route({ method: 'DELETE', path: '/api/messages/:id', access: 'member', summary: "Erases one of the caller's own messages for everyone", params: messageParamsSchema, status: 200, response: okResponseSchema }),
+  setDisappearing: route({ method: 'POST', path: '/api/conversations/disappearing', access: 'member', summary: "Sets a conversation's disappearing-message timer (the channel's: admins and the creator's account)", body: setDisappearingRequestSchema, status: 201, response: setDisappearingResponseSchema }),
 
   // Moderation.
   adminBan: route({ method: 'POST', path: '/api/admin/ban-user', access: 'admin', summary: 'Bans a member who is not an administrator', body: banUserRequestSchema, status: 200, response: okResponseSchema }),
