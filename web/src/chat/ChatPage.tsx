@@ -1,7 +1,7 @@
 import { RecipientKeyError } from '@enclave/client';
-import { conversationIdFor, type PublicUser } from '@enclave/protocol';
+import { conversationIdFor, type Message, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
@@ -10,6 +10,8 @@ import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
+import { DeleteMessageDialog } from './DeleteMessageDialog';
+import { DisappearingControl } from './DisappearingControl';
 import { KeyChangeBanner } from './KeyChangeBanner';
 import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
@@ -79,7 +81,9 @@ function ChatScreen({ session }: { session: Session }) {
     // A DM's conversation id is the pair's; anything else opens the channel.
     open: (message) => setPeerId(conversationIdFor(selfId, message.senderId) === message.conversationId ? message.senderId : null),
   });
-  useChatRealtime(services, conversationId, notifications.onIncoming);
+  useChatRealtime(services, conversationId, notifications);
+  const [deleteTarget, setDeleteTarget] = useState<Message | null>(null);
+  const askDelete = useCallback((message: Message) => setDeleteTarget(message), []);
   const typing = useTyping(selfId, conversationId);
 
   async function send(text: string) {
@@ -135,6 +139,16 @@ function ChatScreen({ session }: { session: Session }) {
             pin={peer ? pins.get(peer.id) : undefined}
             socketState={socketState}
             onShowSafetyNumber={setSafetyNumberOf}
+            timer={
+              <DisappearingControl
+                key={conversationId}
+                receiverId={receiverId}
+                seconds={view.disappearingSeconds}
+                // Either party of a DM; in the channel, admins and the creator's account (docs/security.md §7).
+                canChange={peer !== null || isAdmin || session.user.isCreatorAccount}
+                onChanged={(event) => services.store.event(event)}
+              />
+            }
             members={
               <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen} unread={unread.total}>
                 {memberList('drawer')}
@@ -149,6 +163,7 @@ function ChatScreen({ session }: { session: Session }) {
             dm={peer ? { selfName: session.user.username, peerName } : null}
             onLoadOlder={() => void services.store.loadOlder(conversationId)}
             dividerBeforeId={unread.dividerBeforeId}
+            onDelete={askDelete}
           />
           <TypingBar
             typingIds={typing.typingIds}
@@ -165,6 +180,11 @@ function ChatScreen({ session }: { session: Session }) {
           />
         </section>
       </main>
+      <DeleteMessageDialog
+        message={deleteTarget}
+        onDeleted={(message) => services.store.removed(message.conversationId, [message.id], 'deleted')}
+        onClose={() => setDeleteTarget(null)}
+      />
       <SafetyNumberDialog
         self={session.publicIdentity}
         contact={users.data?.find((u) => u.id === safetyNumberOf) ?? null}

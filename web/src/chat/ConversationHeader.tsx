@@ -14,9 +14,11 @@ type ConversationHeaderProps = {
   onShowSafetyNumber: (userId: string) => void;
   /** The phone's way to the member list (hidden where the sidebar shows it). */
   members: ReactNode;
+  /** The disappearing-message timer. */
+  timer: ReactNode;
 };
 
-export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members }: ConversationHeaderProps) {
+export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members, timer }: ConversationHeaderProps) {
   return (
     <header className="grid gap-2 border-b border-border p-3 sm:p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -35,6 +37,7 @@ export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber,
           <ConnectionBadge state={socketState} />
         </div>
       </div>
+      {timer}
     </header>
   );
 }

@@ -77,6 +77,7 @@ class FakeServer {
           index: request.index,
           encryptedContent: request.encryptedContent,
           timestamp: '2026-01-01T00:00:00.000Z',
+          expiresAt: null,
         };
         this.messages.push(message);
         return message;
@@ -91,6 +92,8 @@ class FakeServer {
         }),
       history: async ({ receiverId }) => ({
         messages: this.messages.filter((m) => m.conversationId === conversationIdFor(callerId, receiverId)),
+        events: [],
+        disappearingSeconds: 0,
         hasMore: false,
       }),
     };

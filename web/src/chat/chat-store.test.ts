@@ -16,6 +16,7 @@ function msg(id: number, conversationId = 'general'): Message {
     index: id,
     encryptedContent: `c${id}`,
     timestamp: '2026-01-01T00:00:00.000Z',
+    expiresAt: null,
   };
 }
 
@@ -31,10 +32,10 @@ function setup(initialCount: number, pageSize = 5) {
       const limit = params.limit ?? 50;
       if (params.after !== undefined) {
         const newer = stored.filter((m) => m.id > (params.after ?? 0));
-        return { messages: newer.slice(0, limit), hasMore: newer.length > limit };
+        return { messages: newer.slice(0, limit), events: [], disappearingSeconds: 0, hasMore: newer.length > limit };
       }
       const older = stored.filter((m) => params.before === undefined || m.id < params.before);
-      return { messages: older.slice(-limit), hasMore: older.length > limit };
+      return { messages: older.slice(-limit), events: [], disappearingSeconds: 0, hasMore: older.length > limit };
     },
     decrypt: async (messages) => {
       decrypted.push(...messages.map((m) => m.id));

@@ -6,6 +6,7 @@ import {
   errorResponseSchema,
   routeUrl,
   routes,
+  type DisappearingTimer,
   type EpochShare,
   type Message,
   type PublicUser,
@@ -20,6 +21,7 @@ import {
   type ConversationMembersResponse,
   type CreateEpochRequest,
   type HistoryResponse,
+  type TimelineEvent,
 } from '@enclave/protocol';
 import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
 
@@ -140,6 +142,16 @@ export function history(query: HistoryParams): Promise<HistoryResponse> {
 
 export async function sendMessage(body: SendMessageRequest): Promise<Message> {
   return (await call(routes.sendMessage, { body })).message;
+}
+
+/** Erases one of the member's own messages for everyone. */
+export async function deleteMessage(id: number): Promise<void> {
+  await call(routes.deleteMessage, { params: { id } });
+}
+
+/** Sets a conversation's disappearing-message timer; the announcement comes back as a frame too. */
+export async function setDisappearing(receiverId: string, seconds: DisappearingTimer): Promise<TimelineEvent> {
+  return (await call(routes.setDisappearing, { body: { receiverId, seconds } })).event;
 }
 
 /** Resolves when the server answers 2xx; an ApiError otherwise, a network one when `signal` aborts first. */
