@@ -10,10 +10,10 @@
  * the hour last EXPIRY_CAP_MS on the server, long enough that the browsers' removal at the hour
  * (by their own clocks) comes well before the server's word.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { messageEnvelopeSchema, sendMessageRequestSchema } from '@enclave/protocol';
 import { browserDataText } from './support/browser-data';
+import { expectAccessible, expectNoOverflow } from './support/a11y';
 import { joinThroughUi, type Member } from './support/members';
 import { expect, test, type Network } from './support/network';
 import { dumpDatabase } from './support/p2p';
@@ -26,16 +26,6 @@ test.use({ serverEnv: { DISAPPEARING_TIMER_CAP_MS: String(EXPIRY_CAP_MS) } });
 const shot = storyShots('disappearing-messages');
 const members = (page: Page) => page.getByRole('complementary', { name: 'Members' });
 const log = (page: Page) => page.getByRole('log', { name: 'Conversation history' });
-
-async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help}`);
-  expect(grave).toEqual([]);
-}
-
-async function expectNoOverflow(page: Page): Promise<void> {
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
-}
 
 async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
