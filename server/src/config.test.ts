@@ -41,6 +41,18 @@ describe('ICE_SERVERS', () => {
   });
 });
 
+describe('TURN_SECRET', () => {
+  const turn = 'stun:turn.example.org:3478,turn:turn.example.org:3478?transport=udp';
+  it('is kept beside a turn: URL', () => {
+    expect(loadConfig({ ICE_SERVERS: turn, TURN_SECRET: 'a-long-shared-secret' }).turnSecret).toBe('a-long-shared-secret');
+  });
+
+  it('refuses a short secret, and a secret with no TURN server to use it with', () => {
+    expect(() => loadConfig({ ICE_SERVERS: turn, TURN_SECRET: 'short' })).toThrow(/TURN_SECRET must be at least 16 characters/);
+    expect(() => loadConfig({ ICE_SERVERS: 'stun:stun.example.org', TURN_SECRET: 'a-long-shared-secret' })).toThrow(/ICE_SERVERS lists no turn: or turns: URL/);
+  });
+});
+
 describe('short windows, same counts (RATE_LIMIT_WINDOW_MS=2000)', () => {
   const windowMs = 2000;
   let database: Database;

@@ -130,6 +130,11 @@ const envSchema = z.object({
   BREACH_POLICY: breachPolicySchema.default('log'),
   /** STUN/TURN servers the web app's peer connections use (P2P network); see docs/operations.md. */
   ICE_SERVERS: iceServersEnv,
+  /** coturn's static-auth-secret: members get short-lived credentials for the turn: URLs (p2p/turn.ts). */
+  TURN_SECRET: z.string().min(16, 'TURN_SECRET must be at least 16 characters (coturn static-auth-secret)').optional(),
+}).refine((e) => !e.TURN_SECRET || e.ICE_SERVERS.some((u) => /^turns?:/.test(u)), {
+  path: ['TURN_SECRET'],
+  message: 'TURN_SECRET is set but ICE_SERVERS lists no turn: or turns: URL to use it with',
 });
 
 export const configSchema = z.object({
@@ -156,6 +161,8 @@ export const configSchema = z.object({
   iceServers: z.array(z.string()),
   /** DISAPPEARING_TIMER_CAP_MS: the testing aid's ceiling on every message's time to live. */
   disappearingCapMs: z.number().int().positive().optional(),
+  /** Shared with the TURN server (coturn use-auth-secret) to mint members' short-lived credentials. */
+  turnSecret: z.string().optional(),
   rateLimits: z.object({
     /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,
@@ -234,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: webDistDir,
     breachPolicy: e.BREACH_POLICY,
     iceServers: e.ICE_SERVERS,
+    turnSecret: e.TURN_SECRET,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
     disappearingCapMs: e.DISAPPEARING_TIMER_CAP_MS,
   };

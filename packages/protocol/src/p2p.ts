@@ -51,8 +51,16 @@ export const p2pHostResponseSchema = z.object({ node: p2pNodeSchema });
 export const p2pConnectParamsSchema = z.strictObject({ id: p2pNodeIdSchema });
 export const p2pConnectResponseSchema = z.object({ connectionId: p2pConnectionIdSchema, nodeId: p2pNodeIdSchema, hostId: userIdSchema });
 
-/** What RTCPeerConnection takes as `iceServers` (config ICE_SERVERS; no credentials here). */
-export const p2pConfigResponseSchema = z.object({ iceServers: z.array(z.object({ urls: z.string() })) });
+/**
+ * What RTCPeerConnection takes as `iceServers` (config ICE_SERVERS). TURN servers carry a
+ * short-lived credential minted for the caller when the server shares a secret with them
+ * (TURN_SECRET); `expiresAt` says when those credentials end (null: none handed out).
+ */
+export const p2pConfigResponseSchema = z.object({
+  iceServers: z.array(z.object({ urls: z.string(), username: z.string().optional(), credential: z.string().optional() })),
+  expiresAt: isoDate.nullable(),
+});
+export type P2pConfigResponse = z.infer<typeof p2pConfigResponseSchema>;
 
 /** An ICE candidate as RTCIceCandidate.toJSON() writes it. */
 export const iceCandidateSchema = z.strictObject({

@@ -12,6 +12,7 @@ import { p2pConnections, presence, securityEvents, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
+import { turnCredential } from './turn';
 
 const hostBody = { nodeType: 'community_host' as const, capabilities: ['chat', 'files'], maxConnections: 10, location: 'Berlin' };
 const offer = { kind: 'offer', payload: 'v=0\r\no=- 1 2 IN IP4 0.0.0.0\r\n' } as const;
@@ -205,6 +206,23 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
   });
 
   it('answers the ICE servers of the configuration (none by default)', async () => {
-    expect(await alice.call(routes.p2pConfig, {})).toEqual({ iceServers: [] });
+    expect(await alice.call(routes.p2pConfig, {})).toEqual({ iceServers: [], expiresAt: null });
+  });
+
+  it('hands each member a TURN credential of their own when the server shares a secret with the TURN server', async () => {
+    const iceServers = ['stun:turn.example.org:3478', 'turn:turn.example.org:3478?transport=udp'];
+    const withTurn = await startServer(database, { config: { rateLimits: relaxedRateLimits, iceServers, turnSecret: 'north-wind-shared-secret' } });
+    try {
+      const [key] = await mintKeys(database.db, { count: 1 });
+      const erin = await TestMember.join(withTurn.url, key!, 'erin-turn');
+      const before = Date.now();
+      const answer = await erin.call(routes.p2pConfig, {});
+      const expiresAtS = Date.parse(answer.expiresAt!) / 1000;
+      expect(expiresAtS * 1000).toBeGreaterThanOrEqual(before);
+      expect(answer.iceServers).toEqual([{ urls: iceServers[0] }, { urls: iceServers[1], ...turnCredential('north-wind-shared-secret', erin.id, expiresAtS) }]);
+      expect(answer.iceServers[1]!.username).toBe(`${expiresAtS}:${erin.id}`);
+    } finally {
+      await withTurn.close();
+    }
   });
 });

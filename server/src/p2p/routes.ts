@@ -12,6 +12,7 @@ import { serve } from '../http/routes';
 import { normalizeIp } from '../security/blocks';
 import { listNodes, openConnection, removeP2pOf, upsertNode } from './registry';
 import { announceConnection, p2pFrameHandler } from './signaling';
+import { iceServersFor } from './turn';
 
 export async function p2pRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db, config, gateway } = ctx;
@@ -49,5 +50,5 @@ export async function p2pRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     return { connectionId: connection.id, nodeId: connection.nodeId, hostId: connection.hostId };
   });
 
-  serve(app, routes.p2pConfig, async () => ({ iceServers: config.iceServers.map((urls) => ({ urls })) }));
+  serve(app, routes.p2pConfig, async (req) => iceServersFor(config, requireAuth(req).user.id, Date.now()));
 }

@@ -99,7 +99,7 @@ export class P2pController {
   private closedRoom: RoomView | null = null;
   private current: P2pSnapshot = { hostingNodeId: null, room: null, link: null };
   private readonly listeners = new Set<() => void>();
-  private iceServers: Promise<RTCIceServer[]> | null = null;
+  private iceServers: { servers: Promise<RTCIceServer[]>; expiresAt: number } | null = null;
 
   constructor(
     private readonly socket: RealtimeSocket,
@@ -218,10 +218,20 @@ export class P2pController {
   }
 
   private loadIceServers(): Promise<RTCIceServer[]> {
-    this.iceServers ??= call(routes.p2pConfig, {}).then((c) => c.iceServers);
+    // TURN credentials expire: asked again a minute before they do (never, without any).
+    if (this.iceServers && this.iceServers.expiresAt <= Date.now() + 60_000) this.iceServers = null;
+    const answer = (this.iceServers ??= {
+      servers: call(routes.p2pConfig, {}).then((c) => {
+        if (this.iceServers === answer && c.expiresAt) answer.expiresAt = Date.parse(c.expiresAt);
+        return c.iceServers;
+      }),
+      expiresAt: Infinity,
+    });
     // A failed fetch is not kept: the next attempt asks again.
-    this.iceServers.catch(() => (this.iceServers = null));
-    return this.iceServers;
+    answer.servers.catch(() => {
+      if (this.iceServers === answer) this.iceServers = null;
+    });
+    return answer.servers;
   }
 
   private onFrame(frame: ServerFrame): void {
