@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { messages, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, creatorHeaders, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { twoInstances } from '../testing/two-instances';
 import { sweepExpired } from './disappearing';
@@ -100,6 +100,13 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     // A sender cannot smuggle a longer life in.
     const body = { receiverId: bob.id, epochId: timed.epochId, index: timed.index + 1, encryptedContent: timed.encryptedContent, messageType: 'text', expiresAt: null };
     expect((await alice.request('POST', routes.sendMessage.path, body)).status).toBe(400);
+  });
+
+  it('shows the testing aid on the compliance panel, and only where it is set', async () => {
+    const anonymous = (on: TestServer) => new TestMember.Anonymous(on.url);
+    const checks = async (on: TestServer) => (await anonymous(on).call(routes.compliance, {}, creatorHeaders)).checks;
+    expect((await checks(capped)).find((c) => c.name === 'Disappearing timers')).toMatchObject({ status: 'warning' });
+    expect((await checks(server)).find((c) => c.name === 'Disappearing timers')).toBeUndefined();
   });
 
   it('erases expired content, tells both members, and leaves it out of the history', async () => {
