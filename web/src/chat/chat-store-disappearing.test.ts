@@ -73,7 +73,7 @@ describe('ChatStore: disappearing messages', () => {
   it('drops an erased message; a deleted one leaves a note that keeps it out of later pages', async () => {
     const t = setup({ messages: [msg(1), msg(2), msg(3)], events: [], disappearingSeconds: 0 });
     await t.store.open('general', 'all');
-    expect(t.store.removed('general', [1, 99], 'expired')).toEqual([1]);
+    t.store.removed('general', [1, 99], 'expired');
     t.store.removed('general', [2], 'deleted');
     expect(t.view().messages.map((m) => m.id)).toEqual([3]);
     expect([...t.view().results.keys()]).toEqual([3]);

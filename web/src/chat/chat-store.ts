@@ -137,11 +137,11 @@ export class ChatStore {
 
   /**
    * Messages erased on the server (a `messages_deleted` frame): dropped with their text; one its
-   * sender deleted leaves a note in its place. Answers the ids this store held.
+   * sender deleted leaves a note in its place.
    */
-  removed(conversationId: string, ids: readonly number[], reason: 'expired' | 'deleted'): number[] {
+  removed(conversationId: string, ids: readonly number[], reason: 'expired' | 'deleted'): void {
     const conversation = this.conversations.get(conversationId);
-    if (!conversation) return [];
+    if (!conversation) return;
     const held = ids.flatMap((id) => conversation.messages.get(id) ?? []);
     if (reason === 'deleted') {
       this.addEvents(
@@ -150,18 +150,6 @@ export class ChatStore {
       );
     }
     this.drop(conversation, held.map((m) => m.id));
-    return held.map((m) => m.id);
-  }
-
-  /** Drops every message held whose time has come by this browser's clock; the ids dropped. */
-  expire(now = Date.now()): number[] {
-    const dropped: number[] = [];
-    for (const conversation of this.conversations.values()) {
-      const due = [...conversation.messages.values()].filter((m) => m.expiresAt !== null && Date.parse(m.expiresAt) <= now).map((m) => m.id);
-      if (due.length) this.drop(conversation, due);
-      dropped.push(...due);
-    }
-    return dropped;
   }
 
   /** Pages back from the oldest message held. */
@@ -314,6 +302,14 @@ export class ChatStore {
     return fresh;
   }
 
+  /** Drops every message held whose time has come by this browser's clock. */
+  private expire(now: number): void {
+    for (const conversation of this.conversations.values()) {
+      const due = [...conversation.messages.values()].filter((m) => m.expiresAt !== null && Date.parse(m.expiresAt) <= now).map((m) => m.id);
+      if (due.length) this.drop(conversation, due);
+    }
+  }
+
   /** Wakes at `at` (or earlier, for an earlier expiry already scheduled) to drop what expired. */
   private scheduleExpiry(at: number): void {
     if (at >= this.nextExpiry) return;
@@ -321,7 +317,7 @@ export class ChatStore {
     this.nextExpiry = at;
     this.expiryTimer = setTimeout(() => {
       this.nextExpiry = Infinity;
-      this.expire();
+      this.expire(Date.now());
       const next = Math.min(
         ...[...this.conversations.values()].flatMap((c) => [...c.messages.values()].flatMap((m) => (m.expiresAt ? [Date.parse(m.expiresAt)] : []))),
       );
