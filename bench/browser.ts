@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { limits } from '@enclave/protocol';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freshDatabase } from './soak/database';
 import { retryAfterMs } from './soak/members';
@@ -21,7 +22,9 @@ import { repoRoot, ServerProcess } from './soak/server-process';
 
 const SENDERS = 50;
 const MESSAGES = 1005;
-const PAGE = 50;
+/** The web app's page sizes: the newest page, then older pages as the reader scrolls up. */
+const PAGE = limits.historyPageSize;
+const OLDER_PAGE = limits.historyMaxPageSize;
 const targets = { firstPageMs: 150, historyMs: 300, blockMs: 50, initialJsKB: 200 };
 
 const runs = Number(process.env.BROWSER_RUNS ?? '7');
@@ -157,15 +160,19 @@ function signInAndWaitFirstPage(page: number): Promise<Phase> {
   });
 }
 
-/** In the page: "Load older messages" until there is none, then every message shown decrypted. */
+/**
+ * In the page: the reader scrolls the conversation to the top every frame (older pages load as it
+ * nears the top, and the list keeps the row they were reading in place, so the next frame scrolls
+ * up again), until there is no older page and every message is in the list decrypted.
+ */
 function loadAllHistory(total: number): Promise<Phase> {
   const start = performance.now();
   return new Promise((resolve) => {
     const step = () => {
-      const older = Array.from(document.querySelectorAll('button')).find((b) => b.textContent?.trim() === 'Load older messages');
-      if (older && !older.disabled) older.click();
-      const items = document.querySelectorAll('[data-message-id]');
       const log = document.querySelector('[role="log"]');
+      if (log && log.scrollTop > 0) log.scrollTop = 0;
+      const older = Array.from(document.querySelectorAll('button')).find((b) => /^(Load older messages|Loading…)$/.test(b.textContent?.trim() ?? ''));
+      const items = document.querySelectorAll('[data-message-id]');
       if (!older && items.length >= total && log && !log.textContent?.includes('Decrypting…')) {
         const end = performance.now();
         const readable = Array.from(items).filter((i) => i.textContent?.includes('Message ')).length;
@@ -270,7 +277,7 @@ function report(results: Run[], chromiumVersion: string, started: Date, commit: 
     '| figure | measured | target | |',
     '|---|---|---|---|',
     `| "Decrypt & Access" → first page (${PAGE} messages) shown | ${ms(median(first))} [${ms(Math.min(...first))}–${ms(Math.max(...first))}] | ≤ ${targets.firstPageMs} ms | ${verdict(median(first) <= targets.firstPageMs)} |`,
-    `| all ${MESSAGES.toLocaleString('en-US')} messages decrypted and shown (${Math.ceil(MESSAGES / PAGE) - 1} "Load older messages" pages) | ${ms(median(history))} [${ms(Math.min(...history))}–${ms(Math.max(...history))}] | ≤ ${targets.historyMs} ms | ${verdict(median(history) <= targets.historyMs)} |`,
+    `| all ${MESSAGES.toLocaleString('en-US')} messages decrypted and in the list (${Math.ceil((MESSAGES - PAGE) / OLDER_PAGE)} older pages of ${OLDER_PAGE}, loaded by scrolling up) | ${ms(median(history))} [${ms(Math.min(...history))}–${ms(Math.max(...history))}] | ≤ ${targets.historyMs} ms | ${verdict(median(history) <= targets.historyMs)} |`,
     `| longest main-thread block (long tasks) during both | ${blockText(median(blocks))} [${blockText(Math.min(...blocks))}–${blockText(Math.max(...blocks))}] | none over ${targets.blockMs} ms | ${verdict(Math.max(...blocks) <= targets.blockMs)} |`,
     `| initial JavaScript over the wire (login screen) | ${kb(wire)} (${kb(body)} uncompressed; ${transfer.scripts.length} files, ${encodings}) | ≤ ${targets.initialJsKB} KB | ${verdict(wire <= targets.initialJsKB * 1024)} |`,
     `| hashed assets cached immutably | ${immutable ? 'yes' : 'no'} (\`${[...new Set(hashed.map((s) => s.cacheControl))].join('`, `')}\`; index.html: \`${transfer.indexCacheControl}\`) | \`immutable\` | ${verdict(immutable)} |`,

@@ -5,8 +5,9 @@
  * BENCH_SENDERS (48), BENCH_RATE (50 messages/s in the latency phase), BENCH_SECONDS (10, each of
  * the latency and saturation phases), DATABASE_URL (a PostgreSQL server to make a fresh database
  * on, dropped afterwards; the embedded database without it), BENCH_SERVER_MAIN (another server
- * bundle than server/dist/main.js, to measure a before and an after in one sitting), BENCH_NOTE
- * (a line for RESULTS.md), BENCH_RESULTS=0 (print only).
+ * bundle than server/dist/main.js, to measure a before and an after in one sitting),
+ * BENCH_INSTANCES (1; more needs DATABASE_URL, and shares events through Redis at REDIS_URL,
+ * default 127.0.0.1:6379), BENCH_NOTE (a line for RESULTS.md), BENCH_RESULTS=0 (print only).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,9 +26,11 @@ const positive = (name: string, fallback: number): number => {
 };
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
+const instances = positive('BENCH_INSTANCES', 1);
 // Read before pinning: a pinned process sees one core.
 const cores = os.availableParallelism();
-const pinned = cores >= 2 && pin(process.pid, 1);
+// Several instances take every core there is: nothing is pinned then.
+const pinned = instances === 1 && cores >= 2 && pin(process.pid, 1);
 const options: LoadOptions = {
   members: positive('BENCH_MEMBERS', 1000),
   senders: positive('BENCH_SENDERS', 48),
@@ -35,6 +38,8 @@ const options: LoadOptions = {
   seconds: positive('BENCH_SECONDS', 10),
   entry: process.env.BENCH_SERVER_MAIN ? { main: path.resolve(process.env.BENCH_SERVER_MAIN) } : 'dist',
   postgresUrl: process.env.DATABASE_URL || undefined,
+  instances,
+  redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
   pin: pinned,
   progress,
 };
@@ -48,6 +53,13 @@ const heading = [
   '',
   `- machine: ${cores} × ${cpu}, ${os.type()} ${os.release()}, Node ${process.version}; ` +
     (pinned ? 'server pinned to core 0, load client to core 1 (taskset)' : 'not pinned'),
+  ...(instances > 1
+    ? [
+        `- ${instances} instances of Enclave on one PostgreSQL database and one Redis, member i on instance i mod ${instances} (socket, sign-in and sends), as a round-robin proxy would place them; ` +
+          `CPU, RSS and heap are the instances' added up, deliveries/s and join time the aggregate. The bare ws ceiling is one process. ` +
+          `On ${cores} cores the instances, PostgreSQL, Redis and the load client share the machine: the aggregate shows the fan-out split between the instances, not what ${instances} machines would carry.`,
+      ]
+    : []),
   `- commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : ''}; server ${options.entry === 'dist' ? 'server/dist/main.js' : process.env.BENCH_SERVER_MAIN}; ` +
     `${options.senders} senders, ${options.rate} msg/s for ${options.seconds} s, then saturation for ${options.seconds} s`,
   ...(process.env.BENCH_NOTE ? [`- ${process.env.BENCH_NOTE}`] : []),

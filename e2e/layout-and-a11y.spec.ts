@@ -106,7 +106,8 @@ async function checkScreen(page: Page, { screen, chat = false }: Visit): Promise
 }
 
 test('every screen fits a phone and passes axe', async ({ network }) => {
-  test.setTimeout(240_000);
+  // Three roles' screens at three widths with axe: minutes on a loaded machine.
+  test.setTimeout(480_000);
 
   await test.step('signed out', async () => {
     const context = await network.newContext();

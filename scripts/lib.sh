@@ -18,3 +18,14 @@ ensure_chromium() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
   fi
 }
+
+# Debian's nginx for the e2e test of two instances behind it (e2e/support/nginx.ts runs its own
+# process with the repository's configuration; Debian's service, where one starts, is not used).
+ensure_nginx() {
+  if [ ! -x /usr/sbin/nginx ]; then
+    echo "==> apt-get install nginx"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
+  fi
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quick start, command 2: install what is missing (Debian's Chromium included) and run every test:
+# Quick start, command 2: install what is missing (Debian's Chromium and nginx included) and run every test:
 # type-check, lint, unit, integration (PGlite and PostgreSQL), faults (real processes), end-to-end
 # in Chromium.
 # The production-path tests need PostgreSQL (TEST_POSTGRES_URL, default 127.0.0.1:5432) and Redis
@@ -12,6 +12,11 @@ set -e
 ensure_node_modules
 ensure_chromium
 set +e
+# Without nginx the e2e test of two instances behind it is skipped with the reason; CI must run it.
+if ! ensure_nginx && [[ ${CI:-} == true ]]; then
+  echo "error: with CI=true every test must run: nginx could not be installed (apt-get install nginx)." >&2
+  exit 1
+fi
 
 postgres_url=${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 redis_url=${TEST_REDIS_URL:-redis://127.0.0.1:6379}
@@ -23,7 +28,7 @@ if [[ ",${TEST_BACKENDS:-pglite,postgres}," == *,postgres,* ]] && ! why=$(node s
   export TEST_BACKENDS=pglite
   skipped_notice+="skipped, no PostgreSQL at $why:
   the integration suites on PostgreSQL (they ran on PGlite), the PostgreSQL connection tests, the
-  two-instance test and the fault tests on PostgreSQL. To run them, start PostgreSQL (trust auth,
+  two-instance tests (integration, and e2e behind nginx) and the fault tests on PostgreSQL. To run them, start PostgreSQL (trust auth,
   database postgres) at 127.0.0.1:5432 or set TEST_POSTGRES_URL to one, and run npm run test:all
   again.
 "
@@ -32,8 +37,8 @@ if [[ ${TEST_REDIS:-1} != 0 ]] && ! why=$(node scripts/probe-service.mjs redis "
   missing+=("Redis at $why")
   export TEST_REDIS=0
   skipped_notice+="skipped, no Redis at $why:
-  the two-instance test (two servers over one PostgreSQL database and the Redis bus) and the fault
-  tests on PostgreSQL and Redis. To run them, start Redis at 127.0.0.1:6379 or set TEST_REDIS_URL
+  the two-instance tests (two servers over one PostgreSQL database and the Redis bus; in e2e,
+  behind nginx) and the fault tests on PostgreSQL and Redis. To run them, start Redis at 127.0.0.1:6379 or set TEST_REDIS_URL
   to one, and run npm run test:all again.
 "
 fi

@@ -48,9 +48,12 @@ export async function inParallel(count: number, width: number, task: (i: number)
   await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
 }
 
-/** Invite keys minted by the creator with the master key, then N members registered and signed in. */
-export async function joinMembers(baseUrl: string, masterKey: string, count: number, progress: (line: string) => void): Promise<TestMember[]> {
-  const creator = new TestMember.Anonymous(baseUrl);
+/**
+ * Invite keys minted by the creator with the master key, then N members registered and signed in;
+ * member i on `baseUrls[i mod K]` (several instances of one network), where its socket opens too.
+ */
+export async function joinMembers(baseUrls: readonly string[], masterKey: string, count: number, progress: (line: string) => void): Promise<TestMember[]> {
+  const creator = new TestMember.Anonymous(baseUrls[0]!);
   const auth = { authorization: `SuperAdmin ${masterKey}` };
   const keys: string[] = [];
   while (keys.length < count) {
@@ -64,7 +67,7 @@ export async function joinMembers(baseUrl: string, masterKey: string, count: num
   await inParallel(count, 8, async (i) => {
     const entry = pool[i % pool.length]!;
     const account = async (token: string) => ({ publicIdentity: entry.publicIdentity, encryptedPrivateKey: await sealPrivateKeys(token, entry.pkcs8) });
-    members[i] = await TestMember.join(baseUrl, keys[i]!, `load${run}m${i}`, new Discarded(), { headers: { 'x-forwarded-for': memberAddress(i) }, account });
+    members[i] = await TestMember.join(baseUrls[i % baseUrls.length]!, keys[i]!, `load${run}m${i}`, new Discarded(), { headers: { 'x-forwarded-for': memberAddress(i) }, account });
     if ((i + 1) % 200 === 0) progress(`${i + 1} members registered and signed in`);
   });
   return members;

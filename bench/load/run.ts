@@ -16,6 +16,7 @@ import { freshDatabase } from '../soak/database';
 import { repoRoot, ServerProcess, type ServerEntry } from '../soak/server-process';
 import { Deliveries, openSocket, type LoadSocket } from './client';
 import { inParallel, joinMembers } from './members';
+import { dropRedisPrefix } from '../../server/src/testing/redis-prefix';
 
 export type LoadOptions = {
   members: number;
@@ -28,6 +29,9 @@ export type LoadOptions = {
   /** Enclave's server: the production build, another bundle, or the sources through tsx. */
   entry: ServerEntry;
   postgresUrl?: string;
+  /** Instances of Enclave on the PostgreSQL database, sharing events through Redis at `redisUrl`; members spread over them. */
+  instances: number;
+  redisUrl: string;
   /** Pin the server to core 0 and the client to core 1 (when taskset and two cores are there). */
   pin: boolean;
   progress: (line: string) => void;
@@ -57,7 +61,8 @@ const SENDER_SPACING_MS = 10_000 / 28;
 
 type Target = {
   label: string;
-  server: ServerProcess;
+  /** Enclave's instances, or the one bare server: their CPU, memory and heap are added up. */
+  servers: ServerProcess[];
   socketTarget(i: number): { url: string; headers: Record<string, string> };
   /** Sends one channel message from sender `s`: its id once acknowledged, or null when refused. */
   send(s: number): Promise<number | null>;
@@ -78,38 +83,44 @@ export function pin(pid: number, core: number): boolean {
 }
 
 async function enclaveTarget(o: LoadOptions): Promise<Target> {
+  if (o.instances > 1 && !o.postgresUrl) throw new Error('BENCH_INSTANCES > 1 needs DATABASE_URL: the embedded database serves one instance');
   const database = await freshDatabase(o.postgresUrl);
   const masterKey = randomBytes(64).toString('hex');
-  o.progress(`Enclave on ${database.label}: starting the server`);
-  const server = await ServerProcess.start(
-    o.entry,
-    // TRUST_PROXY=1: each member's X-Forwarded-For is its address, for the per-address limits.
-    { ...database.env, MASTER_KEY: masterKey, TRUST_PROXY: '1', LOG_LEVEL: 'warn' },
-    path.join(database.dataDir, 'server.log'),
-  );
+  const redisPrefix = `enclave-bench-${randomBytes(6).toString('hex')}`;
+  // TRUST_PROXY=1: each member's X-Forwarded-For is its address, for the per-address limits.
+  const env = { ...database.env, MASTER_KEY: masterKey, TRUST_PROXY: '1', LOG_LEVEL: 'warn', ...(o.instances > 1 ? { REDIS_URL: o.redisUrl, REDIS_PREFIX: redisPrefix } : {}) };
+  const servers: ServerProcess[] = [];
+  const stopAll = async () => {
+    for (const server of servers) await server.stop();
+    // The logs are in the data directory, removed with the database.
+    const errors = servers.flatMap((server) => server.errorLines());
+    if (errors.length) o.progress(`server errors:\n${errors.slice(0, 10).join('\n')}`);
+    await database.drop();
+    if (o.instances > 1) await dropRedisPrefix(o.redisUrl, redisPrefix);
+  };
   let members: TestMember[];
   try {
-    if (o.pin && !pin(server.pid, 0)) throw new Error('could not pin the server to core 0');
-    members = await joinMembers(server.url, masterKey, o.members, o.progress);
+    // One after the other: the first applies the migrations.
+    for (let k = 0; k < o.instances; k++) {
+      o.progress(`Enclave on ${database.label}: starting instance ${k + 1} of ${o.instances}`);
+      servers.push(await ServerProcess.start(o.entry, env, path.join(database.dataDir, `server-${k}.log`)));
+    }
+    if (o.pin && !pin(servers[0]!.pid, 0)) throw new Error('could not pin the server to core 0');
+    // Member i registers, sends and holds its socket on instance i mod K, as nginx's round robin spreads them.
+    members = await joinMembers(servers.map((s) => s.url), masterKey, o.members, o.progress);
   } catch (err) {
-    await server.stop();
-    await database.drop();
+    await stopAll();
     throw err;
   }
   return {
-    label: `Enclave (${database.kind === 'embedded' ? 'PGlite' : 'PostgreSQL'})`,
-    server,
+    label: `Enclave (${database.kind === 'embedded' ? 'PGlite' : 'PostgreSQL'}${o.instances > 1 ? `, ${o.instances} instances` : ''})`,
+    servers,
     socketTarget: (i) => members[i]!.socketTarget(),
     send: async (s) => {
       const res = await members[s]!.send('all', BENCH_TEXT);
       return res.body?.message.id ?? null;
     },
-    stop: async () => {
-      await server.stop();
-      const errors = server.errorLines();
-      if (errors.length) o.progress(`server errors:\n${errors.slice(0, 10).join('\n')}`);
-      await database.drop();
-    },
+    stop: stopAll,
   };
 }
 
@@ -122,7 +133,7 @@ async function bareTarget(o: LoadOptions): Promise<Target> {
   }
   return {
     label: 'bare ws',
-    server,
+    servers: [server],
     socketTarget: () => ({ url: `ws://127.0.0.1:${server.port}/ws`, headers: {} }),
     send: async () => {
       const res = await fetch(`${server.url}/send`, { method: 'POST' });
@@ -152,25 +163,27 @@ async function quiet(deliveries: Deliveries, quietMs: number, maxMs: number): Pr
 
 export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Promise<LoadResult> {
   const target = kind === 'enclave' ? await enclaveTarget(o) : await bareTarget(o);
-  const { server } = target;
+  const { servers } = target;
+  const cpuSeconds = () => servers.reduce((sum, s) => sum + s.cpuSeconds(), 0);
+  const heapUsed = async (gc: boolean) => (await Promise.all(servers.map((s) => s.probe(gc)))).reduce((sum, p) => sum + p.heapUsed, 0);
   const log = (line: string) => o.progress(`[${target.label}] ${line}`);
   const deliveries = new Deliveries();
   const sockets: LoadSocket[] = [];
   const senders = Math.min(o.senders, o.members);
   try {
-    const before = await server.probe(true);
+    const before = await heapUsed(true);
 
     log(`connecting ${o.members} sockets`);
     const joinStart = performance.now();
-    const joinCpuStart = server.cpuSeconds();
+    const joinCpuStart = cpuSeconds();
     await inParallel(o.members, 100, async (i) => {
       sockets.push(await openSocket(target.socketTarget(i), deliveries));
     });
     const joinMs = performance.now() - joinStart;
     await quiet(deliveries, 1000, 120_000);
-    const joinCpuS = server.cpuSeconds() - joinCpuStart;
+    const joinCpuS = cpuSeconds() - joinCpuStart;
     const presenceFrames = deliveries.presence;
-    const after = await server.probe(true);
+    const after = await heapUsed(true);
     log(`joined in ${round(joinMs)} ms, ${presenceFrames} presence frames`);
 
     // Each sender's first message uploads its epoch (one share per member); not measured.
@@ -184,7 +197,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     log(`latency: ${o.rate} messages/s for ${o.seconds} s`);
     const starts = new Map<number, number>();
     deliveries.recording = true;
-    const latencyCpuStart = server.cpuSeconds();
+    const latencyCpuStart = cpuSeconds();
     const count = Math.round(o.rate * o.seconds);
     const t0 = performance.now();
     const inFlight: Promise<void>[] = [];
@@ -200,7 +213,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     }
     await Promise.all(inFlight);
     await quiet(deliveries, 1000, 30_000);
-    const latencyCpu = server.cpuSeconds() - latencyCpuStart;
+    const latencyCpu = cpuSeconds() - latencyCpuStart;
     deliveries.recording = false;
     const lat = new Float64Array(deliveries.ids.length);
     let n = 0;
@@ -218,7 +231,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     const acks: number[] = [];
     let refused = 0;
     const chatBefore = deliveries.chat;
-    const cpuBefore = server.cpuSeconds();
+    const cpuBefore = cpuSeconds();
     const satStart = performance.now();
     const end = satStart + o.seconds * 1000;
     await Promise.all(
@@ -235,8 +248,8 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     );
     const satMs = performance.now() - satStart;
     const delivered = deliveries.chat - chatBefore;
-    const cpu = server.cpuSeconds() - cpuBefore;
-    const rssMB = round(server.rssBytes() / 2 ** 20);
+    const cpu = cpuSeconds() - cpuBefore;
+    const rssMB = round(servers.reduce((sum, s) => sum + s.rssBytes(), 0) / 2 ** 20);
     const ackSorted = Float64Array.from(acks).sort();
     const saturation = {
       deliveriesPerS: Math.round(delivered / (satMs / 1000)),
@@ -256,7 +269,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
       joinMs: Math.round(joinMs),
       joinCpuS: round(joinCpuS, 2),
       presenceFrames,
-      heapPerSocketKiB: round((after.heapUsed - before.heapUsed) / o.members / 1024),
+      heapPerSocketKiB: round((after - before) / o.members / 1024),
       latency,
       saturation,
       chatFrameBytes: deliveries.chatFrameBytes,

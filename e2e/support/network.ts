@@ -21,11 +21,13 @@ export class Network {
     /** The creator's API, by master key: for setting up, and for checking what the console shows. */
     readonly creatorApi: APIRequestContext,
     private readonly browser: Browser,
+    /** Where browsers reach the network: the server itself, or the proxy in front of several (two-instances.ts). */
+    readonly url: string = server.url,
   ) {}
 
   /** A browser of its own on this network, closed after the test. */
   async newContext(options: BrowserContextOptions = {}): Promise<BrowserContext> {
-    const context = await this.browser.newContext({ baseURL: this.server.url, ...options });
+    const context = await this.browser.newContext({ baseURL: this.url, ...options });
     this.contexts.push(context);
     return context;
   }

@@ -22,7 +22,8 @@ export const E2E_MASTER_KEY = '5e'.repeat(64);
  */
 export const E2E_RATE_LIMIT_WINDOW_MS = 5_000;
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on right now, on 127.0.0.1. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.listen(0, '127.0.0.1', () => {

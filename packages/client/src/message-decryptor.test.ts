@@ -92,6 +92,23 @@ describe('MessageDecryptor', () => {
     expect([...results.values()]).toEqual([1, 2, 3, 4].map((id) => ({ status: 'ok', text: String(id) })));
   });
 
+  it('opens the shares a history answer carried without fetching any', async () => {
+    const t = setup([share(1), share(2)]);
+    // The answer had no share of epoch 2: it was not wrapped for this member.
+    const results = await t.decryptor.decrypt([message(1, 1), message(2, 2)], [share(1)]);
+    expect(t.calls.fetches).toHaveLength(0);
+    expect(results.get(1)).toEqual({ status: 'ok', text: '1' });
+    expect(results.get(2)).toEqual({ status: 'unreadable', retryable: false });
+  });
+
+  it('decrypts a batch larger than one group of work, in order', async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+    const t = setup([share(1)]);
+    const results = await t.decryptor.decrypt(ids.map((id) => message(id, 1)));
+    expect([...results.keys()]).toEqual(ids);
+    expect([...results.values()].every((r) => r.status === 'ok')).toBe(true);
+  });
+
   it('does not fetch again for epochs it already opened', async () => {
     const t = setup([share(1)]);
     await t.decryptor.decrypt([message(1, 1)]);

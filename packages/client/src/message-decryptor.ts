@@ -1,7 +1,8 @@
 /**
  * The receiving half of sender keys. For a batch of messages it collects the epochs it has not met,
- * fetches the member's shares of them in one call (per 100), unwraps each epoch once and caches
- * it; after that every message costs one AES decryption and one signature check.
+ * takes the member's shares of them from the history answer that brought the batch (or fetches
+ * them in one call per 100 for a live message), unwraps each epoch once and caches it; after that
+ * every message costs one AES decryption and one signature check.
  */
 import type { Epoch, decryptMessage, openEpochShare } from '@enclave/crypto';
 import { limits, type EpochShare, type Message } from '@enclave/protocol';
@@ -35,6 +36,26 @@ export type MessageDecryptorOptions = {
 };
 
 type EpochOutcome = { epoch: Epoch } | { failure: DecryptResult & { status: 'unreadable' | 'bad_signature' | 'unverified' } };
+
+/**
+ * Work is started this many items at a time, with a turn of the event loop between groups: the
+ * crypto itself runs off the main thread, but a page's worth of continuations in one task blocks
+ * input and painting (issue 12's 50 ms bound on a main-thread block).
+ */
+const CHUNK = 16;
+
+/** Lets the browser paint and handle input between groups of work. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** `run` over every item, CHUNK at a time, one task per group; results in the items' order. */
+async function inChunks<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += CHUNK) {
+    if (i > 0) await nextTask();
+    out.push(...(await Promise.all(items.slice(i, i + CHUNK).map(run))));
+  }
+  return out;
+}
 
 const unreadable = { status: 'unreadable', retryable: false } as const;
 const unreadableForNow = { status: 'unreadable', retryable: true } as const;
@@ -78,13 +99,18 @@ export class MessageDecryptor {
     if (!this.seen.has(pair)) this.seen.set(pair, message.id);
   }
 
-  /** Decrypts a batch; the result holds one entry per message id. */
-  async decrypt(messages: readonly Message[]): Promise<Map<number, DecryptResult>> {
+  /**
+   * Decrypts a batch; the result holds one entry per message id. `shares`: the member's own shares
+   * of the batch's epochs as the history answer carried them (then an epoch without one was not
+   * wrapped for this member); without it, they are fetched.
+   */
+  async decrypt(messages: readonly Message[], shares?: readonly EpochShare[]): Promise<Map<number, DecryptResult>> {
     const unknown = [...new Set(messages.map((m) => m.epochId))].filter((id) => !this.epochs.has(id));
     for (let i = 0; i < unknown.length; i += limits.sharesMaxEpochs) {
-      this.loadEpochs(unknown.slice(i, i + limits.sharesMaxEpochs));
+      const ids = unknown.slice(i, i + limits.sharesMaxEpochs);
+      this.loadEpochs(ids, shares ? Promise.resolve(shares.filter((s) => ids.includes(s.epochId))) : this.options.fetchShares(ids));
     }
-    const results = new Map(await Promise.all(messages.map(async (m) => [m.id, await this.decryptOne(m)] as const)));
+    const results = new Map(await inChunks(messages, async (m) => [m.id, await this.decryptOne(m)] as const));
     // The server refuses a repeated (epochId, index); one that comes anyway under a new id is a
     // replay. The first id met keeps the pair (within a batch, the lowest: the server's order).
     for (const m of [...messages].sort((a, b) => a.id - b.id)) {
@@ -97,7 +123,7 @@ export class MessageDecryptor {
     return results;
   }
 
-  private loadEpochs(epochIds: string[]): void {
+  private loadEpochs(epochIds: string[], shares: Promise<readonly EpochShare[]>): void {
     const resolvers = new Map<string, (outcome: EpochOutcome) => void>();
     for (const id of epochIds) {
       this.epochs.set(id, new Promise((resolve) => resolvers.set(id, resolve)));
@@ -111,16 +137,14 @@ export class MessageDecryptor {
       }
       resolvers.get(id)?.(outcome);
     };
-    void this.options.fetchShares(epochIds).then(
-      async (shares) => {
-        const byEpoch = new Map(shares.map((s) => [s.epochId, s]));
-        await Promise.all(
-          epochIds.map(async (id) => {
-            const share = byEpoch.get(id);
-            // No share: the epoch was not wrapped for this member (sent before they joined).
-            settle(id, share ? await this.openShare(share) : { failure: unreadable });
-          }),
-        );
+    void shares.then(
+      async (found) => {
+        const byEpoch = new Map(found.map((s) => [s.epochId, s]));
+        await inChunks(epochIds, async (id) => {
+          const share = byEpoch.get(id);
+          // No share: the epoch was not wrapped for this member (sent before they joined).
+          settle(id, share ? await this.openShare(share) : { failure: unreadable });
+        });
       },
       (error: unknown) => {
         console.error('could not fetch epoch shares', error);

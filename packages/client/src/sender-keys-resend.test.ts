@@ -120,6 +120,19 @@ describe('SenderKeys resends', () => {
     expect(new Set(t.posts.slice(2).map((p) => JSON.stringify(p))).size).toBe(1);
   });
 
+  it("retries a send that failed for good with that send's very request, stored once", async () => {
+    const t = setup();
+    const down = new FakeApiError(0, 'network');
+    // Stored, but every answer lost: the member sees a failure and presses Retry.
+    t.failures.push(...[1, 2, 3].map(() => ({ when: 'after' as const, error: down })));
+    const id = t.keys.newMessageId();
+    await expect(t.keys.send('all', 'stored without an answer', id)).rejects.toBe(down);
+    const message = await t.keys.send('all', 'stored without an answer', id);
+    expect(new Set(t.posts.map((p) => JSON.stringify(p))).size).toBe(1);
+    expect(t.stored.size).toBe(1);
+    expect(message).toEqual([...t.stored.values()][0]);
+  });
+
   it.each([
     ['a 400', new FakeApiError(400, 'invalid_request')],
     ['a 403', new FakeApiError(403, 'forbidden')],

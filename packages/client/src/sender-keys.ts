@@ -92,6 +92,8 @@ export class SenderKeys {
   private readonly rotations = new Map<string, Promise<SendingEpoch>>();
   /** Highest membership version heard of per conversation (frames, members answers). */
   private readonly knownVersions = new Map<string, number>();
+  /** Requests whose resends all failed in a way that may pass, by client message id, for a retry. */
+  private readonly unsent = new Map<string, SendMessageRequest & { clientMessageId: string }>();
   private readonly options: SenderKeysOptions;
   private readonly now: () => number;
 
@@ -111,13 +113,19 @@ export class SenderKeys {
     this.epochs.delete(conversationId);
   }
 
-  /** Encrypts and sends one text message; returns the message as the server stored it. */
-  async send(receiverId: string, plaintext: string): Promise<Message> {
+  /**
+   * Encrypts and sends one text message; returns the message as the server stored it. Called again
+   * with the `clientMessageId` of a send that failed (the member's Retry), it posts that send's very
+   * request again: the server may have stored it without answering, and a new encryption would be a
+   * second message.
+   */
+  async send(receiverId: string, plaintext: string, clientMessageId = this.newMessageId()): Promise<Message> {
     const conversationId = conversationIdFor(this.options.self.id, receiverId);
     // One id for the message, kept through every resend. A 409 membership_changed says nothing was
     // stored under it, so the rotated resend may carry it too.
-    const clientMessageId = (this.options.newMessageId ?? (() => crypto.randomUUID()))();
     try {
+      const unsent = this.unsent.get(clientMessageId);
+      if (unsent) return await this.deliver(unsent);
       return await this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
     } catch (error) {
       if (!isMembershipChanged(error)) throw error;
@@ -125,6 +133,11 @@ export class SenderKeys {
       this.invalidate(conversationId);
       return this.sendOnce(receiverId, conversationId, plaintext, clientMessageId);
     }
+  }
+
+  /** A new id for a message (see {@link send}). */
+  newMessageId(): string {
+    return (this.options.newMessageId ?? (() => crypto.randomUUID()))();
   }
 
   private async sendOnce(receiverId: string, conversationId: string, plaintext: string, clientMessageId: string): Promise<Message> {
@@ -159,14 +172,24 @@ export class SenderKeys {
    * answers with the message it stored rather than a second copy or a replay refusal. A new index
    * or a new encryption would be a second message.
    */
-  private async deliver(request: SendMessageRequest): Promise<Message> {
+  private async deliver(request: SendMessageRequest & { clientMessageId: string }): Promise<Message> {
     const delays = this.options.sendRetryDelaysMs ?? SEND_RETRY_DELAYS_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.options.api.sendMessage(request);
+        const message = await this.options.api.sendMessage(request);
+        this.unsent.delete(request.clientMessageId);
+        return message;
       } catch (error) {
         const delay = delays[attempt];
-        if (delay === undefined || !isTransientFailure(error)) throw error;
+        if (!isTransientFailure(error)) {
+          this.unsent.delete(request.clientMessageId);
+          throw error;
+        }
+        if (delay === undefined) {
+          // Perhaps stored without an answer: a retry must post exactly this again.
+          this.unsent.set(request.clientMessageId, request);
+          throw error;
+        }
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }

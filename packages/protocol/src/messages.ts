@@ -52,20 +52,19 @@ export const sharesQuerySchema = z.strictObject({
 });
 
 /** The caller's own share of each epoch asked for; epochs the caller has no share of are absent. */
-export const sharesResponseSchema = z.object({
-  shares: z.array(
-    z.object({
-      epochId: epochIdSchema,
-      conversationId: conversationIdSchema,
-      senderId: userIdSchema,
-      membershipVersion: z.number().int().nonnegative(),
-      wrappedKey: z.string(),
-      signature: z.string(),
-    }),
-  ),
+/** A member's own wrapped chain key of one epoch, with the epoch's signed fields. */
+export const epochShareSchema = z.object({
+  epochId: epochIdSchema,
+  conversationId: conversationIdSchema,
+  senderId: userIdSchema,
+  membershipVersion: z.number().int().nonnegative(),
+  wrappedKey: z.string(),
+  signature: z.string(),
 });
+export type EpochShare = z.infer<typeof epochShareSchema>;
+
+export const sharesResponseSchema = z.object({ shares: z.array(epochShareSchema) });
 export type SharesResponse = z.infer<typeof sharesResponseSchema>;
-export type EpochShare = SharesResponse['shares'][number];
 
 // ---------------------------------------------------------------- messages
 
@@ -160,6 +159,11 @@ export const historyResponseSchema = z.object({
   /** The conversation's disappearing-message timer now. */
   disappearingSeconds: disappearingTimerSchema,
   hasMore: z.boolean(),
+  /**
+   * The caller's own shares of the epochs of these messages (one round trip less before the page
+   * can be read); an epoch without one here was not wrapped for the caller.
+   */
+  shares: z.array(epochShareSchema),
 });
 export type HistoryResponse = z.infer<typeof historyResponseSchema>;
 

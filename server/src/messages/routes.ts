@@ -17,7 +17,7 @@ import { requireAuth } from '../access/policy';
 import { assertOwnEpoch } from '../access/rules';
 import type { AppContext } from '../context';
 import { conversationFor } from '../conversations/membership';
-import { membershipChanged, perMember } from '../conversations/routes';
+import { membershipChanged, perMember, sharesFor } from '../conversations/routes';
 import type { Db } from '../db/client';
 import { conversations, epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
@@ -95,11 +95,16 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     const hasMore = items.length > q.limit;
     const page = items.slice(0, q.limit);
     if (!q.after) page.reverse();
+    const pageMessages = page.flatMap((i) => (i.message ? [i.message] : []));
+    const epochIds = [...new Set(pageMessages.map((m) => m.epochId))];
+    // Only the caller's own shares (sharesFor filters on the recipient): never another member's.
+    const shares = epochIds.length ? await sharesFor(db, auth.user.id, epochIds) : [];
     return {
-      messages: page.flatMap((i) => (i.message ? [i.message] : [])),
+      messages: pageMessages,
       events: page.flatMap((i) => (i.event ? [i.event] : [])),
       disappearingSeconds: seconds,
       hasMore,
+      shares,
     };
   });
 

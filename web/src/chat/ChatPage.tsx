@@ -1,11 +1,13 @@
 import { RecipientKeyError } from '@enclave/client';
 import { conversationIdFor, type Message, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
+import { Search } from 'lucide-react';
 import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
 import { useSocketState } from '../realtime/realtime-context';
+import { Button } from '../components/ui/Button';
 import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
@@ -13,6 +15,7 @@ import { ConversationHeader } from './ConversationHeader';
 import { DeleteMessageDialog } from './DeleteMessageDialog';
 import { DisappearingControl } from './DisappearingControl';
 import { KeyChangeBanner } from './KeyChangeBanner';
+import { MessageSearch } from './MessageSearch';
 import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
@@ -52,6 +55,9 @@ function ChatScreen({ session }: { session: Session }) {
   const { ban, unban } = useModeration();
   const [banTarget, setBanTarget] = useState<PublicUser | null>(null);
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const [searching, setSearching] = useState(false);
+  // The message chosen in the search, in the conversation it was chosen in.
+  const [highlight, setHighlight] = useState<{ id: number; conversationId: string } | null>(null);
 
   // What the screens before said (registration, sign-in) is done with; left open, it would sit
   // over the conversation.
@@ -86,11 +92,17 @@ function ChatScreen({ session }: { session: Session }) {
   const askDelete = useCallback((message: Message) => setDeleteTarget(message), []);
   const typing = useTyping(selfId, conversationId);
 
-  async function send(text: string) {
+  /**
+   * Sends (or, with the id of one that failed, retries) a message. Never rejects: a message that
+   * could not be sent stays in the list, marked, with Retry (chat-store.ts `Outgoing`).
+   */
+  async function send(text: string, localId = services.senderKeys.newMessageId()) {
+    const { store } = services;
+    store.sending(conversationId, localId, text);
     try {
-      const message = await services.senderKeys.send(receiverId, text);
+      const message = await services.senderKeys.send(receiverId, text, localId);
       services.decryptor.addOwnMessage(message);
-      services.store.sent(message, text);
+      store.sent(message, text, localId);
       toast({
         title: 'Message Sent',
         description: peerId ? 'Encrypted message sent' : 'Message sent to channel',
@@ -98,9 +110,9 @@ function ChatScreen({ session }: { session: Session }) {
       });
     } catch (error) {
       console.error('send failed', error);
+      store.failed(conversationId, localId);
       const description = error instanceof RecipientKeyError ? error.message : 'Failed to send message';
       toast({ title: 'Send Failed', description, tone: 'destructive' });
-      throw error;
     }
   }
 
@@ -149,6 +161,17 @@ function ChatScreen({ session }: { session: Session }) {
                 onChanged={(event) => services.store.event(event)}
               />
             }
+            actions={
+              <Button
+                variant={searching ? 'secondary' : 'outline'}
+                size="icon"
+                aria-label="Search messages"
+                aria-pressed={searching}
+                onClick={() => setSearching(!searching)}
+              >
+                <Search aria-hidden="true" />
+              </Button>
+            }
             members={
               <MembersDrawer open={drawerOpen} onOpenChange={setDrawerOpen} unread={unread.total}>
                 {memberList('drawer')}
@@ -157,13 +180,26 @@ function ChatScreen({ session }: { session: Session }) {
           />
           <KeyChangeBanner members={peer ? [peer] : (users.data ?? [])} pins={pins} onVerify={setSafetyNumberOf} />
           <SkippedRecipientsBanner skipped={services.skipped} conversationId={conversationId} />
+          {searching ? (
+            <MessageSearch
+              view={view}
+              nameOf={(id) => users.data?.find((u) => u.id === id)?.username ?? 'Unknown User'}
+              onChoose={(id) => setHighlight({ id, conversationId })}
+              onClose={() => setSearching(false)}
+            />
+          ) : null}
           <MessageList
             view={view}
             selfId={selfId}
             dm={peer ? { selfName: session.user.username, peerName } : null}
             onLoadOlder={() => void services.store.loadOlder(conversationId)}
+            outgoing={{
+              retry: (o) => void send(o.text, o.localId),
+              discard: (o) => services.store.discard(conversationId, o.localId),
+            }}
             dividerBeforeId={unread.dividerBeforeId}
             onDelete={askDelete}
+            highlight={highlight?.conversationId === conversationId ? highlight : null}
           />
           <TypingBar
             typingIds={typing.typingIds}

@@ -16,9 +16,11 @@ type ConversationHeaderProps = {
   members: ReactNode;
   /** The disappearing-message timer. */
   timer: ReactNode;
+  /** More of the conversation's own controls (search). */
+  actions?: ReactNode;
 };
 
-export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members, timer }: ConversationHeaderProps) {
+export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members, timer, actions }: ConversationHeaderProps) {
   return (
     <header className="grid gap-2 border-b border-border p-3 sm:p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -29,6 +31,7 @@ export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber,
           {pin?.verified ? <VerifiedMark className="size-4" /> : null}
         </h2>
         <div className="flex items-center gap-2">
+          {actions}
           {peer && pin ? (
             <Button variant="outline" size="sm" onClick={() => onShowSafetyNumber(peer.id)}>
               <Fingerprint aria-hidden="true" /> Safety number

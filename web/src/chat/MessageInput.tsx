@@ -9,7 +9,10 @@ type MessageInputProps = {
   /** Sending needs a live, authenticated socket (docs/spec.md §5). */
   connected: boolean;
   placeholder: string;
-  /** Resolves when the message is stored; rejects when it could not be sent. */
+  /**
+   * Resolves when the message is stored or has failed for good (then the list shows it with Retry:
+   * the composer is already empty for the next one).
+   */
   onSend: (text: string) => Promise<void>;
   /** Each edit of the text (typing indicators, use-typing.ts). */
   onType?: () => void;
@@ -25,15 +28,12 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     if (!canSend) return;
+    // The message is in the list (being sent) from now on, so the composer empties at once; one
+    // send at a time keeps them in the order they were written.
     setSending(true);
-    try {
-      await onSend(text);
-      setText('');
-    } catch {
-      // The page told the member; the text stays so it can be sent again.
-    } finally {
-      setSending(false);
-    }
+    setText('');
+    await onSend(text);
+    setSending(false);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {

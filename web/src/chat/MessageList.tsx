@@ -1,7 +1,7 @@
 import type { DecryptResult } from '@enclave/client';
 import type { Message, TimelineEvent } from '@enclave/protocol';
 import { AlertOctagon, Info, Lock, Timer, Trash2 } from 'lucide-react';
-import { Fragment, memo, useLayoutEffect, useMemo, useRef } from 'react';
+import { Fragment, memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
@@ -10,6 +10,7 @@ import type { ConversationView } from './chat-store';
 import { eventText } from './disappearing';
 import { JumpToLatest } from './JumpToLatest';
 import { NewMessagesDivider } from './NewMessagesDivider';
+import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessage';
 import { useUsers } from './use-users';
 
 export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';
@@ -32,16 +33,34 @@ type MessageListProps = {
   /** Display names: in a DM, whom each message was encrypted for. */
   dm: { selfName: string; peerName: string } | null;
   onLoadOlder: () => void;
+  outgoing: OutgoingActions;
   /** Where the "New messages" divider goes (use-unread.ts). */
   dividerBeforeId?: number | null;
   /** Asks to delete one of the member's own messages for everyone (kept stable: rows are memoized). */
   onDelete?: (message: Message) => void;
+  /** A message chosen in the search: scrolled to and highlighted (a new object each time). */
+  highlight?: { id: number } | null;
 };
 
-export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = null, onDelete }: MessageListProps) {
+/** Older messages load while the reader is within this many pixels of the top. */
+const LOAD_OLDER_PX = 600;
+
+/** Where the oldest row shown was, relative to the list's top: kept in place when older rows come above it. */
+type Anchor = { id: string; top: number };
+
+function oldestRowAnchor(el: HTMLElement): Anchor | null {
+  const row = el.querySelector<HTMLElement>('[data-message-id]');
+  if (!row?.dataset.messageId) return null;
+  return { id: row.dataset.messageId, top: row.getBoundingClientRect().top - el.getBoundingClientRect().top };
+}
+
+export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBeforeId = null, highlight = null, onDelete }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
+  const oldestShown = useRef<number | null>(null);
+  const anchor = useRef<Anchor | null>(null);
   const newest = Math.max(view.messages.at(-1)?.id ?? 0, view.events.at(-1)?.id ?? 0) || null;
+  const oldest = view.messages[0]?.id ?? null;
   // Names come from the member list by sender id (which the signature binds), never from the
   // name the server attaches to a message.
   const users = useUsers();
@@ -77,11 +96,43 @@ export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = n
             encryptedFor={selfName === null || peerName === null ? null : own ? peerName : selfName}
             today={today}
             onDelete={own ? onDelete : undefined}
+            highlighted={message.id === highlight?.id}
           />
         </Fragment>
       );
     });
-  }, [messages, events, results, names, selfId, selfName, peerName, today, dividerBeforeId, onDelete]);
+  }, [messages, events, results, names, selfId, selfName, peerName, today, dividerBeforeId, onDelete, highlight]);
+
+  function loadOlder() {
+    const el = scroller.current;
+    if (!el || !view.hasOlder || view.loadingOlder) return;
+    anchor.current = oldestRowAnchor(el);
+    onLoadOlder();
+  }
+
+  function onScroll() {
+    const el = scroller.current;
+    if (el && el.scrollTop < LOAD_OLDER_PX) loadOlder();
+  }
+
+  // Older rows came in above: the row that was oldest stays where the reader saw it (no jump).
+  // Chromium's scroll anchoring may already have kept it there; then this moves nothing.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    const before = anchor.current;
+    if (!el || oldest === oldestShown.current) return;
+    oldestShown.current = oldest;
+    anchor.current = null;
+    const row = before && el.querySelector<HTMLElement>(`[data-message-id="${before.id}"]`);
+    if (before && row) el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top - before.top;
+  }, [oldest]);
+
+  useEffect(() => {
+    if (!highlight) return;
+    const row = scroller.current?.querySelector<HTMLElement>(`[data-message-id="${highlight.id}"]`);
+    row?.scrollIntoView({ block: 'center' });
+    row?.focus({ preventScroll: true });
+  }, [highlight]);
 
   // Follow new messages at the bottom, but leave the reader alone when they scrolled up or when
   // older messages were prepended.
@@ -94,6 +145,15 @@ export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = n
     if (wasFirstFill || nearBottom) el.scrollTop = el.scrollHeight;
   });
 
+  // The member just wrote a message: it is shown being sent at the bottom, wherever they were.
+  const outgoingCount = view.outgoing.length;
+  const lastOutgoingCount = useRef(outgoingCount);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && outgoingCount > lastOutgoingCount.current) el.scrollTop = el.scrollHeight;
+    lastOutgoingCount.current = outgoingCount;
+  }, [outgoingCount]);
+
   return (
     // Focusable so keyboard users can scroll it; role="log" announces new messages politely.
     <div
@@ -102,6 +162,7 @@ export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = n
       className="min-h-0 flex-1 overflow-y-auto px-3 py-3 sm:px-4"
       aria-label="Conversation history"
       role="log"
+      onScroll={onScroll}
     >
       {dm ? null : (
         <p className="mb-3 flex items-start gap-2 rounded-md border border-border bg-surface-raised/60 p-2 text-xs text-muted">
@@ -111,7 +172,8 @@ export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = n
       )}
       {view.hasOlder ? (
         <div className="mb-3 flex justify-center">
-          <Button variant="outline" size="sm" onClick={onLoadOlder} disabled={view.loadingOlder}>
+          {/* Scrolling up loads them too; the button is the keyboard's and screen readers' way. */}
+          <Button variant="outline" size="sm" onClick={loadOlder} disabled={view.loadingOlder}>
             {view.loadingOlder ? 'Loading…' : 'Load older messages'}
           </Button>
         </div>
@@ -124,6 +186,9 @@ export function MessageList({ view, selfId, dm, onLoadOlder, dividerBeforeId = n
       ) : null}
       <ol className="grid gap-2">
         {rows}
+        {view.outgoing.map((o) => (
+          <OutgoingMessage key={o.localId} message={o} sender={names.get(selfId) ?? 'You'} actions={outgoing} />
+        ))}
       </ol>
       <JumpToLatest scroller={scroller} newest={newest} />
     </div>
@@ -139,21 +204,29 @@ type MessageItemProps = {
   /** Today's {@link dayKey}: a message of today shows its time alone. */
   today: string;
   onDelete: ((message: Message) => void) | undefined;
+  /** Chosen in the search. */
+  highlighted: boolean;
 };
 
 /**
  * Memoized: every prop is a string or an object the store keeps as it is, so a page of older
  * messages renders its own rows and leaves the rest alone.
  */
-const MessageItem = memo(function MessageItem({ message, sender, result, own, encryptedFor, today, onDelete }: MessageItemProps) {
+const MessageItem = memo(function MessageItem({ message, sender, result, own, encryptedFor, today, onDelete, highlighted }: MessageItemProps) {
   return (
     <li
       className={cn(
-        'min-w-0 rounded-lg border px-3 py-2',
+        // Rows off screen are not laid out or painted (a long history stays cheap); the size a row
+        // had when last shown stands in for it.
+        'min-w-0 rounded-lg border px-3 py-2 [contain-intrinsic-size:auto_4.5rem] [content-visibility:auto]',
         own ? 'border-accent/30 bg-accent/5' : 'border-border bg-surface-raised/50',
         result && WARNINGS[result.status] && 'border-red-500/60 bg-red-950/40',
+        highlighted && 'ring-2 ring-amber-400',
       )}
       data-message-id={message.id}
+      data-highlighted={highlighted || undefined}
+      // Focusable from a search result (not in the tab order): screen readers read the chosen one.
+      tabIndex={-1}
     >
       <div className="mb-1 flex flex-wrap items-center gap-2 text-xs">
         <span className={cn('font-semibold', own ? 'text-accent' : 'text-foreground')}>{sender}</span>
@@ -165,6 +238,7 @@ const MessageItem = memo(function MessageItem({ message, sender, result, own, en
             <Lock aria-hidden="true" /> Encrypted for {encryptedFor}
           </Badge>
         ) : null}
+        {own ? <SentMark /> : null}
         {message.expiresAt ? (
           <span className="flex items-center gap-1 text-muted" title={`Disappears ${formatMessageTime(message.expiresAt, today)}`}>
             <Timer className="size-3" aria-hidden="true" />

@@ -1,6 +1,6 @@
 import { MemoryPinStore, RecipientKeyError } from '@enclave/client';
 import { createAccount, generateAccessToken, type EpochShareUpload, type PublicIdentity } from '@enclave/crypto';
-import { conversationIdFor, type Message, type PublicUser } from '@enclave/protocol';
+import { conversationIdFor, type EpochShare, type Message, type PublicUser } from '@enclave/protocol';
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../auth/auth-context';
@@ -26,6 +26,17 @@ class FakeServer {
   private readonly shares = new Map<string, { conversationId: string; senderId: string; membershipVersion: number; upload: EpochShareUpload[] }>();
   private readonly messages: Message[] = [];
   membershipVersion = 1;
+
+  /** The caller's own shares of these epochs, as the server gives them (never another member's). */
+  sharesOf(callerId: string, epochIds: readonly string[]): EpochShare[] {
+    return epochIds.flatMap((epochId) => {
+      const epoch = this.shares.get(epochId);
+      const share = epoch?.upload.find((s) => s.recipientId === callerId);
+      if (!epoch || !share) return [];
+      const { conversationId, senderId, membershipVersion } = epoch;
+      return [{ epochId, conversationId, senderId, membershipVersion, wrappedKey: share.wrappedKey, signature: share.signature }];
+    });
+  }
 
   join(id: string, username: string, keys: PublicIdentity): void {
     this.users.set(id, listedMember(id, username, keys));
@@ -82,20 +93,11 @@ class FakeServer {
         this.messages.push(message);
         return message;
       },
-      fetchShares: async (epochIds) =>
-        epochIds.flatMap((epochId) => {
-          const epoch = this.shares.get(epochId);
-          const share = epoch?.upload.find((s) => s.recipientId === callerId);
-          if (!epoch || !share) return [];
-          const { conversationId, senderId, membershipVersion } = epoch;
-          return [{ epochId, conversationId, senderId, membershipVersion, wrappedKey: share.wrappedKey, signature: share.signature }];
-        }),
-      history: async ({ receiverId }) => ({
-        messages: this.messages.filter((m) => m.conversationId === conversationIdFor(callerId, receiverId)),
-        events: [],
-        disappearingSeconds: 0,
-        hasMore: false,
-      }),
+      fetchShares: async (epochIds) => this.sharesOf(callerId, epochIds),
+      history: async ({ receiverId }) => {
+        const messages = this.messages.filter((m) => m.conversationId === conversationIdFor(callerId, receiverId));
+        return { messages, events: [], disappearingSeconds: 0, hasMore: false, shares: this.sharesOf(callerId, [...new Set(messages.map((m) => m.epochId))]) };
+      },
     };
   }
 }

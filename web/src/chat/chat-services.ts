@@ -77,6 +77,10 @@ export function createChatServices(session: Session, queryClient: QueryClient, d
     onRecipientsSkipped: skipped.report,
     trust,
   });
-  const store = new ChatStore({ history: api.history, decrypt: (messages) => decryptor.decrypt(messages) });
+  const store = new ChatStore({
+    selfId: session.user.id,
+    history: api.history,
+    decrypt: (messages, shares) => decryptor.decrypt(messages, shares),
+  });
   return { trust, senderKeys, decryptor, store, skipped };
 }

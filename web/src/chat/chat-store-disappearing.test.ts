@@ -28,20 +28,23 @@ const timerEvent = (id: number, seconds: 0 | 3600): TimelineEvent => ({
   event: { kind: 'timer_set', seconds },
 });
 
-function setup(page: Omit<HistoryResponse, 'hasMore'>) {
+type Page = Omit<HistoryResponse, 'hasMore' | 'shares'>;
+
+function setup(page: Page) {
   const requests: HistoryParams[] = [];
   let answer = page;
   const store = new ChatStore({
+    selfId: '00000000-0000-4000-8000-000000000001',
     history: async (params) => {
       requests.push(params);
       const current = answer;
       answer = { messages: [], events: [], disappearingSeconds: current.disappearingSeconds };
-      return { ...current, hasMore: false };
+      return { ...current, hasMore: false, shares: [] };
     },
     decrypt: async (messages) => new Map(messages.map((m): [number, DecryptResult] => [m.id, { status: 'ok', text: `secret ${m.id}` }])),
   });
   const view = () => store.view('general');
-  return { store, requests, view, next: (p: Omit<HistoryResponse, 'hasMore'>) => (answer = p) };
+  return { store, requests, view, next: (p: Page) => (answer = p) };
 }
 
 describe('ChatStore: disappearing messages', () => {

@@ -1,9 +1,10 @@
 import type { DecryptResult } from '@enclave/client';
-import type { HistoryResponse, Message } from '@enclave/protocol';
+import type { EpochShare, HistoryResponse, Message } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import type { HistoryParams } from '../net/http';
 import { ChatStore } from './chat-store';
 
+const ME = '00000000-0000-4000-8000-000000000001';
 const BOB = '00000000-0000-4000-8000-000000000002';
 
 function msg(id: number, conversationId = 'general'): Message {
@@ -20,25 +21,39 @@ function msg(id: number, conversationId = 'general'): Message {
   };
 }
 
+/** The fake server's share of the epoch of the messages: one per page, naming the page's newest message. */
+function shareFor(page: readonly Message[]): EpochShare[] {
+  const newest = page.at(-1);
+  if (!newest) return [];
+  return [{ epochId: newest.epochId, conversationId: 'general', senderId: BOB, membershipVersion: 1, wrappedKey: `w${newest.id}`, signature: 's' }];
+}
+
 /** A fake server holding message ids 1..n of the general channel. */
-function setup(initialCount: number, pageSize = 5) {
+function setup(initialCount: number, pageSize = 5, olderPageSize = pageSize) {
   let stored = Array.from({ length: initialCount }, (_, i) => msg(i + 1));
   const requests: HistoryParams[] = [];
   const decrypted: number[] = [];
+  /** The shares each decryption was given (undefined: to be fetched). */
+  const sharesGiven: (string[] | undefined)[] = [];
   const store = new ChatStore({
+    selfId: ME,
     pageSize,
+    olderPageSize,
     history: async (params): Promise<HistoryResponse> => {
       requests.push(params);
       const limit = params.limit ?? 50;
       if (params.after !== undefined) {
         const newer = stored.filter((m) => m.id > (params.after ?? 0));
-        return { messages: newer.slice(0, limit), events: [], disappearingSeconds: 0, hasMore: newer.length > limit };
+        const page = newer.slice(0, limit);
+        return { messages: page, events: [], disappearingSeconds: 0, hasMore: newer.length > limit, shares: shareFor(page) };
       }
       const older = stored.filter((m) => params.before === undefined || m.id < params.before);
-      return { messages: older.slice(-limit), events: [], disappearingSeconds: 0, hasMore: older.length > limit };
+      const page = older.slice(-limit);
+      return { messages: page, events: [], disappearingSeconds: 0, hasMore: older.length > limit, shares: shareFor(page) };
     },
-    decrypt: async (messages) => {
+    decrypt: async (messages, shares) => {
       decrypted.push(...messages.map((m) => m.id));
+      sharesGiven.push(shares?.map((s) => s.wrappedKey));
       return new Map(messages.map((m): [number, DecryptResult] => [m.id, { status: 'ok', text: m.encryptedContent }]));
     },
   });
@@ -48,7 +63,7 @@ function setup(initialCount: number, pageSize = 5) {
     stored = [...stored, msg(id)].sort((a, b) => a.id - b.id);
     return msg(id);
   };
-  return { store, requests, decrypted, ids, post };
+  return { store, requests, decrypted, sharesGiven, ids, post };
 }
 
 describe('ChatStore', () => {
@@ -60,6 +75,51 @@ describe('ChatStore', () => {
     await t.store.loadOlder('general');
     expect(t.requests.at(-1)).toMatchObject({ before: 8 });
     expect(t.ids()).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  it('pages back with the larger older page size, reading each page with the shares it came with', async () => {
+    const t = setup(30, 5, 20);
+    await t.store.open('general', 'all');
+    await t.store.loadOlder('general');
+    expect(t.requests.map((r) => r.limit)).toEqual([5, 20]);
+    expect(t.ids()).toHaveLength(25);
+    expect(t.sharesGiven).toEqual([['w30'], ['w25']]);
+    // A live message has no history answer: its shares are fetched.
+    await t.store.live(t.post(31));
+    expect(t.sharesGiven.at(-1)).toBeUndefined();
+  });
+
+  it('shows a message being sent, keeps it with its text when sending fails, and lets it go once stored', async () => {
+    const t = setup(0);
+    await t.store.open('general', 'all');
+    const outgoing = () => t.store.view('general').outgoing.map((o) => [o.localId, o.state, o.text]);
+    t.store.sending('general', 'a', 'first');
+    t.store.sending('general', 'b', 'second');
+    expect(outgoing()).toEqual([['a', 'sending', 'first'], ['b', 'sending', 'second']]);
+    t.store.failed('general', 'a');
+    expect(outgoing()).toEqual([['a', 'failed', 'first'], ['b', 'sending', 'second']]);
+    t.store.sent({ ...msg(1), senderId: ME }, 'second', 'b');
+    expect(outgoing()).toEqual([['a', 'failed', 'first']]);
+    expect(t.ids()).toEqual([1]);
+    // Retry: the same message goes back to being sent, in its place.
+    t.store.sending('general', 'a', 'first');
+    expect(outgoing()).toEqual([['a', 'sending', 'first']]);
+    t.store.failed('general', 'a');
+    t.store.discard('general', 'a');
+    expect(outgoing()).toEqual([]);
+  });
+
+  it('never shows the member own message twice when its frame comes before the send answer', async () => {
+    const t = setup(0);
+    await t.store.open('general', 'all');
+    t.store.sending('general', 'a', 'c1');
+    // Someone else's message with the same text does not settle it.
+    await t.store.live(t.post(1));
+    expect(t.store.view('general').outgoing).toHaveLength(1);
+    await t.store.live({ ...msg(2), senderId: ME, encryptedContent: 'c1' });
+    expect(t.store.view('general').outgoing).toEqual([]);
+    t.store.sent({ ...msg(2), senderId: ME }, 'c1', 'a');
+    expect(t.ids()).toEqual([1, 2]);
   });
 
   it('holds a message once when it comes both as a frame and in a page', async () => {

@@ -14,8 +14,14 @@
  * ever written to the browser's storage.
  */
 import type { DecryptResult } from '@enclave/client';
-import { limits, type DisappearingTimer, type HistoryResponse, type Message, type TimelineEvent } from '@enclave/protocol';
+import { limits, type DisappearingTimer, type EpochShare, type HistoryResponse, type Message, type TimelineEvent } from '@enclave/protocol';
 import type { HistoryParams } from '../net/http';
+
+/**
+ * A message of this member's not stored yet: being sent, or failed after the client's own resends
+ * (then kept, with its text, until the member retries or discards it: never silently lost).
+ */
+export type Outgoing = { localId: string; text: string; state: 'sending' | 'failed' };
 
 export type ConversationView = {
   /** Oldest first. */
@@ -28,12 +34,20 @@ export type ConversationView = {
   status: 'idle' | 'loading' | 'ready' | 'error';
   hasOlder: boolean;
   loadingOlder: boolean;
+  /** In the order they were written. */
+  outgoing: readonly Outgoing[];
 };
 
 export type ChatStoreOptions = {
+  /** The member: their own live messages settle what they are sending. */
+  selfId: string;
   history(params: HistoryParams): Promise<HistoryResponse>;
-  decrypt(messages: readonly Message[]): Promise<Map<number, DecryptResult>>;
+  /** `shares`: those a history answer carried for these messages (message-decryptor.ts). */
+  decrypt(messages: readonly Message[], shares?: readonly EpochShare[]): Promise<Map<number, DecryptResult>>;
+  /** The newest page: small, so that it is shown soon. */
   pageSize?: number;
+  /** Pages of older messages: large, so that reading back costs few round trips. */
+  olderPageSize?: number;
 };
 
 /** Bound on catch-up pages per reconnect; a longer absence pages in on the next open. */
@@ -47,6 +61,7 @@ const emptyView: ConversationView = {
   status: 'idle',
   hasOlder: false,
   loadingOlder: false,
+  outgoing: [],
 };
 
 /** The latest timer among these events, if any changed it. */
@@ -62,6 +77,7 @@ type Conversation = {
   status: ConversationView['status'];
   hasOlder: boolean;
   loadingOlder: boolean;
+  outgoing: Outgoing[];
   cursor: number;
   queue: Promise<void>;
   view: ConversationView;
@@ -115,15 +131,31 @@ export class ChatStore {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return undefined;
     await this.add(conversation, [message]);
-    return conversation.results.get(message.id);
+    const result = conversation.results.get(message.id);
+    // The frame of a message this member is still sending can come before the send's answer:
+    // the stored message takes the place of the one being sent, so it is never shown twice.
+    if (message.senderId === this.options.selfId && result?.status === 'ok') {
+      const same = conversation.outgoing.find((o) => o.state === 'sending' && o.text === result.text);
+      if (same) this.setOutgoing(conversation, conversation.outgoing.filter((o) => o !== same));
+    }
+    return result;
+  }
+
+  /** The member started sending `text` (shown as being sent until {@link sent} or {@link failed}). */
+  sending(conversationId: string, localId: string, text: string): void {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    const others = conversation.outgoing.filter((o) => o.localId !== localId);
+    this.setOutgoing(conversation, [...others, { localId, text, state: 'sending' }]);
   }
 
   /** The member's own message as the server stored it, with the text they typed. */
-  sent(message: Message, text: string): void {
+  sent(message: Message, text: string, localId?: string): void {
     const conversation = this.conversations.get(message.conversationId);
     if (!conversation) return;
     conversation.results.set(message.id, { status: 'ok', text });
     conversation.resultsChanged = true;
+    conversation.outgoing = conversation.outgoing.filter((o) => o.localId !== localId);
     void this.add(conversation, [message]);
   }
 
@@ -152,6 +184,20 @@ export class ChatStore {
     this.drop(conversation, held.map((m) => m.id));
   }
 
+  /** Sending failed for good: the message stays, marked, for a retry. */
+  failed(conversationId: string, localId: string): void {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    this.setOutgoing(conversation, conversation.outgoing.map((o) => (o.localId === localId ? { ...o, state: 'failed' } : o)));
+  }
+
+  /** The member gave up on a message that failed. */
+  discard(conversationId: string, localId: string): void {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    this.setOutgoing(conversation, conversation.outgoing.filter((o) => o.localId !== localId));
+  }
+
   /** Pages back from the oldest message held. */
   async loadOlder(conversationId: string): Promise<void> {
     const conversation = this.conversations.get(conversationId);
@@ -159,11 +205,11 @@ export class ChatStore {
     const oldest = Math.min(...conversation.messages.keys(), ...conversation.events.keys());
     this.update(conversation, { loadingOlder: true });
     try {
-      const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.pageSize });
-      // Decrypted before they are shown, and shown in one view with the button back: each view
-      // renders the whole list, and these rows are above what the reader is looking at.
+      const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.olderPageSize });
+      // Decrypted before they are shown, and shown in one view with the button back: these rows
+      // are above what the reader is looking at.
       const undecrypted = page.messages.filter((m) => !conversation.messages.has(m.id) && !conversation.results.has(m.id));
-      if (undecrypted.length) await this.decryptResults(conversation, undecrypted);
+      if (undecrypted.length) await this.decryptResults(conversation, undecrypted, page.shares);
       conversation.hasOlder = page.hasMore;
       this.insert(conversation, page.messages);
       this.addEvents(conversation, page.events);
@@ -192,6 +238,10 @@ export class ChatStore {
     return this.options.pageSize ?? limits.historyPageSize;
   }
 
+  private get olderPageSize(): number {
+    return this.options.olderPageSize ?? limits.historyMaxPageSize;
+  }
+
   private create(conversationId: string, receiverId: string): Conversation {
     const conversation: Conversation = {
       receiverId,
@@ -202,6 +252,7 @@ export class ChatStore {
       status: 'loading',
       hasOlder: false,
       loadingOlder: false,
+      outgoing: [],
       cursor: 0,
       queue: Promise.resolve(),
       view: emptyView,
@@ -227,13 +278,14 @@ export class ChatStore {
     const page = await this.options.history({ receiverId: conversation.receiverId, limit: this.pageSize });
     conversation.hasOlder = page.hasMore;
     this.markSynced(conversation, page);
-    await this.add(conversation, page.messages);
+    await this.add(conversation, page.messages, page.shares);
   }
 
   private async catchUp(conversation: Conversation): Promise<void> {
     if (conversation.cursor === 0) return this.loadRecent(conversation);
     const fetched: Message[] = [];
     const events: TimelineEvent[] = [];
+    const shares: EpochShare[] = [];
     let after = conversation.cursor;
     let complete = false;
     let disappearingSeconds = conversation.disappearingSeconds;
@@ -241,6 +293,7 @@ export class ChatStore {
       const result = await this.options.history({ receiverId: conversation.receiverId, after, limit: this.pageSize });
       fetched.push(...result.messages);
       events.push(...result.events);
+      shares.push(...result.shares);
       disappearingSeconds = result.disappearingSeconds;
       const last = Math.max(0, ...result.messages.map((m) => m.id), ...result.events.map((e) => e.id));
       complete = !result.hasMore || last === 0;
@@ -248,7 +301,7 @@ export class ChatStore {
     }
     // Short of the end, the cursor still moves (pages are contiguous); the rest comes next time.
     this.markSynced(conversation, { messages: fetched, events, disappearingSeconds });
-    await this.add(conversation, fetched);
+    await this.add(conversation, fetched, shares);
   }
 
   /** Moves the cursor over an HTTP answer (the only thing that moves it), and takes its events and timer. */
@@ -279,11 +332,11 @@ export class ChatStore {
     this.refreshView(conversation, { messages: true });
   }
 
-  private async add(conversation: Conversation, messages: readonly Message[]): Promise<void> {
+  private async add(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
     const fresh = this.insert(conversation, messages);
     this.refreshView(conversation, { messages: fresh.length > 0 });
     const undecrypted = fresh.filter((m) => !conversation.results.has(m.id));
-    if (undecrypted.length) await this.decryptInto(conversation, undecrypted);
+    if (undecrypted.length) await this.decryptInto(conversation, undecrypted, shares);
   }
 
   /**
@@ -325,16 +378,21 @@ export class ChatStore {
     }, Math.max(0, at - Date.now()));
   }
 
-  private async decryptInto(conversation: Conversation, messages: readonly Message[]): Promise<void> {
-    await this.decryptResults(conversation, messages);
+  private async decryptInto(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
+    await this.decryptResults(conversation, messages, shares);
     this.refreshView(conversation);
   }
 
   /** Decrypts into the conversation's results, not shown yet. */
-  private async decryptResults(conversation: Conversation, messages: readonly Message[]): Promise<void> {
-    const results = await this.options.decrypt(messages);
+  private async decryptResults(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
+    const results = await this.options.decrypt(messages, shares);
     for (const [id, result] of results) conversation.results.set(id, result);
     conversation.resultsChanged = true;
+  }
+
+  private setOutgoing(conversation: Conversation, outgoing: Outgoing[]): void {
+    conversation.outgoing = outgoing;
+    this.refreshView(conversation);
   }
 
   private update(conversation: Conversation, patch: Partial<Pick<Conversation, 'status' | 'loadingOlder'>>): void {
@@ -356,6 +414,7 @@ export class ChatStore {
       status: conversation.status,
       hasOlder: conversation.hasOlder,
       loadingOlder: conversation.loadingOlder,
+      outgoing: conversation.outgoing,
     };
     conversation.resultsChanged = false;
     conversation.view = view;

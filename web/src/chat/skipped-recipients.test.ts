@@ -45,7 +45,7 @@ describe('members left out of an epoch', () => {
         expiresAt: null,
       }),
       fetchShares: async () => [],
-      history: async () => ({ messages: [], events: [], disappearingSeconds: 0, hasMore: false }),
+      history: async () => ({ messages: [], events: [], disappearingSeconds: 0, hasMore: false, shares: [] }),
     };
     const session: Session = {
       user: { id: ALICE, username: 'alice', role: 'member', isCreatorAccount: false, joinedAt: '2026-01-01T00:00:00.000Z' },

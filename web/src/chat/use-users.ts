@@ -1,32 +1,60 @@
 import type { PublicUser, ServerFrame } from '@enclave/protocol';
-import { useQuery, type QueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { listUsers } from '../net/http';
 
 export const usersQueryKey = ['users'] as const;
 
+type PresenceFrame = Extract<ServerFrame, { type: 'presence' | 'presence_snapshot' }>;
+
+/** Per cache, the presence frames heard by each member-list fetch still under way. */
+const heardDuringFetch = new WeakMap<QueryClient, Set<PresenceFrame[]>>();
+
+/**
+ * The member-list query. The server reads presence when it answers, so a frame that arrived while
+ * the list was on its way may be newer than the list: the frames heard meanwhile are replayed on
+ * the answer, in order, instead of the answer undoing them (a member shown online for good after
+ * their socket closed).
+ */
+export function usersQuery(queryClient: QueryClient, list: () => Promise<PublicUser[]> = listUsers) {
+  return {
+    queryKey: usersQueryKey,
+    queryFn: async (): Promise<PublicUser[]> => {
+      const heard: PresenceFrame[] = [];
+      const fetches = heardDuringFetch.get(queryClient) ?? new Set();
+      heardDuringFetch.set(queryClient, fetches.add(heard));
+      try {
+        return heard.reduce(withPresence, await list());
+      } finally {
+        fetches.delete(heard);
+      }
+    },
+  };
+}
+
 /** The member list with real presence, bans, roles and public keys. */
 export function useUsers() {
-  return useQuery({ queryKey: usersQueryKey, queryFn: listUsers });
+  return useQuery(usersQuery(useQueryClient()));
 }
 
 /** The member list for non-React code: cached, or fetched once (with `list`) when nothing is cached yet. */
-export function ensureUsers(queryClient: QueryClient, list: () => Promise<PublicUser[]> = listUsers): Promise<PublicUser[]> {
-  return queryClient.ensureQueryData({ queryKey: usersQueryKey, queryFn: list });
+export function ensureUsers(queryClient: QueryClient, list?: () => Promise<PublicUser[]>): Promise<PublicUser[]> {
+  return queryClient.ensureQueryData(usersQuery(queryClient, list));
 }
 
 /** The member list fresh from the server (with `list`), updating the cache. */
-export function refetchUsers(queryClient: QueryClient, list: () => Promise<PublicUser[]> = listUsers): Promise<PublicUser[]> {
-  return queryClient.fetchQuery({ queryKey: usersQueryKey, queryFn: list, staleTime: 0 });
+export function refetchUsers(queryClient: QueryClient, list?: () => Promise<PublicUser[]>): Promise<PublicUser[]> {
+  return queryClient.fetchQuery({ ...usersQuery(queryClient, list), staleTime: 0 });
 }
 
-/**
- * Applies a presence frame to the cached list: a snapshot sets everyone, a change sets the members
- * it names.
- */
-export function applyPresence(queryClient: QueryClient, frame: Extract<ServerFrame, { type: 'presence' | 'presence_snapshot' }>): void {
+/** The list after a presence frame: a snapshot sets everyone, a change sets the members it names. */
+function withPresence(users: PublicUser[], frame: PresenceFrame): PublicUser[] {
   const online = new Set(frame.online);
   const changed = frame.type === 'presence' ? new Set([...frame.online, ...frame.offline]) : null;
-  queryClient.setQueryData<PublicUser[]>(usersQueryKey, (users) =>
-    users?.map((u) => (changed && !changed.has(u.id)) || u.online === online.has(u.id) ? u : { ...u, online: online.has(u.id) }),
-  );
+  return users.map((u) => ((changed && !changed.has(u.id)) || u.online === online.has(u.id) ? u : { ...u, online: online.has(u.id) }));
+}
+
+/** Applies a presence frame to the cached list, and to the lists being fetched when they answer. */
+export function applyPresence(queryClient: QueryClient, frame: PresenceFrame): void {
+  for (const heard of heardDuringFetch.get(queryClient) ?? []) heard.push(frame);
+  queryClient.setQueryData<PublicUser[]>(usersQueryKey, (users) => users && withPresence(users, frame));
 }

@@ -4,11 +4,11 @@
  */
 import { fingerprint } from '@enclave/crypto';
 import type { PublicUser } from '@enclave/protocol';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Session } from '../auth/auth-context';
 import { loadIdentity } from '../auth/key-store';
 import { indexedDbPinStore } from '../chat/key-pins';
-import { usersQueryKey } from '../chat/use-users';
+import { usersQuery } from '../chat/use-users';
 import * as api from '../net/http';
 import { fetchMySecurity, fetchSessions } from '../net/security-api';
 import { cryptoSelfTest } from '../security/natives';
@@ -63,7 +63,7 @@ async function listedFingerprints(users: readonly PublicUser[], selfId: string) 
 /** The contacts pinned in this browser against the member list as the server gives it now (no pin is written here). */
 export function usePinRows(selfId: string) {
   // The list as the server gives it now, not as the chat last saw it.
-  const users = useQuery({ queryKey: usersQueryKey, queryFn: api.listUsers, staleTime: 0 });
+  const users = useQuery({ ...usersQuery(useQueryClient(), api.listUsers), staleTime: 0 });
   const pins = useQuery({ queryKey: ['security', 'pins', selfId], queryFn: () => indexedDbPinStore.read(selfId), ...fresh });
   const rows = useQuery({
     queryKey: ['security', 'pin-rows', selfId, users.data, pins.data],
