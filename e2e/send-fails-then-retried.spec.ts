@@ -50,15 +50,21 @@ for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 
 
     // The network comes back, but the first retry's answer is lost after the server stored it.
     await alice.page.unroute(SEND);
+    // The retry is held until "Sending…" has been seen: once stored, the message's own frame
+    // replaces the pending entry within milliseconds, faster than a look can be sure to catch.
     let stored = 0;
+    let release!: () => void;
+    const seen = new Promise<void>((resolve) => (release = resolve));
     await alice.page.route(SEND, async (route: Route) => {
       if (stored > 0) return route.continue();
       stored += 1;
+      await seen;
       await route.fetch();
       await route.abort('connectionreset');
     });
     await pending.getByRole('button', { name: 'Retry' }).click();
     await expect(pending.getByText('Sending…')).toBeVisible();
+    release();
     // The client's own resend posts the very same request: the server answers with what it stored.
     const second = log.locator('[data-message-id]', { hasText: 'Second, while offline' });
     await expect(second.getByText('Sent', { exact: true })).toBeAttached({ timeout: 15_000 });
