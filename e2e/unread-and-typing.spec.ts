@@ -3,8 +3,8 @@
  * count as unread (in the member list and the tab title), and opening it shows where reading
  * stopped and clears the count. Scrolled up, new messages offer "Jump to latest".
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { expectAccessible } from './support/a11y';
 import { joinThroughUi, type Member } from './support/members';
 import { EnclaveServer } from './support/server';
 import { storyShots } from './support/shots';
@@ -14,12 +14,6 @@ const shot = storyShots('unread-and-typing');
 const members = (page: Page) => page.getByRole('complementary', { name: 'Members' });
 const log = (page: Page) => page.getByRole('log', { name: 'Conversation history' });
 const channel = (page: Page) => members(page).getByRole('button', { name: /General Channel/ });
-
-async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help}`);
-  expect(grave).toEqual([]);
-}
 
 /** As when the member switches to another tab and back (the browser would say the same). */
 async function setVisibility(page: Page, state: 'visible' | 'hidden'): Promise<void> {

@@ -41,3 +41,41 @@ export function browserData(page: Page): Promise<BrowserData> {
 /** True when the browser holds nothing of Enclave: no storage entry, no record, no cache. */
 export const isEmpty = (d: BrowserData): boolean =>
   d.local === 0 && d.session === 0 && d.caches === 0 && Object.values(d.records).every((n) => n === 0);
+
+/**
+ * Everything the page's origin keeps in the browser, as text: local and session storage, every
+ * record of every IndexedDB database, and every cached response body. For checks that something
+ * (a message's text, its ciphertext) rests nowhere.
+ */
+export function browserDataText(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const parts = [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })];
+    for (const { name } of await indexedDB.databases()) {
+      if (!name) continue;
+      parts.push(
+        await new Promise<string>((resolve, reject) => {
+          const open = indexedDB.open(name);
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const db = open.result;
+            const stores = Array.from(db.objectStoreNames);
+            if (!stores.length) return resolve('');
+            const tx = db.transaction(stores, 'readonly');
+            const found: unknown[] = [];
+            for (const store of stores) tx.objectStore(store).getAll().onsuccess = (e) => found.push((e.target as IDBRequest<unknown[]>).result);
+            tx.oncomplete = () => {
+              db.close();
+              // Keys are CryptoKey objects (not serializable to JSON): their presence is what shows.
+              resolve(JSON.stringify(found, (_k, v: unknown) => (v instanceof CryptoKey ? '[CryptoKey]' : v)));
+            };
+          };
+        }),
+      );
+    }
+    for (const cacheName of await caches.keys()) {
+      const cache = await caches.open(cacheName);
+      for (const request of await cache.keys()) parts.push(request.url, (await (await cache.match(request))?.text()) ?? '');
+    }
+    return parts.join('\n');
+  });
+}

@@ -24,6 +24,14 @@ describe('RATE_LIMIT_WINDOW_MS', () => {
   });
 });
 
+describe('DISAPPEARING_TIMER_CAP_MS', () => {
+  it('is unset by default, a positive whole number of milliseconds otherwise', () => {
+    expect(loadConfig({}).disappearingCapMs).toBeUndefined();
+    expect(loadConfig({ DISAPPEARING_TIMER_CAP_MS: '45000' }).disappearingCapMs).toBe(45_000);
+    for (const bad of ['0', '-5', '1.5', 'soon']) expect(() => loadConfig({ DISAPPEARING_TIMER_CAP_MS: bad }), bad).toThrow();
+  });
+});
+
 describe('ICE_SERVERS', () => {
   it('is none when unset, and a list of STUN/TURN URLs otherwise', () => {
     expect(loadConfig({}).iceServers).toEqual([]);

@@ -121,6 +121,11 @@ const envSchema = z.object({
    * unchanged, so a test waits seconds, not minutes, for a limit to lift. Unset in production.
    */
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().optional(),
+  /**
+   * A testing aid: a message of a conversation with a disappearing timer expires after at most this
+   * many milliseconds, so an end-to-end test sees the server erase it. Unset in production.
+   */
+  DISAPPEARING_TIMER_CAP_MS: z.coerce.number().int().positive().optional(),
   /** What a signed-in member's own breach report does to their account (docs/security.md §10). */
   BREACH_POLICY: breachPolicySchema.default('log'),
   /** STUN/TURN servers the web app's peer connections use (P2P network); see docs/operations.md. */
@@ -193,6 +198,8 @@ export const configSchema = z.object({
     /** How often each instance sweeps. */
     sweepEveryMs: z.number().int().positive(),
   }),
+  /** DISAPPEARING_TIMER_CAP_MS: the testing aid's ceiling on every message's time to live. */
+  disappearingCapMs: z.number().int().positive().optional(),
   /** Shared with the TURN server (coturn use-auth-secret) to mint members' short-lived credentials. */
   turnSecret: z.string().optional(),
   /** Database work in flight at once (MAX_IN_FLIGHT), past which requests are refused with 503 and Retry-After. */
@@ -299,5 +306,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     turnSecret: e.TURN_SECRET,
     maxInFlight: e.MAX_IN_FLIGHT,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
+    disappearingCapMs: e.DISAPPEARING_TIMER_CAP_MS,
   };
 }

@@ -57,6 +57,9 @@ async function main(): Promise<void> {
   if (config.rateLimits.login.windowMs < defaultRateLimits.login.windowMs) {
     console.warn(`RATE_LIMIT_WINDOW_MS: every rate-limit window is at most ${config.rateLimits.login.windowMs} ms (a testing aid, not for production)`);
   }
+  if (config.disappearingCapMs !== undefined) {
+    console.warn(`DISAPPEARING_TIMER_CAP_MS: disappearing messages expire after at most ${config.disappearingCapMs} ms (a testing aid, not for production)`);
+  }
   await app.listen({ port: config.port, host: config.host });
   const db = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
   console.log(`Enclave is running at http://${config.host}:${config.port} (${db})`);

@@ -77,6 +77,7 @@ function setup() {
           index: request.index,
           encryptedContent: request.encryptedContent,
           timestamp: new Date(0).toISOString(),
+          expiresAt: null,
         };
         stored.set(id, message);
         if (failure?.when === 'after') throw failure.error;

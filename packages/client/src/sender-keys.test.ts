@@ -117,6 +117,7 @@ function setup(
           index: request.index,
           encryptedContent: request.encryptedContent,
           timestamp: new Date(now).toISOString(),
+          expiresAt: null,
         };
       },
     },

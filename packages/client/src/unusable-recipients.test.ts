@@ -77,6 +77,7 @@ function setup(unusable: PublicUser[]) {
         index: request.index,
         encryptedContent: request.encryptedContent,
         timestamp: '2026-01-01T00:00:00.000Z',
+        expiresAt: null,
       }),
     },
   });

@@ -1,6 +1,6 @@
 /** WebSocket frames, both ways. */
 import { z } from 'zod';
-import { conversationIdSchema, messageSchema } from './messages';
+import { conversationIdSchema, messageSchema, timelineEventSchema } from './messages';
 import { p2pConnectionIdSchema, p2pNodeIdSchema, p2pSignalSchema } from './p2p';
 import { userIdSchema } from './primitives';
 
@@ -21,6 +21,18 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('authenticated'), userId: userIdSchema }),
   z.object({ type: z.literal('auth_failed'), message: z.string() }),
   z.object({ type: z.literal('chat_message'), message: messageSchema }),
+  /** A timer change or a deletion for everyone, in a conversation of the member's. */
+  z.object({ type: z.literal('timeline_event'), event: timelineEventSchema }),
+  /**
+   * Messages erased from the server: `expired` ones vanish, `deleted` ones (by their sender) leave
+   * a "message deleted" note in their place.
+   */
+  z.object({
+    type: z.literal('messages_deleted'),
+    conversationId: conversationIdSchema,
+    ids: z.array(z.number().int().positive()),
+    reason: z.enum(['expired', 'deleted']),
+  }),
   /**
    * Presence changes, coalesced per short tick on each server instance: members who came online
    * and members who went offline since the last frame.

@@ -58,6 +58,11 @@ export const limits = {
   keyQuantityMax: 1000,
   keyQuantityDefault: 10,
   keyExpirationDaysDefault: 365,
+  /**
+   * Disappearing-message timers a conversation may have, in seconds: off, 1 hour, 1 day, 1 week.
+   * The server stamps each message with its expiry from the timer at the moment it stores it.
+   */
+  disappearingTimers: [0, 3600, 86_400, 604_800],
   /** Toasts: one visible, 5 s. */
   toastDurationMs: 5000,
   /** Connection check every 5 s. */

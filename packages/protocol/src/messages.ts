@@ -78,8 +78,47 @@ export const messageSchema = z.object({
   index: z.number().int().nonnegative(),
   encryptedContent: z.string(),
   timestamp: isoDate,
+  /**
+   * When the message disappears (the conversation's timer when it was stored), or null: the server
+   * erases it then, and clients drop it from view at that time by their own clock.
+   */
+  expiresAt: isoDate.nullable(),
 });
 export type Message = z.infer<typeof messageSchema>;
+
+/** A conversation's disappearing-message timer in seconds; 0 is off. */
+export const disappearingTimerSchema = z.literal([...limits.disappearingTimers], {
+  message: `must be one of ${limits.disappearingTimers.join(', ')} (seconds)`,
+});
+export type DisappearingTimer = z.infer<typeof disappearingTimerSchema>;
+
+/**
+ * What a conversation's timeline holds besides messages, at its place in the id order (ids are
+ * drawn from the messages' sequence): a member set the disappearing-message timer, or a sender
+ * deleted their message for everyone (its id is the message's).
+ */
+export const timelineEventSchema = z.object({
+  id: z.number().int().positive(),
+  conversationId: conversationIdSchema,
+  /** Who set the timer, or who sent (and deleted) the message. */
+  actorId: userIdSchema,
+  timestamp: isoDate,
+  event: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('timer_set'), seconds: disappearingTimerSchema }),
+    z.object({ kind: z.literal('message_deleted') }),
+  ]),
+});
+export type TimelineEvent = z.infer<typeof timelineEventSchema>;
+
+export const setDisappearingRequestSchema = z.strictObject({
+  receiverId: receiverIdSchema,
+  seconds: disappearingTimerSchema,
+});
+export type SetDisappearingRequest = z.infer<typeof setDisappearingRequestSchema>;
+
+export const setDisappearingResponseSchema = z.object({ event: timelineEventSchema });
+
+export const messageParamsSchema = z.strictObject({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 export const sendMessageRequestSchema = z.strictObject({
   receiverId: receiverIdSchema,
@@ -120,6 +159,10 @@ export type HistoryQuery = z.input<typeof historyQuerySchema>;
 export const historyResponseSchema = z.object({
   /** Oldest first. */
   messages: z.array(messageSchema),
+  /** Oldest first; with the messages, they fill the page (`limit` counts both). */
+  events: z.array(timelineEventSchema),
+  /** The conversation's disappearing-message timer now. */
+  disappearingSeconds: disappearingTimerSchema,
   hasMore: z.boolean(),
   /**
    * The caller's own shares of the epochs of these messages (one round trip less before the page

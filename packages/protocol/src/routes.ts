@@ -54,9 +54,12 @@ import {
   createEpochRequestSchema,
   historyQuerySchema,
   historyResponseSchema,
+  messageParamsSchema,
   sendMessageRequestSchema,
   sendMessageResponseSchema,
   sharesQuerySchema,
+  setDisappearingRequestSchema,
+  setDisappearingResponseSchema,
   sharesResponseSchema,
 } from './messages';
 import {
@@ -177,6 +180,8 @@ export const routes = {
   sendMessage: route({ method: 'POST', path: '/api/messages/send', access: 'member', summary: 'Stores and relays one encrypted message', body: sendMessageRequestSchema, status: 201, response: sendMessageResponseSchema }),
   uploadAttachment: route({ method: 'POST', path: '/api/attachments', access: 'member', summary: "Stores an attachment's ciphertext (application/octet-stream) for a conversation the caller may write to", query: uploadAttachmentQuerySchema, rawBody: { contentType: 'application/octet-stream', maxBytes: limits.attachmentCiphertextMaxBytes }, status: 201, response: uploadAttachmentResponseSchema }),
   downloadAttachment: route({ method: 'GET', path: '/api/attachments/:id', access: 'member', summary: "An attachment's ciphertext, for members who may read its conversation", params: attachmentParamsSchema, status: 200, response: binarySchema, contentType: 'application/octet-stream' }),
+  deleteMessage: route({ method: 'DELETE', path: '/api/messages/:id', access: 'member', summary: "Erases one of the caller's own messages for everyone", params: messageParamsSchema, status: 200, response: okResponseSchema }),
+  setDisappearing: route({ method: 'POST', path: '/api/conversations/disappearing', access: 'member', summary: "Sets a conversation's disappearing-message timer (the channel's: admins and the creator's account)", body: setDisappearingRequestSchema, status: 201, response: setDisappearingResponseSchema }),
 
   // Moderation.
   adminBan: route({ method: 'POST', path: '/api/admin/ban-user', access: 'admin', summary: 'Bans a member who is not an administrator', body: banUserRequestSchema, status: 200, response: okResponseSchema }),

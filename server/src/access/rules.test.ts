@@ -1,7 +1,7 @@
 /** The per-object rules, as tables. */
 import { describe, expect, it } from 'vitest';
 import type { HttpError } from '../http/errors';
-import { assertOwnEpoch, mayReadAttachment, bannedByOf, banRefusal, conversationWith, unbanRefusal, type Moderator, type ModerationTarget, type Peer } from './rules';
+import { assertOwnEpoch, bannedByOf, banRefusal, conversationWith, deletionRefusal, mayReadAttachment, timerRefusal, unbanRefusal, type Moderator, type ModerationTarget, type Peer } from './rules';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const PEER = '00000000-0000-4000-8000-000000000002';
@@ -121,5 +121,41 @@ describe('who may download an attachment', () => {
     ['no such attachment', undefined, false],
   ] as const)('%s', (_name, attachment, allowed) => {
     expect(mayReadAttachment(me, attachment)).toBe(allowed);
+  });
+});
+
+describe('who sets a disappearing-message timer', () => {
+  const dm = `dm:${ME}:${PEER}`;
+  const member = { role: 'member', isCreatorAccount: false } as const;
+  const admin = { role: 'admin', isCreatorAccount: false } as const;
+  const creatorsAccount = { role: 'member', isCreatorAccount: true } as const;
+  const refused = 'Only administrators can change disappearing messages in the general channel';
+  it.each([
+    ['a member, in their DM', member, dm, null],
+    ['an admin, in their DM', admin, dm, null],
+    ['a member, in the channel', member, 'general', refused],
+    ['an admin, in the channel', admin, 'general', null],
+    ["the creator's account, in the channel", creatorsAccount, 'general', null],
+  ] as const)('%s', (_name, actor, conversationId, message) => {
+    const refusal = timerRefusal(actor, conversationId);
+    if (message === null) expect(refusal).toBeNull();
+    else expect(refusal).toMatchObject({ status: 403, message });
+  });
+});
+
+describe('who deletes a message for everyone', () => {
+  const mine = { senderId: ME, conversationId: 'general', erased: false };
+  it.each([
+    ['their own channel message', mine, null],
+    ['their own DM message', { ...mine, conversationId: `dm:${ME}:${PEER}` }, null],
+    ["another member's channel message", { ...mine, senderId: PEER }, 403],
+    ["the other member's message in their DM", { ...mine, senderId: PEER, conversationId: `dm:${ME}:${PEER}` }, 403],
+    ['a message of a DM they are not in', { ...mine, senderId: PEER, conversationId: `dm:${PEER}:${ADMIN}` }, 404],
+    ['a message already erased', { ...mine, erased: true }, 404],
+    ['no message', undefined, 404],
+  ] as const)('a member and %s', (_name, target, status) => {
+    const refusal = deletionRefusal(ME, target);
+    if (status === null) expect(refusal).toBeNull();
+    else expect(refusal).toMatchObject({ status });
   });
 });

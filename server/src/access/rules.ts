@@ -94,3 +94,35 @@ export function mayReadAttachment(me: { id: string; createdAt: Date }, attachmen
   if (attachment.conversationId === GENERAL_CONVERSATION) return attachment.messageCreatedAt >= me.createdAt;
   return attachment.conversationId.split(':').slice(1).includes(me.id);
 }
+
+/** Who sets a conversation's disappearing-message timer: a signed-in member's role and standing. */
+export type TimerSetter = { role: Role; isCreatorAccount: boolean };
+
+/**
+ * Who may set a conversation's disappearing-message timer: either party of a direct message (the
+ * caller is one by construction of its id); in the general channel, which it changes for everyone,
+ * only administrators and the creator's own accounts.
+ */
+export function timerRefusal(actor: TimerSetter, conversationId: string): HttpError | null {
+  if (conversationId !== GENERAL_CONVERSATION) return null;
+  if (actor.role === 'admin' || actor.isCreatorAccount) return null;
+  return new HttpError(403, errorCodes.forbidden, 'Only administrators can change disappearing messages in the general channel');
+}
+
+/** A stored message as deletion sees it; `erased` when its content is gone already. */
+export type DeletionTarget = { senderId: string; conversationId: string; erased: boolean };
+
+/**
+ * Who may delete a message for everyone: its sender only. A message the caller cannot see (none,
+ * erased, or in someone else's direct messages) is unknown to them rather than forbidden, so that
+ * ids do not tell what exists elsewhere.
+ */
+export function deletionRefusal(me: string, target: DeletionTarget | undefined): HttpError | null {
+  const visible =
+    target !== undefined &&
+    !target.erased &&
+    (target.conversationId === GENERAL_CONVERSATION || target.conversationId.split(':').slice(1).includes(me));
+  if (!visible) return new HttpError(404, errorCodes.notFound, 'No such message');
+  if (target.senderId !== me) return new HttpError(403, errorCodes.forbidden, 'Only its sender can delete a message for everyone');
+  return null;
+}

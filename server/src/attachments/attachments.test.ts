@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { errorCodes, errorTexts, limits, routes, routeUrl } from '@enclave/protocol';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { attachments, messages } from '../db/schema';
@@ -15,6 +15,7 @@ import { mintKeys } from '../keys/service';
 import { downloadBytes, openFile, uploadBytes, uploadFile } from '../testing/attachments';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { sweepExpired } from '../messages/disappearing';
 import { deleteMessageAttachments, sweepOrphans } from './service';
 
 const MARKER = `marker-${crypto.randomUUID()}`;
@@ -156,6 +157,22 @@ describe.each(backends)('encrypted attachments (%s)', (backend) => {
     expect((await downloadBytes(bob, second.id)).status).toBe(404);
     await sweepOrphans(database.db, server.app.attachments, 60 * 60 * 1000, new Date(Date.now() + 61 * 60 * 1000));
     expect(fs.existsSync(blobPath(second.id))).toBe(false);
+  });
+
+  it('takes an attachment with its message when the sender deletes it for everyone or it expires', async () => {
+    const [alice, bob] = [await join('alice-erase'), await join('bob-erase')];
+    const deleted = (await uploadFile(alice, bob.id, file())).attachment;
+    const expired = (await uploadFile(alice, bob.id, file())).attachment;
+    const m1 = (await alice.send(bob.id, { text: '1', attachment: deleted })).body!.message;
+    const m2 = (await alice.send(bob.id, { text: '2', attachment: expired })).body!.message;
+    expect((await alice.attempt(routes.deleteMessage, { params: { id: m1.id } })).status).toBe(200);
+    expect(fs.existsSync(blobPath(deleted.id))).toBe(false);
+    expect((await downloadBytes(bob, deleted.id)).status).toBe(404);
+    // Past its time (as a timer would have set it): the expiry sweep erases it, and its file.
+    await database.db.update(messages).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(messages.id, m2.id));
+    await sweepExpired({ db: database.db, gateway: server.app.gateway, attachments: server.app.attachments });
+    expect(fs.existsSync(blobPath(expired.id))).toBe(false);
+    expect(await database.db.select().from(attachments).where(eq(attachments.id, expired.id))).toEqual([]);
   });
 
   describe('quota and rate', () => {

@@ -136,6 +136,15 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
       (loosened.length === 0 ? '' : ` Looser than the defaults: ${loosened.join(', ')}.`),
   });
 
+  // DISAPPEARING_TIMER_CAP_MS makes every disappearing message vanish within the cap: a testing aid.
+  if (config.disappearingCapMs !== undefined) {
+    checks.push({
+      name: 'Disappearing timers',
+      status: 'warning',
+      description: `DISAPPEARING_TIMER_CAP_MS: every disappearing message expires after at most ${config.disappearingCapMs / 1000} s, whatever its conversation's timer (a testing aid, not for production).`,
+    });
+  }
+
   const open = and(eq(accessKeys.status, 'active'), isNull(accessKeys.usedAt), eq(accessKeys.isCanary, false));
   const [keys] = await db
     .select({ total: count(), withExpiry: sql<number>`count(${accessKeys.expiresAt})::int` })

@@ -97,10 +97,14 @@ export const sessions = pgTable(
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
 
-/** Per conversation, the version of its member set; it grows on every join, ban, unban or wipe. */
+/**
+ * Per conversation, the version of its member set (it grows on every join, ban, unban or wipe) and
+ * its disappearing-message timer in seconds (0: off), which the server needs to erase on time.
+ */
 export const conversations = pgTable('conversations', {
   id: text('id').primaryKey(),
   membershipVersion: integer('membership_version').notNull().default(0),
+  disappearingSeconds: integer('disappearing_seconds').notNull().default(0),
 });
 
 /** A sender's chain key for one conversation and one member set (docs/security.md §4). */
@@ -146,10 +150,16 @@ export const messages = pgTable(
       .notNull()
       .references(() => epochs.id, { onDelete: 'cascade' }),
     index: integer('index').notNull(),
-    encryptedContent: text('encrypted_content').notNull(),
+    /**
+     * NULL once erased (expired, or deleted by its sender): the row stays as a tombstone so that
+     * its (epoch_id, index) still refuses a replay and the id order of the history is kept.
+     */
+    encryptedContent: text('encrypted_content'),
     /** The sender's own id for this message: a resend with it returns the stored message. */
     clientMessageId: uuid('client_message_id'),
     createdAt: createdAt(),
+    /** Stamped at insert from the conversation's timer; the expiry sweep erases the content then. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
   },
   (t) => [
     // A captured message cannot be stored twice (docs/security.md §4: no replays).
@@ -157,6 +167,8 @@ export const messages = pgTable(
     // One message per client id and sender: resending is idempotent (null ids never collide).
     uniqueIndex('messages_sender_client_id_idx').on(t.senderId, t.clientMessageId),
     index('messages_conversation_idx').on(t.conversationId, t.id),
+    // What the expiry sweep looks for: content still held past its time.
+    index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.encryptedContent} is not null`),
   ],
 );
 
@@ -185,6 +197,24 @@ export const attachments = pgTable(
     // The sweep's look-up: unlinked rows by age.
     index('attachments_unlinked_idx').on(t.createdAt).where(sql`${t.messageId} is null`),
   ],
+);
+
+/**
+ * Disappearing-message timer changes, announced in their conversation's timeline. Their ids come
+ * from the messages' sequence, so one id cursor orders both in the history and in catch-up.
+ */
+export const timerChanges = pgTable(
+  'timer_changes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().default(sql`nextval('messages_id_seq')`),
+    conversationId: text('conversation_id').notNull(),
+    actorId: uuid('actor_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    seconds: integer('seconds').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('timer_changes_conversation_idx').on(t.conversationId, t.id)],
 );
 
 /** Open sockets per user and server instance; rows of a dead instance go stale and are ignored. */

@@ -90,6 +90,6 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
   it('has no shares for a member who joined after the messages (none were wrapped for them)', async () => {
     const [key] = await mintKeys(database.db, { count: 1 });
     const dave = await TestMember.join(server.url, key!, 'dave');
-    expect(await history(dave, 'all')).toEqual({ messages: [], hasMore: false, shares: [] });
+    expect(await history(dave, 'all')).toEqual({ messages: [], events: [], disappearingSeconds: 0, hasMore: false, shares: [] });
   });
 });

@@ -9,8 +9,9 @@ import {
   routes,
   type Message,
   type SendMessageRequest,
+  type TimelineEvent,
 } from '@enclave/protocol';
-import { and, asc, desc, eq, gt, gte, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { assertOwnEpoch } from '../access/rules';
@@ -24,6 +25,7 @@ import { epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
 import { ActivityLog } from '../users/activity';
+import { deletedNote, disappearingRoutes, disappearingTimer, timerEventsPage, toTimelineEvent } from './disappearing';
 import { insertMessage, type StoredRow } from './store';
 import { typingFrameHandler } from './typing';
 
@@ -36,42 +38,79 @@ const storedColumns = {
   index: messages.index,
   encryptedContent: messages.encryptedContent,
   createdAt: messages.createdAt,
+  expiresAt: messages.expiresAt,
 };
 const messageColumns = { ...storedColumns, senderUsername: users.username };
 type MessageRow = StoredRow & { senderUsername: string };
 
-const toMessage = ({ createdAt, ...m }: MessageRow): Message => ({ ...m, timestamp: createdAt.toISOString() });
+/** A row whose content is held (not erased) as a message. */
+const toMessage = ({ createdAt, expiresAt, encryptedContent, ...m }: MessageRow & { encryptedContent: string }): Message => ({
+  ...m,
+  encryptedContent,
+  timestamp: createdAt.toISOString(),
+  expiresAt: expiresAt?.toISOString() ?? null,
+});
+
+const held = (row: MessageRow): row is MessageRow & { encryptedContent: string } => row.encryptedContent !== null;
 
 export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db } = ctx;
   ctx.gateway.onTypingFrame(typingFrameHandler(ctx));
   const activity = new ActivityLog(db, app.log);
   app.addHook('onClose', () => activity.close());
+  await disappearingRoutes(app, ctx);
 
   serve(app, routes.history, async (req) => {
     const auth = requireAuth(req);
     const q = req.query;
     // Reading: the history with a member banned or wiped since stays readable (access/rules.ts).
     const conversationId = await conversationFor(db, auth.user.id, q.receiverId, 'read');
-    const conds = [eq(messages.conversationId, conversationId)];
     // The channel's earlier messages were never wrapped for a newcomer: do not ship them at all.
-    if (conversationId === GENERAL_CONVERSATION) conds.push(gte(messages.createdAt, auth.user.createdAt));
-    if (q.before) conds.push(lt(messages.id, q.before));
-    if (q.after) conds.push(gt(messages.id, q.after));
-    const rows = await db
-      .select(messageColumns)
-      .from(messages)
-      .innerJoin(users, eq(users.id, messages.senderId))
-      .where(and(...conds))
-      .orderBy(q.after ? asc(messages.id) : desc(messages.id))
-      .limit(q.limit + 1);
-    const hasMore = rows.length > q.limit;
-    const page = rows.slice(0, q.limit);
+    const since = conversationId === GENERAL_CONVERSATION ? auth.user.createdAt : undefined;
+    const conds: (SQL | undefined)[] = [
+      eq(messages.conversationId, conversationId),
+      since && gte(messages.createdAt, since),
+      // An expired message is gone for readers from its time on, whether or not the sweep erased it yet.
+      or(isNull(messages.expiresAt), gt(messages.expiresAt, sql`now()`)),
+      q.before ? lt(messages.id, q.before) : undefined,
+      q.after ? gt(messages.id, q.after) : undefined,
+    ];
+    // One snapshot for both tables: a timer change seen without a message committed before it
+    // would move the reader's cursor past that message.
+    const { rows, timers, seconds } = await db.transaction(
+      async (tx) => ({
+        rows: await tx
+          .select(messageColumns)
+          .from(messages)
+          .innerJoin(users, eq(users.id, messages.senderId))
+          .where(and(...conds))
+          .orderBy(q.after ? asc(messages.id) : desc(messages.id))
+          .limit(q.limit + 1),
+        timers: await timerEventsPage(tx, conversationId, { ...q, since }),
+        seconds: await disappearingTimer(tx, conversationId),
+      }),
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+    // Messages, deletion notes and timer changes share one id order: the page is the first `limit` of them.
+    type Item = { id: number; message?: Message; event?: TimelineEvent };
+    const items: Item[] = [
+      ...rows.map((r) => (held(r) ? { id: r.id, message: toMessage(r) } : { id: r.id, event: deletedNote(r) })),
+      ...timers.map((t) => ({ id: t.id, event: toTimelineEvent(t) })),
+    ].sort((a, b) => (q.after ? a.id - b.id : b.id - a.id));
+    const hasMore = items.length > q.limit;
+    const page = items.slice(0, q.limit);
     if (!q.after) page.reverse();
-    const epochIds = [...new Set(page.map((m) => m.epochId))];
+    const pageMessages = page.flatMap((i) => (i.message ? [i.message] : []));
+    const epochIds = [...new Set(pageMessages.map((m) => m.epochId))];
     // Only the caller's own shares (sharesFor filters on the recipient): never another member's.
     const shares = epochIds.length ? await sharesFor(db, auth.user.id, epochIds) : [];
-    return { messages: page.map(toMessage), hasMore, shares };
+    return {
+      messages: pageMessages,
+      events: page.flatMap((i) => (i.event ? [i.event] : [])),
+      disappearingSeconds: seconds,
+      hasMore,
+      shares,
+    };
   });
 
   serve(
@@ -113,6 +152,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           index: body.index,
           encryptedContent: body.encryptedContent,
           clientMessageId: body.clientMessageId ?? null,
+          disappearingCapMs: ctx.config.disappearingCapMs ?? null,
         });
       const inserted = body.attachmentIds?.length
         ? await db.transaction(async (tx) => {
@@ -122,7 +162,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           })
         : await store(db);
       const row = inserted ?? (await resentOrRefused(db, auth.sessionId, me, conversationId, body));
-      const message = toMessage({ ...row, senderUsername: auth.user.username });
+      const message = toMessage({ ...row, encryptedContent: body.encryptedContent, senderUsername: auth.user.username });
       // The message is stored: nothing after this may turn it into an error, or the sender would
       // send it again. A member who misses the frame catches up from the database.
       if (inserted) activity.note(me, row.createdAt);
@@ -145,6 +185,8 @@ async function storedResend(db: Db, me: string, body: SendMessageRequest): Promi
     .where(and(eq(messages.senderId, me), eq(messages.clientMessageId, body.clientMessageId)))
     .limit(1);
   if (!stored) return undefined;
+  // Erased meanwhile (expired, or deleted by its sender): answering it would bring it back.
+  if (stored.encryptedContent === null) throw new HttpError(409, errorCodes.replay, 'This message was already deleted');
   const same =
     stored.conversationId === conversationIdFor(me, body.receiverId) &&
     stored.epochId === body.epochId &&

@@ -14,8 +14,10 @@ export type StoredRow = {
   senderId: string;
   epochId: string;
   index: number;
-  encryptedContent: string;
+  /** Null once erased (expired or deleted for everyone): the row stays as a tombstone. */
+  encryptedContent: string | null;
   createdAt: Date;
+  expiresAt: Date | null;
 };
 
 export type NewMessage = {
@@ -29,6 +31,8 @@ export type NewMessage = {
   index: number;
   encryptedContent: string;
   clientMessageId: string | null;
+  /** DISAPPEARING_TIMER_CAP_MS, the testing aid's ceiling on a message's time to live; null without it. */
+  disappearingCapMs: number | null;
 };
 
 /**
@@ -43,6 +47,10 @@ export type NewMessage = {
  * stored. A membership change that commits while the statement waits for that lock is seen by it
  * (PostgreSQL reads the locked row again), so such an epoch stores nothing. Epoch creation
  * inserts the conversation's row (conversations/routes.ts): an epoch always has one to lock.
+ *
+ * The expiry comes from the conversation's disappearing timer read under that lock, in the
+ * database's clock (the one the sweep and the history compare with): a timer change commits
+ * before or after the message, never during (messages/disappearing.ts).
  */
 export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | undefined> {
   const peerWritable = m.peerId
@@ -50,10 +58,13 @@ export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | 
     : sql``;
   const result = await db.execute(sql`
     WITH conv AS (
-      SELECT membership_version FROM conversations WHERE id = ${m.conversationId} FOR NO KEY UPDATE
+      SELECT membership_version, disappearing_seconds FROM conversations WHERE id = ${m.conversationId} FOR NO KEY UPDATE
     )
-    INSERT INTO messages (conversation_id, sender_id, epoch_id, "index", encrypted_content, client_message_id)
-    SELECT e.conversation_id, e.sender_id, e.id, ${m.index}::int, ${m.encryptedContent}::text, ${m.clientMessageId}::uuid
+    INSERT INTO messages (conversation_id, sender_id, epoch_id, "index", encrypted_content, client_message_id, expires_at)
+    SELECT e.conversation_id, e.sender_id, e.id, ${m.index}::int, ${m.encryptedContent}::text, ${m.clientMessageId}::uuid,
+      CASE WHEN conv.disappearing_seconds > 0
+        THEN now() + make_interval(secs => LEAST(conv.disappearing_seconds::float8, ${m.disappearingCapMs}::float8 / 1000))
+      END
     FROM epochs e JOIN conv ON conv.membership_version = e.membership_version
     WHERE e.id = ${m.epochId} AND e.sender_id = ${m.senderId} AND e.conversation_id = ${m.conversationId}
       AND EXISTS (
@@ -63,7 +74,7 @@ export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | 
       )
       ${peerWritable}
     ON CONFLICT DO NOTHING
-    RETURNING id, conversation_id, sender_id, epoch_id, "index", encrypted_content, created_at`);
+    RETURNING id, conversation_id, sender_id, epoch_id, "index", encrypted_content, created_at, expires_at`);
   const [row] = (result as unknown as { rows: Record<string, unknown>[] }).rows;
   if (!row) return undefined;
   // Raw rows come as the driver gives them: the bigint id as text on node-postgres, the time as
@@ -74,7 +85,8 @@ export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | 
     senderId: row.sender_id as string,
     epochId: row.epoch_id as string,
     index: row.index as number,
-    encryptedContent: row.encrypted_content as string,
+    encryptedContent: row.encrypted_content as string | null,
     createdAt: new Date(row.created_at as string | Date),
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at as string | Date),
   };
 }

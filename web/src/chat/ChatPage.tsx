@@ -1,8 +1,8 @@
 import { RecipientKeyError } from '@enclave/client';
-import { conversationIdFor, type MessageContent, type PublicUser } from '@enclave/protocol';
+import { conversationIdFor, type Message, type MessageContent, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
@@ -14,6 +14,8 @@ import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
 import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
+import { DeleteMessageDialog } from './DeleteMessageDialog';
+import { DisappearingControl } from './DisappearingControl';
 import { KeyChangeBanner } from './KeyChangeBanner';
 import { MessageSearch } from './MessageSearch';
 import { MessageInput } from './MessageInput';
@@ -87,7 +89,9 @@ function ChatScreen({ session }: { session: Session }) {
     // A DM's conversation id is the pair's; anything else opens the channel.
     open: (message) => setPeerId(conversationIdFor(selfId, message.senderId) === message.conversationId ? message.senderId : null),
   });
-  useChatRealtime(services, conversationId, notifications.onIncoming);
+  useChatRealtime(services, conversationId, notifications);
+  const [deleteTarget, setDeleteTarget] = useState<Message | null>(null);
+  const askDelete = useCallback((message: Message) => setDeleteTarget(message), []);
   const typing = useTyping(selfId, conversationId);
 
   /**
@@ -162,6 +166,16 @@ function ChatScreen({ session }: { session: Session }) {
             pin={peer ? pins.get(peer.id) : undefined}
             socketState={socketState}
             onShowSafetyNumber={setSafetyNumberOf}
+            timer={
+              <DisappearingControl
+                key={conversationId}
+                receiverId={receiverId}
+                seconds={view.disappearingSeconds}
+                // Either party of a DM; in the channel, admins and the creator's account (docs/security.md §7).
+                canChange={peer !== null || isAdmin || session.user.isCreatorAccount}
+                onChanged={(event) => services.store.event(event)}
+              />
+            }
             actions={
               <Button
                 variant={searching ? 'secondary' : 'outline'}
@@ -199,6 +213,7 @@ function ChatScreen({ session }: { session: Session }) {
               discard: (o) => services.store.discard(conversationId, o.localId),
             }}
             dividerBeforeId={unread.dividerBeforeId}
+            onDelete={askDelete}
             highlight={highlight?.conversationId === conversationId ? highlight : null}
           />
           <TypingBar
@@ -216,6 +231,11 @@ function ChatScreen({ session }: { session: Session }) {
           />
         </section>
       </main>
+      <DeleteMessageDialog
+        message={deleteTarget}
+        onDeleted={(message) => services.store.removed(message.conversationId, [message.id], 'deleted')}
+        onClose={() => setDeleteTarget(null)}
+      />
       <SafetyNumberDialog
         self={session.publicIdentity}
         contact={users.data?.find((u) => u.id === safetyNumberOf) ?? null}

@@ -14,11 +14,13 @@ type ConversationHeaderProps = {
   onShowSafetyNumber: (userId: string) => void;
   /** The phone's way to the member list (hidden where the sidebar shows it). */
   members: ReactNode;
+  /** The disappearing-message timer. */
+  timer: ReactNode;
   /** More of the conversation's own controls (search). */
   actions?: ReactNode;
 };
 
-export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members, actions }: ConversationHeaderProps) {
+export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber, members, timer, actions }: ConversationHeaderProps) {
   return (
     <header className="grid gap-2 border-b border-border p-3 sm:p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -39,6 +41,7 @@ export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber,
           <ConnectionBadge state={socketState} />
         </div>
       </div>
+      {timer}
     </header>
   );
 }

@@ -1,6 +1,6 @@
 import type { DecryptResult } from '@enclave/client';
-import type { Message } from '@enclave/protocol';
-import { AlertOctagon, Info, Lock } from 'lucide-react';
+import type { Message, TimelineEvent } from '@enclave/protocol';
+import { AlertOctagon, Info, Lock, Timer, Trash2 } from 'lucide-react';
 import { Fragment, memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
@@ -8,6 +8,7 @@ import { cn } from '../lib/cn';
 import { dayKey, formatMessageTime } from '../lib/format';
 import type { ConversationView } from './chat-store';
 import { AttachmentView } from './AttachmentView';
+import { eventText } from './disappearing';
 import { JumpToLatest } from './JumpToLatest';
 import { NewMessagesDivider } from './NewMessagesDivider';
 import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessage';
@@ -36,6 +37,8 @@ type MessageListProps = {
   outgoing: OutgoingActions;
   /** Where the "New messages" divider goes (use-unread.ts). */
   dividerBeforeId?: number | null;
+  /** Asks to delete one of the member's own messages for everyone (kept stable: rows are memoized). */
+  onDelete?: (message: Message) => void;
   /** A message chosen in the search: scrolled to and highlighted (a new object each time). */
   highlight?: { id: number } | null;
 };
@@ -52,12 +55,12 @@ function oldestRowAnchor(el: HTMLElement): Anchor | null {
   return { id: row.dataset.messageId, top: row.getBoundingClientRect().top - el.getBoundingClientRect().top };
 }
 
-export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBeforeId = null, highlight = null }: MessageListProps) {
+export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBeforeId = null, highlight = null, onDelete }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
   const oldestShown = useRef<number | null>(null);
   const anchor = useRef<Anchor | null>(null);
-  const newest = view.messages.at(-1)?.id ?? null;
+  const newest = Math.max(view.messages.at(-1)?.id ?? 0, view.events.at(-1)?.id ?? 0) || null;
   const oldest = view.messages[0]?.id ?? null;
   // Names come from the member list by sender id (which the signature binds), never from the
   // name the server attaches to a message.
@@ -65,28 +68,41 @@ export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBe
   const names = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u.username])), [users.data]);
   // Read once per render: rows re-render when the day changes, not for every other reason.
   const today = dayKey(new Date());
-  const { messages, results } = view;
+  const { messages, results, events } = view;
   const selfName = dm?.selfName ?? null;
   const peerName = dm?.peerName ?? null;
   // The same rows while only the view's status changes (a page loading): React skips the list.
-  const rows = useMemo(
-    () =>
-      messages.map((message) => (
+  const rows = useMemo(() => {
+    // Messages and events share one id order.
+    const timeline: ({ message: Message } | { event: TimelineEvent })[] = [
+      ...messages.map((message) => ({ message })),
+      ...events.map((event) => ({ event })),
+    ].sort((a, b) => ('message' in a ? a.message.id : a.event.id) - ('message' in b ? b.message.id : b.event.id));
+    return timeline.map((item) => {
+      if ('event' in item) {
+        const { event } = item;
+        const own = event.actorId === selfId;
+        return <EventItem key={`e${event.id}`} event={event} text={eventText(event.event, own ? 'You' : (names.get(event.actorId) ?? 'A member'), own)} />;
+      }
+      const { message } = item;
+      const own = message.senderId === selfId;
+      return (
         <Fragment key={message.id}>
           {message.id === dividerBeforeId ? <NewMessagesDivider /> : null}
           <MessageItem
             message={message}
             sender={names.get(message.senderId) ?? 'Unknown User'}
             result={results.get(message.id)}
-            own={message.senderId === selfId}
-            encryptedFor={selfName === null || peerName === null ? null : message.senderId === selfId ? peerName : selfName}
+            own={own}
+            encryptedFor={selfName === null || peerName === null ? null : own ? peerName : selfName}
             today={today}
+            onDelete={own ? onDelete : undefined}
             highlighted={message.id === highlight?.id}
           />
         </Fragment>
-      )),
-    [messages, results, names, selfId, selfName, peerName, today, dividerBeforeId, highlight],
-  );
+      );
+    });
+  }, [messages, events, results, names, selfId, selfName, peerName, today, dividerBeforeId, onDelete, highlight]);
 
   function loadOlder() {
     const el = scroller.current;
@@ -166,7 +182,7 @@ export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBe
       {view.status === 'loading' && view.messages.length === 0 ? (
         <p className="py-6 text-center text-sm text-muted">Loading messages…</p>
       ) : null}
-      {view.status === 'ready' && view.messages.length === 0 ? (
+      {view.status === 'ready' && view.messages.length === 0 && view.events.length === 0 ? (
         <p className="py-6 text-center text-sm text-muted">No messages yet. Say hello — it is end-to-end encrypted.</p>
       ) : null}
       <ol className="grid gap-2">
@@ -188,6 +204,7 @@ type MessageItemProps = {
   encryptedFor: string | null;
   /** Today's {@link dayKey}: a message of today shows its time alone. */
   today: string;
+  onDelete: ((message: Message) => void) | undefined;
   /** Chosen in the search. */
   highlighted: boolean;
 };
@@ -196,7 +213,7 @@ type MessageItemProps = {
  * Memoized: every prop is a string or an object the store keeps as it is, so a page of older
  * messages renders its own rows and leaves the rest alone.
  */
-const MessageItem = memo(function MessageItem({ message, sender, result, own, encryptedFor, today, highlighted }: MessageItemProps) {
+const MessageItem = memo(function MessageItem({ message, sender, result, own, encryptedFor, today, onDelete, highlighted }: MessageItemProps) {
   return (
     <li
       className={cn(
@@ -223,8 +240,30 @@ const MessageItem = memo(function MessageItem({ message, sender, result, own, en
           </Badge>
         ) : null}
         {own ? <SentMark /> : null}
+        {message.expiresAt ? (
+          <span className="flex items-center gap-1 text-muted" title={`Disappears ${formatMessageTime(message.expiresAt, today)}`}>
+            <Timer className="size-3" aria-hidden="true" />
+            <span className="sr-only">Disappearing message</span>
+          </span>
+        ) : null}
+        {onDelete ? (
+          <Button variant="ghost" size="sm" className="ml-auto h-7 px-2" onClick={() => onDelete(message)} aria-label="Delete for everyone">
+            <Trash2 aria-hidden="true" />
+          </Button>
+        ) : null}
       </div>
       <MessageBody result={result} />
+    </li>
+  );
+});
+
+/** A timer change or a deletion note, in the timeline's flow. */
+const EventItem = memo(function EventItem({ event, text }: { event: TimelineEvent; text: string }) {
+  const Icon = event.event.kind === 'timer_set' ? Timer : Trash2;
+  return (
+    <li className="flex items-center justify-center gap-1.5 px-2 py-1 text-center text-xs italic text-muted" data-event-id={event.id}>
+      <Icon className="size-3.5 shrink-0" aria-hidden="true" />
+      {text}
     </li>
   );
 });

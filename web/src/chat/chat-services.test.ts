@@ -88,6 +88,7 @@ class FakeServer {
           index: request.index,
           encryptedContent: request.encryptedContent,
           timestamp: '2026-01-01T00:00:00.000Z',
+          expiresAt: null,
         };
         this.messages.push(message);
         return message;
@@ -95,7 +96,7 @@ class FakeServer {
       fetchShares: async (epochIds) => this.sharesOf(callerId, epochIds),
       history: async ({ receiverId }) => {
         const messages = this.messages.filter((m) => m.conversationId === conversationIdFor(callerId, receiverId));
-        return { messages, hasMore: false, shares: this.sharesOf(callerId, [...new Set(messages.map((m) => m.epochId))]) };
+        return { messages, events: [], disappearingSeconds: 0, hasMore: false, shares: this.sharesOf(callerId, [...new Set(messages.map((m) => m.epochId))]) };
       },
     };
   }

@@ -17,6 +17,7 @@ function msg(id: number, conversationId = 'general'): Message {
     index: id,
     encryptedContent: `c${id}`,
     timestamp: '2026-01-01T00:00:00.000Z',
+    expiresAt: null,
   };
 }
 
@@ -44,11 +45,11 @@ function setup(initialCount: number, pageSize = 5, olderPageSize = pageSize) {
       if (params.after !== undefined) {
         const newer = stored.filter((m) => m.id > (params.after ?? 0));
         const page = newer.slice(0, limit);
-        return { messages: page, hasMore: newer.length > limit, shares: shareFor(page) };
+        return { messages: page, events: [], disappearingSeconds: 0, hasMore: newer.length > limit, shares: shareFor(page) };
       }
       const older = stored.filter((m) => params.before === undefined || m.id < params.before);
       const page = older.slice(-limit);
-      return { messages: page, hasMore: older.length > limit, shares: shareFor(page) };
+      return { messages: page, events: [], disappearingSeconds: 0, hasMore: older.length > limit, shares: shareFor(page) };
     },
     decrypt: async (messages, shares) => {
       decrypted.push(...messages.map((m) => m.id));

@@ -7,9 +7,14 @@
  * about 101. After a reconnect the open conversation catches up with `after=<cursor>` and the
  * others do when they are opened. Messages are keyed by their server id, so a message that comes
  * both as a frame and in a page is held once.
+ *
+ * A conversation's timeline also holds its events (timer changes, "message deleted" notes) in the
+ * same id order. A message past its `expiresAt` (by this browser's clock) or erased on the server
+ * is dropped with its decrypted text: nothing of it stays in memory, and nothing of a message is
+ * ever written to the browser's storage.
  */
 import type { DecryptResult } from '@enclave/client';
-import { limits, type EpochShare, type HistoryResponse, type Message, type MessageContent } from '@enclave/protocol';
+import { limits, type DisappearingTimer, type EpochShare, type HistoryResponse, type Message, type MessageContent, type TimelineEvent } from '@enclave/protocol';
 import type { HistoryParams } from '../net/http';
 
 /**
@@ -22,6 +27,10 @@ export type ConversationView = {
   /** Oldest first. */
   messages: readonly Message[];
   results: ReadonlyMap<number, DecryptResult>;
+  /** Timer changes and deletion notes, oldest first; they go between the messages by id. */
+  events: readonly TimelineEvent[];
+  /** The conversation's disappearing-message timer, as the last answer or frame said. */
+  disappearingSeconds: DisappearingTimer;
   status: 'idle' | 'loading' | 'ready' | 'error';
   hasOlder: boolean;
   loadingOlder: boolean;
@@ -47,16 +56,24 @@ const MAX_CATCH_UP_PAGES = 50;
 const emptyView: ConversationView = {
   messages: [],
   results: new Map(),
+  events: [],
+  disappearingSeconds: 0,
   status: 'idle',
   hasOlder: false,
   loadingOlder: false,
   outgoing: [],
 };
 
+/** The latest timer among these events, if any changed it. */
+const lastTimer = (events: readonly TimelineEvent[]) =>
+  events.reduce<DisappearingTimer | undefined>((seconds, e) => (e.event.kind === 'timer_set' ? e.event.seconds : seconds), undefined);
+
 type Conversation = {
   receiverId: string;
   messages: Map<number, Message>;
   results: Map<number, DecryptResult>;
+  events: Map<number, TimelineEvent>;
+  disappearingSeconds: DisappearingTimer;
   status: ConversationView['status'];
   hasOlder: boolean;
   loadingOlder: boolean;
@@ -72,6 +89,9 @@ export class ChatStore {
   private readonly conversations = new Map<string, Conversation>();
   private readonly listeners = new Set<() => void>();
   private readonly options: ChatStoreOptions;
+  /** Wakes the store at the next expiry among the messages held. */
+  private expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  private nextExpiry = Infinity;
 
   constructor(options: ChatStoreOptions) {
     this.options = options;
@@ -139,6 +159,31 @@ export class ChatStore {
     void this.add(conversation, [message]);
   }
 
+  /** A `timeline_event` frame: shown in place, and a timer change moves the conversation's timer. */
+  event(event: TimelineEvent): void {
+    const conversation = this.conversations.get(event.conversationId);
+    if (!conversation) return;
+    this.addEvents(conversation, [event]);
+    this.refreshView(conversation, { messages: true });
+  }
+
+  /**
+   * Messages erased on the server (a `messages_deleted` frame): dropped with their text; one its
+   * sender deleted leaves a note in its place.
+   */
+  removed(conversationId: string, ids: readonly number[], reason: 'expired' | 'deleted'): void {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    const held = ids.flatMap((id) => conversation.messages.get(id) ?? []);
+    if (reason === 'deleted') {
+      this.addEvents(
+        conversation,
+        held.map((m) => ({ id: m.id, conversationId, actorId: m.senderId, timestamp: m.timestamp, event: { kind: 'message_deleted' } })),
+      );
+    }
+    this.drop(conversation, held.map((m) => m.id));
+  }
+
   /** Sending failed for good: the message stays, marked, for a retry. */
   failed(conversationId: string, localId: string): void {
     const conversation = this.conversations.get(conversationId);
@@ -157,7 +202,7 @@ export class ChatStore {
   async loadOlder(conversationId: string): Promise<void> {
     const conversation = this.conversations.get(conversationId);
     if (!conversation || conversation.loadingOlder || !conversation.hasOlder) return;
-    const oldest = Math.min(...conversation.messages.keys());
+    const oldest = Math.min(...conversation.messages.keys(), ...conversation.events.keys());
     this.update(conversation, { loadingOlder: true });
     try {
       const page = await this.options.history({ receiverId: conversation.receiverId, before: oldest, limit: this.olderPageSize });
@@ -167,6 +212,7 @@ export class ChatStore {
       if (undecrypted.length) await this.decryptResults(conversation, undecrypted, page.shares);
       conversation.hasOlder = page.hasMore;
       this.insert(conversation, page.messages);
+      this.addEvents(conversation, page.events);
       conversation.loadingOlder = false;
       this.refreshView(conversation, { messages: true });
     } catch (error) {
@@ -201,6 +247,8 @@ export class ChatStore {
       receiverId,
       messages: new Map(),
       results: new Map(),
+      events: new Map(),
+      disappearingSeconds: 0,
       status: 'loading',
       hasOlder: false,
       loadingOlder: false,
@@ -229,33 +277,59 @@ export class ChatStore {
   private async loadRecent(conversation: Conversation): Promise<void> {
     const page = await this.options.history({ receiverId: conversation.receiverId, limit: this.pageSize });
     conversation.hasOlder = page.hasMore;
-    this.markSynced(conversation, page.messages);
+    this.markSynced(conversation, page);
     await this.add(conversation, page.messages, page.shares);
   }
 
   private async catchUp(conversation: Conversation): Promise<void> {
     if (conversation.cursor === 0) return this.loadRecent(conversation);
     const fetched: Message[] = [];
+    const events: TimelineEvent[] = [];
     const shares: EpochShare[] = [];
     let after = conversation.cursor;
     let complete = false;
+    let disappearingSeconds = conversation.disappearingSeconds;
     for (let page = 0; page < MAX_CATCH_UP_PAGES && !complete; page++) {
       const result = await this.options.history({ receiverId: conversation.receiverId, after, limit: this.pageSize });
       fetched.push(...result.messages);
+      events.push(...result.events);
       shares.push(...result.shares);
-      const last = result.messages.at(-1);
-      complete = !result.hasMore || !last;
-      if (last) after = last.id;
+      disappearingSeconds = result.disappearingSeconds;
+      const last = Math.max(0, ...result.messages.map((m) => m.id), ...result.events.map((e) => e.id));
+      complete = !result.hasMore || last === 0;
+      if (last) after = last;
     }
     // Short of the end, the cursor still moves (pages are contiguous); the rest comes next time.
-    this.markSynced(conversation, fetched);
+    this.markSynced(conversation, { messages: fetched, events, disappearingSeconds });
     await this.add(conversation, fetched, shares);
   }
 
-  /** Moves the cursor over an HTTP answer (the only thing that moves it). */
-  private markSynced(conversation: Conversation, fetched: readonly Message[]): void {
-    for (const m of fetched) if (m.id > conversation.cursor) conversation.cursor = m.id;
+  /** Moves the cursor over an HTTP answer (the only thing that moves it), and takes its events and timer. */
+  private markSynced(conversation: Conversation, page: Pick<HistoryResponse, 'messages' | 'events' | 'disappearingSeconds'>): void {
+    for (const item of [...page.messages, ...page.events]) if (item.id > conversation.cursor) conversation.cursor = item.id;
+    this.addEvents(conversation, page.events);
+    // The answer's timer is the server's now; a frame after it comes later and wins.
+    conversation.disappearingSeconds = page.disappearingSeconds;
     conversation.status = 'ready';
+  }
+
+  /** Adds timeline events (a deletion note also drops its message); a timer change moves the timer. */
+  private addEvents(conversation: Conversation, events: readonly TimelineEvent[]): void {
+    for (const e of events) conversation.events.set(e.id, e);
+    const deleted = events.filter((e) => e.event.kind === 'message_deleted').map((e) => e.id);
+    if (deleted.length) this.drop(conversation, deleted);
+    const timer = lastTimer(events);
+    if (timer !== undefined) conversation.disappearingSeconds = timer;
+  }
+
+  /** Forgets messages and their decrypted text. */
+  private drop(conversation: Conversation, ids: readonly number[]): void {
+    for (const id of ids) {
+      conversation.messages.delete(id);
+      conversation.results.delete(id);
+    }
+    conversation.resultsChanged = true;
+    this.refreshView(conversation, { messages: true });
   }
 
   private async add(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
@@ -265,11 +339,43 @@ export class ChatStore {
     if (undecrypted.length) await this.decryptInto(conversation, undecrypted, shares);
   }
 
-  /** Adds the messages not held yet (not shown until the next view); those it added. */
+  /**
+   * Adds the messages not held yet (not shown until the next view); those it added. One already
+   * expired, or deleted (a note holds its id), is not taken.
+   */
   private insert(conversation: Conversation, messages: readonly Message[]): Message[] {
-    const fresh = messages.filter((m) => !conversation.messages.has(m.id));
-    for (const m of fresh) conversation.messages.set(m.id, m);
+    const now = Date.now();
+    const fresh = messages.filter(
+      (m) => !conversation.messages.has(m.id) && !conversation.events.has(m.id) && (m.expiresAt === null || Date.parse(m.expiresAt) > now),
+    );
+    for (const m of fresh) {
+      conversation.messages.set(m.id, m);
+      if (m.expiresAt !== null) this.scheduleExpiry(Date.parse(m.expiresAt));
+    }
     return fresh;
+  }
+
+  /** Drops every message held whose time has come by this browser's clock. */
+  private expire(now: number): void {
+    for (const conversation of this.conversations.values()) {
+      const due = [...conversation.messages.values()].filter((m) => m.expiresAt !== null && Date.parse(m.expiresAt) <= now).map((m) => m.id);
+      if (due.length) this.drop(conversation, due);
+    }
+  }
+
+  /** Wakes at `at` (or earlier, for an earlier expiry already scheduled) to drop what expired. */
+  private scheduleExpiry(at: number): void {
+    if (at >= this.nextExpiry) return;
+    clearTimeout(this.expiryTimer);
+    this.nextExpiry = at;
+    this.expiryTimer = setTimeout(() => {
+      this.nextExpiry = Infinity;
+      this.expire(Date.now());
+      const next = Math.min(
+        ...[...this.conversations.values()].flatMap((c) => [...c.messages.values()].flatMap((m) => (m.expiresAt ? [Date.parse(m.expiresAt)] : []))),
+      );
+      if (next !== Infinity) this.scheduleExpiry(next);
+    }, Math.max(0, at - Date.now()));
   }
 
   private async decryptInto(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {
@@ -303,6 +409,8 @@ export class ChatStore {
     const view: ConversationView = {
       messages: changed.messages ? [...conversation.messages.values()].sort((a, b) => a.id - b.id) : previous.messages,
       results: conversation.resultsChanged ? new Map(conversation.results) : previous.results,
+      events: changed.messages ? [...conversation.events.values()].sort((a, b) => a.id - b.id) : previous.events,
+      disappearingSeconds: conversation.disappearingSeconds,
       status: conversation.status,
       hasOlder: conversation.hasOlder,
       loadingOlder: conversation.loadingOlder,

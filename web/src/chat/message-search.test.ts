@@ -15,6 +15,7 @@ function msg(id: number): Message {
     index: id,
     encryptedContent: `c${id}`,
     timestamp: '2026-01-01T00:00:00.000Z',
+    expiresAt: null,
   };
 }
 

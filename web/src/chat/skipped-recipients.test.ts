@@ -42,9 +42,10 @@ describe('members left out of an epoch', () => {
         index: request.index,
         encryptedContent: request.encryptedContent,
         timestamp: '2026-01-01T00:00:00.000Z',
+        expiresAt: null,
       }),
       fetchShares: async () => [],
-      history: async () => ({ messages: [], hasMore: false, shares: [] }),
+      history: async () => ({ messages: [], events: [], disappearingSeconds: 0, hasMore: false, shares: [] }),
     };
     const session: Session = {
       user: { id: ALICE, username: 'alice', role: 'member', isCreatorAccount: false, joinedAt: '2026-01-01T00:00:00.000Z' },

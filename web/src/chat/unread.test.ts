@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countLabel, firstUnreadId, isInView, markRead, MAX_UNREAD_IDS, noteUnread, parseReadState, titleWithCount, totalUnread, typingText, unreadCount, type ReadState } from './unread';
+import { countLabel, firstUnreadId, forgetUnread, isInView, markRead, MAX_UNREAD_IDS, noteUnread, parseReadState, titleWithCount, totalUnread, typingText, unreadCount, type ReadState } from './unread';
 
 const dm = `dm:${'a'.repeat(8)}-aaaa-aaaa-aaaa-${'a'.repeat(12)}:${'b'.repeat(8)}-bbbb-bbbb-bbbb-${'b'.repeat(12)}`;
 
@@ -97,5 +97,15 @@ describe('isInView', () => {
     expect(isInView({ conversationId: 'general', visible: true }, 'general')).toBe(true);
     expect(isInView({ conversationId: 'general', visible: false }, 'general')).toBe(false);
     expect(isInView({ conversationId: dm, visible: true }, 'general')).toBe(false);
+  });
+});
+
+describe('forgetUnread', () => {
+  it('stops counting messages that were erased, and keeps the state when none was unread', () => {
+    const state = noteUnread({}, 'general', [4, 5, 6]);
+    const after = forgetUnread(state, 'general', [5, 9]);
+    expect(after.general?.unread).toEqual([4, 6]);
+    expect(forgetUnread(after, 'general', [9])).toBe(after);
+    expect(forgetUnread(after, 'dm:x', [4])).toBe(after);
   });
 });

@@ -40,6 +40,14 @@ export function markRead(state: ReadState, conversationId: string, upTo: number)
   return { ...state, [conversationId]: { readUpTo, unread: (current?.unread ?? []).filter((id) => id > readUpTo) } };
 }
 
+/** Messages that no longer exist (expired, deleted) are unread no more; the same state when none was. */
+export function forgetUnread(state: ReadState, conversationId: string, ids: readonly number[]): ReadState {
+  const current = state[conversationId];
+  const gone = new Set(ids);
+  if (!current?.unread.some((id) => gone.has(id))) return state;
+  return { ...state, [conversationId]: { readUpTo: current.readUpTo, unread: current.unread.filter((id) => !gone.has(id)) } };
+}
+
 export function unreadCount(state: ReadState, conversationId: string): number {
   return state[conversationId]?.unread.length ?? 0;
 }

@@ -9,25 +9,26 @@ import { useRealtimeSocket } from '../realtime/realtime-context';
 import type { ChatServices } from './chat-services';
 import { applyPresence, usersQueryKey } from './use-users';
 
-/**
- * Feeds socket frames into the chat and catches up after every (re)authentication. `onIncoming`
- * hears each live message once the store has decrypted it (notifications).
- */
-export function useChatRealtime(
-  services: ChatServices,
-  openConversationId: string,
-  onIncoming: (message: Message, result: DecryptResult | undefined) => void,
-): void {
+/** What the chat hears besides the store: new messages once decrypted, and erased ones. */
+export type ChatListeners = {
+  /** Each live message once the store has decrypted it (notifications). */
+  onIncoming: (message: Message, result: DecryptResult | undefined) => void;
+  /** Messages erased on the server, held or not: whatever else keeps them (unread, notifications) lets go. */
+  onRemoved: (conversationId: string, ids: readonly number[]) => void;
+};
+
+/** Feeds socket frames into the chat and catches up after every (re)authentication. */
+export function useChatRealtime(services: ChatServices, openConversationId: string, listeners: ChatListeners): void {
   const socket = useRealtimeSocket();
   const queryClient = useQueryClient();
   const { endLocally } = useAuth();
   const openRef = useRef(openConversationId);
-  const incomingRef = useRef(onIncoming);
+  const listenersRef = useRef(listeners);
 
   useEffect(() => {
     openRef.current = openConversationId;
-    incomingRef.current = onIncoming;
-  }, [openConversationId, onIncoming]);
+    listenersRef.current = listeners;
+  }, [openConversationId, listeners]);
 
   useEffect(() => {
     if (!socket) return;
@@ -36,9 +37,16 @@ export function useChatRealtime(
       switch (frame.type) {
         case 'chat_message': {
           const { message } = frame;
-          void store.live(message).then((result) => incomingRef.current(message, result));
+          void store.live(message).then((result) => listenersRef.current.onIncoming(message, result));
           break;
         }
+        case 'timeline_event':
+          store.event(frame.event);
+          break;
+        case 'messages_deleted':
+          store.removed(frame.conversationId, frame.ids, frame.reason);
+          listenersRef.current.onRemoved(frame.conversationId, frame.ids);
+          break;
         case 'membership_changed':
           senderKeys.membershipChanged(frame.conversationId, frame.membershipVersion);
           break;

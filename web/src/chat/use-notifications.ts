@@ -33,6 +33,8 @@ export type Notifications = {
   setDetails: (on: boolean) => void;
   /** Each live message, with what decrypting it gave. */
   onIncoming: (message: Message, result: DecryptResult | undefined) => void;
+  /** Messages erased (expired, deleted): their notifications are closed. */
+  onRemoved: (conversationId: string, ids: readonly number[]) => void;
 };
 
 /** Opt-in desktop notifications, remembered per member in this browser. */
@@ -40,6 +42,8 @@ export function useNotifications(selfId: string, deps: NotificationsDeps): Notif
   const [setting, setSettingState] = useState(() => readSetting(selfId));
   const [refused, setRefused] = useState(false);
   const current = useRef({ setting, deps });
+  /** Notifications still shown, by message id, so that an erased message's can be closed. */
+  const shown = useRef(new Map<number, Notification>());
   useEffect(() => {
     current.current = { setting, deps };
   });
@@ -86,6 +90,8 @@ export function useNotifications(selfId: string, deps: NotificationsDeps): Notif
       try {
         // The tag makes a newer message of the same conversation replace the older notification.
         const notification = new Notification(content.title, { body: content.body, tag: message.conversationId });
+        shown.current.set(message.id, notification);
+        notification.onclose = () => shown.current.delete(message.id);
         notification.onclick = () => {
           window.focus();
           open(message);
@@ -99,5 +105,12 @@ export function useNotifications(selfId: string, deps: NotificationsDeps): Notif
     [selfId],
   );
 
-  return { supported: supported(), setting, refused, setEnabled, setDetails, onIncoming };
+  const onRemoved = useCallback((_conversationId: string, ids: readonly number[]) => {
+    for (const id of ids) {
+      shown.current.get(id)?.close();
+      shown.current.delete(id);
+    }
+  }, []);
+
+  return { supported: supported(), setting, refused, setEnabled, setDetails, onIncoming, onRemoved };
 }

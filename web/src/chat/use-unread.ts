@@ -1,7 +1,7 @@
 import type { Message } from '@enclave/protocol';
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useRealtimeSocket } from '../realtime/realtime-context';
-import { firstUnreadId, isInView, markRead, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState, type ViewState } from './unread';
+import { firstUnreadId, forgetUnread, isInView, markRead, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState, type ViewState } from './unread';
 
 const storageKey = (selfId: string) => `enclave:reads:${selfId}`;
 
@@ -64,10 +64,12 @@ export function useUnread(selfId: string, conversationId: string, messages: read
     return () => window.removeEventListener('storage', onStorage);
   }, [selfId]);
 
-  // Live messages of conversations not in view (frames for never-opened ones included).
+  // Live messages of conversations not in view (frames for never-opened ones included), and
+  // messages erased meanwhile, which no longer count.
   useEffect(() => {
     if (!socket) return;
     return socket.onFrame((frame) => {
+      if (frame.type === 'messages_deleted') setReads((state) => forgetUnread(state, frame.conversationId, frame.ids));
       if (frame.type !== 'chat_message' || frame.message.senderId === selfId) return;
       const { conversationId: id, id: messageId } = frame.message;
       if (isInView(inView.current, id)) return;

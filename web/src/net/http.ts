@@ -6,6 +6,7 @@ import {
   errorResponseSchema,
   routeUrl,
   routes,
+  type DisappearingTimer,
   type EpochShare,
   type Message,
   type PublicUser,
@@ -21,6 +22,7 @@ import {
   type CreateEpochRequest,
   type HistoryResponse,
   type UploadAttachmentResponse,
+  type TimelineEvent,
 } from '@enclave/protocol';
 import { retryAfterMs } from '@enclave/client';
 import { ApiError, NETWORK_FAILURE_STATUS } from './api-error';
@@ -172,6 +174,16 @@ export async function uploadAttachment(receiverId: string, ciphertext: Uint8Arra
 export async function downloadAttachment(id: string): Promise<Uint8Array<ArrayBuffer>> {
   const response = await send(routes.downloadAttachment, { params: { id } });
   return new Uint8Array(await response.arrayBuffer());
+}
+
+/** Erases one of the member's own messages for everyone. */
+export async function deleteMessage(id: number): Promise<void> {
+  await call(routes.deleteMessage, { params: { id } });
+}
+
+/** Sets a conversation's disappearing-message timer; the announcement comes back as a frame too. */
+export async function setDisappearing(receiverId: string, seconds: DisappearingTimer): Promise<TimelineEvent> {
+  return (await call(routes.setDisappearing, { body: { receiverId, seconds } })).event;
 }
 
 /** Resolves when the server answers 2xx; an ApiError otherwise, a network one when `signal` aborts first. */
