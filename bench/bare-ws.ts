@@ -16,7 +16,7 @@ let nextId = 0;
 /** A frame shaped as Enclave's, padded in its content to exactly `frameBytes`. */
 function frame(id: number): string {
   const head = `{"type":"chat_message","message":{"id":${id},"conversationId":"general","senderId":"bench","senderUsername":"bench","epochId":"bench","index":0,"encryptedContent":"`;
-  const tail = `","timestamp":"${new Date().toISOString()}"}}`;
+  const tail = `","timestamp":"${new Date().toISOString()}","expiresAt":null}}`;
   return head + 'x'.repeat(Math.max(0, frameBytes - head.length - tail.length)) + tail;
 }
 

@@ -58,7 +58,7 @@ export type LoadResult = {
 };
 
 /** Text of the bench's messages: its chat frame is 584 bytes, as the issue's. */
-export const BENCH_TEXT = 'load bench: a message of ordinary length, about as long as a sentence or two in a chat, typed by a user.';
+export const BENCH_TEXT = 'load bench: a message of ordinary length, about as long as a sentence or two, typed by us.';
 /** The send limit is 30 per member per 10 s (fixed window): 28 per window leaves room. */
 const SENDER_SPACING_MS = 10_000 / 28;
 

@@ -27,7 +27,7 @@ describe('load bench', () => {
       expect(r.closes).toEqual({});
     }
     // The chat frames are the same size, give or take a digit of the sender's name.
-    expect(Math.abs(enclave.chatFrameBytes - bare.chatFrameBytes)).toBeLessThanOrEqual(3);
+    expect(Math.abs(enclave.chatFrameBytes - bare.chatFrameBytes), `Enclave ${enclave.chatFrameBytes} bytes, bare ${bare.chatFrameBytes}`).toBeLessThanOrEqual(3);
     expect(loadTable(enclave, bare)).toContain('| sustained channel deliveries/s |');
   });
 });

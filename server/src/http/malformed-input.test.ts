@@ -422,6 +422,7 @@ const rows: Row[] = [
       ['POST', '/api/p2p/host', hostBody],
       ['DELETE', '/api/p2p/host', undefined],
       ['GET', '/api/p2p/config', undefined],
+      ['POST', '/api/conversations/disappearing', { receiverId: 'all', seconds: 3600 }],
     ] as const
   ).flatMap(([method, path, body]): Row[] => [
     { name: `${method} ${path.split('?')[0]} — anonymous`, as: 'anonymous', method, path, body, expectStatus: 401, expectMessage: /^Not signed in$/ },
@@ -460,6 +461,40 @@ const rows: Row[] = [
   { name: 'GET /api/attachments/:id — an id that is not a uuid', method: 'GET', path: '/api/attachments/42', expectStatus: 400, expectMessage: /id: must be an attachment id/ },
   { name: 'GET /api/attachments/:id — an attachment that does not exist', method: 'GET', path: () => `/api/attachments/${randomUUID()}`, expectStatus: 404, expectMessage: /^No such attachment$/ },
   { name: 'GET /api/attachments/:id — anonymous', as: 'anonymous', method: 'GET', path: `/api/attachments/${randomUUID()}`, expectStatus: 401, expectMessage: /^Not signed in$/ },
+
+  // ------------------------------------------------------------ disappearing messages and deletion (member)
+  ...bodyBasics('POST /api/conversations/disappearing', 'member'),
+  ...(
+    [
+      ['seconds not one of the timers', { receiverId: 'all', seconds: 60 }, /seconds: must be one of 0, 3600, 86400, 604800 \(seconds\)/],
+      ['seconds as a string', { receiverId: 'all', seconds: '3600' }, /seconds: must be one of/],
+      ['no receiverId', { seconds: 3600 }, /receiverId/],
+      ['a receiverId that is no member id', { receiverId: 'nobody', seconds: 3600 }, /receiverId/],
+      ['an extra field', { receiverId: 'all', seconds: 3600, extra: true }, /Unrecognized key.*"extra"/],
+    ] as const
+  ).map(([name, body, expectMessage]): Row => ({ name: `POST /api/conversations/disappearing — ${name}`, method: 'POST', path: '/api/conversations/disappearing', body, expectStatus: 400, expectMessage })),
+  {
+    name: 'POST /api/conversations/disappearing — a member who does not exist',
+    method: 'POST',
+    path: '/api/conversations/disappearing',
+    body: () => ({ receiverId: randomUUID(), seconds: 3600 }),
+    expectStatus: 404,
+    expectMessage: /^No such member$/,
+  },
+  {
+    name: "POST /api/conversations/disappearing — the channel's timer, set by a member who is no admin",
+    method: 'POST',
+    path: '/api/conversations/disappearing',
+    body: { receiverId: 'all', seconds: 3600 },
+    expectStatus: 403,
+    expectMessage: /^Only administrators can change disappearing messages in the general channel$/,
+  },
+  { name: 'DELETE /api/messages/:id — an id that is not a number', method: 'DELETE', path: '/api/messages/abc', expectStatus: 400, expectMessage: /id: / },
+  { name: 'DELETE /api/messages/:id — id 0', method: 'DELETE', path: '/api/messages/0', expectStatus: 400, expectMessage: /id: / },
+  { name: 'DELETE /api/messages/:id — past the largest safe integer', method: 'DELETE', path: `/api/messages/${'9'.repeat(20)}`, expectStatus: 400, expectMessage: /id: / },
+  { name: 'DELETE /api/messages/:id — a message that does not exist', method: 'DELETE', path: '/api/messages/999999999', expectStatus: 404, expectMessage: /^No such message$/ },
+  { name: 'DELETE /api/messages/:id — anonymous', as: 'anonymous', method: 'DELETE', path: '/api/messages/1', expectStatus: 401, expectMessage: /^Not signed in$/ },
+  { name: 'DELETE /api/messages/:id — forged session cookie', as: 'forged-cookie', method: 'DELETE', path: '/api/messages/1', expectStatus: 401, expectMessage: /^Not signed in$/ },
   ...(
     [
       ['attachmentIds of an upload that does not exist', [randomUUID()], /^attachmentIds: not an attachment you uploaded/],
