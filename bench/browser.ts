@@ -246,7 +246,7 @@ const blockText = (n: number) => (n === 0 ? 'none ≥ 50 ms' : ms(n));
 
 function gitCommit(): string {
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md'], { cwd: repoRoot, encoding: 'utf8' }).trim();
   return dirty ? `${head} (with uncommitted changes)` : head;
 }
 

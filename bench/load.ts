@@ -60,7 +60,7 @@ const heading = [
           `On ${cores} cores the instances, PostgreSQL, Redis and the load client share the machine: the aggregate shows the fan-out split between the instances, not what ${instances} machines would carry.`,
       ]
     : []),
-  `- commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : ''}; server ${options.entry === 'dist' ? 'server/dist/main.js' : process.env.BENCH_SERVER_MAIN}; ` +
+  `- commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md') ? ' (with uncommitted changes)' : ''}; server ${options.entry === 'dist' ? 'server/dist/main.js' : process.env.BENCH_SERVER_MAIN}; ` +
     `${options.senders} senders, ${options.rate} msg/s for ${options.seconds} s, then saturation for ${options.seconds} s`,
   ...(process.env.BENCH_NOTE ? [`- ${process.env.BENCH_NOTE}`] : []),
   '',

@@ -85,7 +85,7 @@ try {
     log(`run ${i + 1}/${runs}: ${line.join(', ')}`);
   }
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
-  const dirty = git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : '';
+  const dirty = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md') ? ' (with uncommitted changes)' : '';
   const row = (label: string, starts: Start[], pick: (s: Start) => number, judged = true) => {
     const xs = starts.map(pick);
     const m = median(xs);

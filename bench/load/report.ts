@@ -42,7 +42,9 @@ function persistedRows(e: LoadResult): [string, string, string, string][] {
     ['persisted send acknowledgement p50, ms', String(p.ackP50Ms), '–', ''],
     ['persisted send acknowledgement p99, ms', String(p.ackP99Ms), '–', ''],
     ['server CPU per persisted send, µs', String(p.cpuUsPerSend), '–', ''],
+    ['CPU busy in the persisted phase, server / PostgreSQL / load client (1 = one core)', `${p.serverBusy} / ${p.databaseBusy ?? '–'} / ${p.clientBusy}`, '–', ''],
     ['persisted sends refused (503 busy, 429)', String(p.refused), '–', ''],
+    ['persisted sends unanswered (no connection)', String(p.unanswered), '–', ''],
   ];
 }
 

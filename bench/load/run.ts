@@ -76,6 +76,29 @@ type Target = {
 const pct = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN);
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/**
+ * CPU (utime + stime, seconds) of every PostgreSQL process on this machine: its backends do the
+ * send path's other half. Backends that exit meanwhile take their time with them; the server's
+ * pool keeps its own open throughout.
+ */
+function postgresCpuSeconds(): number {
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  let sum = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone since the listing
+    }
+    if (!stat.includes(' (postgres) ')) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    sum += Number(fields[11]) + Number(fields[12]);
+  }
+  return sum / ticks;
+}
+
 /** Pins every thread of `pid` to `core`; false when it cannot be done here (no taskset). */
 export function pin(pid: number, core: number): boolean {
   try {
@@ -273,7 +296,10 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     // Read before the direct messages, whose frames name a longer conversation id.
     const chatFrameBytes = deliveries.chatFrameBytes;
     const persisted = target.sendDirect
-      ? await persistedSends({ senders: o.members, seconds: o.seconds, spacingMs: SENDER_SPACING_MS, cpuSeconds, log }, target.sendDirect)
+      ? await persistedSends(
+          { senders: o.members, seconds: o.seconds, spacingMs: SENDER_SPACING_MS, cpuSeconds, databaseCpuSeconds: o.postgresUrl ? postgresCpuSeconds : undefined, log },
+          target.sendDirect,
+        )
       : null;
 
     return {
