@@ -85,9 +85,13 @@ const live = () =>
  * session active when its last mark is older than SESSION_TOUCH_MS (every HTTP call and socket
  * authentication comes through here).
  */
-export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
-  const id = sha256Hex(token);
-  const [row] = await db
+/**
+ * The session read of every signed-in request and socket, prepared once per database handle:
+ * Drizzle builds its SQL once instead of per request, and PostgreSQL parses and plans it once per
+ * connection. `live()`'s conditions, with the database's clock for the expiry.
+ */
+function prepareSessionRead(db: Db) {
+  return db
     .select({
       expiresAt: sessions.expiresAt,
       lastActiveAt: sessions.lastActiveAt,
@@ -99,8 +103,26 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, id), live()))
-    .limit(1);
+    .where(
+      and(
+        eq(sessions.id, sql.placeholder('id')),
+        isNull(sessions.revokedAt),
+        gt(sessions.expiresAt, sql`now()`),
+        eq(users.isBanned, false),
+        eq(users.isCompromised, false),
+        eq(users.isLocked, false),
+      ),
+    )
+    .limit(1)
+    .prepare('resolve_session');
+}
+const sessionReads = new WeakMap<Db, ReturnType<typeof prepareSessionRead>>();
+
+export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
+  const id = sha256Hex(token);
+  let read = sessionReads.get(db);
+  if (!read) sessionReads.set(db, (read = prepareSessionRead(db)));
+  const [row] = await read.execute({ id });
   if (!row) return null;
   const { expiresAt, lastActiveAt, ...user } = row;
   const now = Date.now();
