@@ -26,8 +26,11 @@ export type AuthContext = { sessionId: string; expiresAt: Date; user: SessionUse
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-/** A member's sessions that are neither revoked nor expired (whatever the member's state). */
-const openOf = (userId: string) => and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date()));
+/** Neither revoked nor expired, by the database's clock (one clock for every instance). */
+const open = () => and(isNull(sessions.revokedAt), gt(sessions.expiresAt, sql`now()`));
+
+/** A member's open sessions (whatever the member's state). */
+const openOf = (userId: string) => and(eq(sessions.userId, userId), open());
 
 /**
  * Live sessions a member may hold: each sign-in adds a row that lives 30 days, so without a cap a
@@ -70,25 +73,13 @@ export async function createSession(
   return { token, expiresAt, revoked };
 }
 
-/** A session is live while neither revoked nor expired, and its member neither banned, wiped nor locked. */
-const live = () =>
-  and(
-    isNull(sessions.revokedAt),
-    gt(sessions.expiresAt, new Date()),
-    eq(users.isBanned, false),
-    eq(users.isCompromised, false),
-    eq(users.isLocked, false),
-  );
+/** A session is live while open and its member neither banned, wiped nor locked (joined with users). */
+const live = () => and(open(), eq(users.isBanned, false), eq(users.isCompromised, false), eq(users.isLocked, false));
 
-/**
- * The live session behind a cookie token; banned, wiped and locked members have none. Marks the
- * session active when its last mark is older than SESSION_TOUCH_MS (every HTTP call and socket
- * authentication comes through here).
- */
 /**
  * The session read of every signed-in request and socket, prepared once per database handle:
  * Drizzle builds its SQL once instead of per request, and PostgreSQL parses and plans it once per
- * connection. `live()`'s conditions, with the database's clock for the expiry.
+ * connection.
  */
 function prepareSessionRead(db: Db) {
   return db
@@ -103,21 +94,17 @@ function prepareSessionRead(db: Db) {
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(
-      and(
-        eq(sessions.id, sql.placeholder('id')),
-        isNull(sessions.revokedAt),
-        gt(sessions.expiresAt, sql`now()`),
-        eq(users.isBanned, false),
-        eq(users.isCompromised, false),
-        eq(users.isLocked, false),
-      ),
-    )
+    .where(and(eq(sessions.id, sql.placeholder('id')), live()))
     .limit(1)
     .prepare('resolve_session');
 }
 const sessionReads = new WeakMap<Db, ReturnType<typeof prepareSessionRead>>();
 
+/**
+ * The live session behind a cookie token; banned, wiped and locked members have none. Marks the
+ * session active when its last mark is older than SESSION_TOUCH_MS (every HTTP call and socket
+ * authentication comes through here).
+ */
 export async function resolveSession(db: Db, token: string): Promise<AuthContext | null> {
   const id = sha256Hex(token);
   let read = sessionReads.get(db);
