@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { attachmentsDirOf } from './attachments/store';
 import { defaultRateLimits, loadConfig } from './config';
 import { ensureMasterKey } from './creator/master-key';
 import { openDatabase } from './db/client';
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
   }
   const { buildApp } = await appModule;
   const { app, close } = await buildApp({ config, db: database.db, bus, masterKeyHash: masterKey.hash });
-  const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db);
+  const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db, attachmentsDirOf(config.attachments.store, config.dataDir));
 
   // SIGTERM (or SIGINT) drains: no new connections, sockets closed with 1001 so that clients
   // reconnect at once elsewhere, requests in flight answered, held security events written, then

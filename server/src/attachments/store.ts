@@ -20,11 +20,20 @@ export type AttachmentStore = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+export const isAttachmentId = (name: string): boolean => UUID.test(name);
+
 /** The one check between an id and a file name or object key. */
 export function checkedId(id: string): string {
-  if (!UUID.test(id)) throw new Error(`not an attachment id: ${JSON.stringify(id.slice(0, 40))}`);
+  if (!isAttachmentId(id)) throw new Error(`not an attachment id: ${JSON.stringify(id.slice(0, 40))}`);
   return id;
 }
+
+/** Where the local store keeps its files; backups and restores read and write the same folder. */
+export const localAttachmentsDir = (dataDir: string) => path.join(dataDir, 'attachments');
+
+/** The folder of local attachments this configuration uses, or null when they live in a bucket. */
+export const attachmentsDirOf = (config: AttachmentStoreConfig, dataDir: string): string | null =>
+  config.kind === 'local' ? localAttachmentsDir(dataDir) : null;
 
 /**
  * Files under `dir`, one per attachment. A write goes to a temporary file in the same directory,
@@ -69,7 +78,7 @@ export function localStore(dir: string): AttachmentStore {
 
 /** The store the configuration names. The S3 client is loaded only when used (it is large). */
 export async function openAttachmentStore(config: AttachmentStoreConfig, dataDir: string): Promise<AttachmentStore> {
-  if (config.kind === 'local') return localStore(path.join(dataDir, 'attachments'));
+  if (config.kind === 'local') return localStore(localAttachmentsDir(dataDir));
   const { s3Store } = await import('./s3-store');
   return s3Store(config);
 }

@@ -1,8 +1,9 @@
 /**
- * Backup and restore with real files (docs/operations.md §8): a database with members and
- * messages is backed up through the running server, changed, and restored; the rows come back
- * byte for byte, the backup stays recorded, and the compliance panel reports it. A corrupt archive
- * and a running server are refused with the data directory untouched.
+ * Backup and restore with real files (docs/operations.md §8): a database with members, messages
+ * and an attachment is backed up through the running server, changed, and restored; the rows and
+ * the attachment files come back byte for byte, the backup stays recorded, and the compliance panel
+ * reports it. A corrupt, cut-off or foreign archive and a running server are refused with the data
+ * directory untouched; an archive of the older form (the database alone) still restores.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,6 +11,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { decryptAttachment } from '@enclave/crypto';
 import { routes } from '@enclave/protocol';
 import { asc, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +21,10 @@ import { mintKeys } from '../keys/service';
 import { backupViaSocket, startOperatorSocket } from '../operator/socket';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { localAttachmentsDir } from '../attachments/store';
 import { backupCheck } from '../creator/security';
-import { backupEmbedded, backupPath, backupPostgres, lastBackup, sha256Hex, type BackupRecord } from './backup';
+import { uploadFile } from '../testing/attachments';
+import { backupEmbedded, backupPath, backupPostgres, embeddedClient, lastBackup, sha256Hex, type BackupRecord } from './backup';
 import { RestoreRefused, restoreEmbedded } from './restore';
 
 /** What must survive a round trip: row counts, and every message's ciphertext in id order. */
@@ -64,12 +68,18 @@ describe('backup and restore of the embedded database', () => {
   let server: TestServer | null = null;
   let operator: http.Server | null = null;
   let before: Awaited<ReturnType<typeof snapshot>>;
+  let filesBefore: string;
   let archive: string;
+  let alice: TestMember;
+  let bob: TestMember;
+  let sent: Awaited<ReturnType<typeof uploadFile>>;
+  const photo = { bytes: new TextEncoder().encode(`a photo ${crypto.randomUUID()}`), name: 'photo.jpg', type: 'image/jpeg' };
+  const attachmentsDir = () => localAttachmentsDir(dataDir);
 
   const start = async () => {
     database = await openDatabase({ dataDir });
     server = await startServer(database, { config: { dataDir, rateLimits: relaxedRateLimits } });
-    operator = await startOperatorSocket(dataDir, database.db);
+    operator = await startOperatorSocket(dataDir, database.db, attachmentsDir());
   };
   const stop = async () => {
     await new Promise((resolve) => (operator ? operator.close(resolve) : resolve(undefined)));
@@ -86,10 +96,12 @@ describe('backup and restore of the embedded database', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-backup-'));
     await start();
     const [k1, k2] = await mintKeys(database!.db, { count: 3 });
-    const alice = await TestMember.join(server!.url, k1!, 'alice');
-    const bob = await TestMember.join(server!.url, k2!, 'bob');
+    alice = await TestMember.join(server!.url, k1!, 'alice');
+    bob = await TestMember.join(server!.url, k2!, 'bob');
     for (const text of ['one', 'two', '€ three']) expect((await alice.send('all', text)).status).toBe(201);
     expect((await bob.send(alice.id, 'a direct word')).status).toBe(201);
+    sent = await uploadFile(alice, bob.id, photo);
+    expect((await alice.send(bob.id, { text: 'the photo', attachment: sent.attachment })).status).toBe(201);
   });
 
   afterAll(async () => {
@@ -103,12 +115,17 @@ describe('backup and restore of the embedded database', () => {
 
   it('backs up through the running server: an owner-only archive in DATA_DIR/backups, recorded', async () => {
     before = await snapshot(database!.db);
-    expect(before).toMatchObject({ users: 2, messages: 4 });
+    expect(before).toMatchObject({ users: 2, messages: 5 });
+    filesBefore = treeHash(attachmentsDir());
+    expect(fs.readdirSync(attachmentsDir())).toHaveLength(1);
     const result = await backupViaSocket(dataDir, { file: backupPath(dataDir, 'embedded') });
     expect(result).not.toBeNull();
     archive = result!.file;
     expect(path.dirname(archive)).toBe(path.join(dataDir, 'backups'));
-    expect(path.basename(archive)).toMatch(/^enclave-\d{8}T\d{6}\.\d{3}Z\.tar\.gz$/);
+    expect(path.basename(archive)).toMatch(/^enclave-\d{8}T\d{6}\.\d{3}Z\.tar$/);
+    // What it holds, as tar lists it: the database, the attachment's file, and the manifest last.
+    const listing = execFileSync('tar', ['tf', archive], { encoding: 'utf8' }).trim().split('\n');
+    expect(listing).toEqual(['database.tar.gz', ...fs.readdirSync(attachmentsDir()).map((id) => `attachments/${id}`), 'enclave-backup.json']);
     expect(mode(archive)).toBe(0o600);
     expect(mode(path.dirname(archive))).toBe(0o700);
     const bytes = fs.readFileSync(archive);
@@ -124,47 +141,69 @@ describe('backup and restore of the embedded database', () => {
   });
 
   it('refuses to restore while a server holds the data directory, and changes nothing', async () => {
-    // The live database changes after the backup, so the restore below has something to undo.
+    // The live database and files change after the backup, so the restore below has something to undo.
     await database!.db.delete(messages).where(eq(messages.conversationId, 'general'));
     await database!.db.update(users).set({ username: 'mallory' }).where(eq(users.username, 'bob'));
     await database!.db.insert(securityEvents).values({ type: 'after_backup', severity: 'low' });
+    await uploadFile(bob, alice.id, photo);
+    for (const id of fs.readdirSync(attachmentsDir())) fs.appendFileSync(path.join(attachmentsDir(), id), 'damaged');
     const entries = fs.readdirSync(dataDir).sort();
     await expect(restoreEmbedded(dataDir, archive)).rejects.toThrow(RestoreRefused);
     await expect(restoreEmbedded(dataDir, archive)).rejects.toThrow(/a server is running on .*stop it first/);
     expect(fs.readdirSync(dataDir).sort()).toEqual(entries);
-    expect((await snapshot(database!.db)).messages).toBe(1);
+    expect((await snapshot(database!.db)).messages).toBe(2);
     await stop();
   });
 
-  it('refuses a corrupt or truncated archive and leaves the data directory untouched', async () => {
-    const dbDir = path.join(dataDir, 'db');
-    const untouched = treeHash(dbDir);
+  it('refuses a corrupt, cut-off or foreign archive and leaves the data directory untouched', async () => {
+    const untouched = { db: treeHash(path.join(dataDir, 'db')), files: treeHash(attachmentsDir()) };
     const entries = fs.readdirSync(dataDir).sort();
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-bad-archives-'));
-    const garbage = path.join(elsewhere, 'garbage.tar.gz');
-    fs.writeFileSync(garbage, 'this is not a tarball');
-    const truncated = path.join(elsewhere, 'truncated.tar.gz');
+    const bad = (name: string, bytes: string | Buffer) => {
+      fs.writeFileSync(path.join(elsewhere, name), bytes);
+      return path.join(elsewhere, name);
+    };
     const whole = fs.readFileSync(archive);
-    fs.writeFileSync(truncated, whole.subarray(0, Math.floor(whole.byteLength / 2)));
-    // A whole, well-formed tarball of something else.
+    // The manifest is the last entry: a 512-byte header, one block of JSON, then two zero blocks.
+    const withoutManifest = whole.subarray(0, whole.byteLength - 4 * 512);
+    expect(withoutManifest.subarray(-1024).some((b) => b !== 0)).toBe(true);
     fs.writeFileSync(path.join(elsewhere, 'notes.txt'), 'not a database');
-    const foreign = path.join(elsewhere, 'foreign.tar.gz');
-    execFileSync('tar', ['czf', foreign, '-C', elsewhere, 'notes.txt']);
-    for (const bad of [garbage, truncated, foreign, path.join(elsewhere, 'missing.tar.gz')]) {
-      await expect(restoreEmbedded(dataDir, bad)).rejects.toThrow(RestoreRefused);
-      expect(treeHash(dbDir)).toBe(untouched);
+    const foreignTar = path.join(elsewhere, 'foreign.tar');
+    const foreignGz = path.join(elsewhere, 'foreign.tar.gz');
+    execFileSync('tar', ['cf', foreignTar, '-C', elsewhere, 'notes.txt']);
+    execFileSync('tar', ['czf', foreignGz, '-C', elsewhere, 'notes.txt']);
+    const archives = [
+      bad('garbage.tar', 'this is not a tarball'),
+      bad('half.tar', whole.subarray(0, Math.floor(whole.byteLength / 2))),
+      bad('no-manifest.tar', withoutManifest),
+      foreignTar,
+      foreignGz,
+      path.join(elsewhere, 'missing.tar'),
+    ];
+    for (const file of archives) {
+      await expect(restoreEmbedded(dataDir, file), path.basename(file)).rejects.toThrow(RestoreRefused);
+      expect(treeHash(path.join(dataDir, 'db'))).toBe(untouched.db);
+      expect(treeHash(attachmentsDir())).toBe(untouched.files);
       expect(fs.readdirSync(dataDir).sort()).toEqual(entries);
     }
+    await expect(restoreEmbedded(dataDir, archives[2]!)).rejects.toThrow(/no manifest at its end/);
     fs.rmSync(elsewhere, { recursive: true, force: true });
   });
 
-  it('restores the archive: the rows are back byte for byte, the backup still recorded and reported', async () => {
+  it('restores the archive: the rows and the attachment files are back byte for byte, the backup still recorded and reported', async () => {
     const result = await restoreEmbedded(dataDir, archive);
-    expect(result).toMatchObject({ users: 2, messages: 4, sha256: sha256Hex(fs.readFileSync(archive)), backupsCarried: 1 });
+    expect(result).toMatchObject({ users: 2, messages: 5, attachments: 1, attachmentsMissing: 0, sha256: sha256Hex(fs.readFileSync(archive)), backupsCarried: 1 });
     // No staging or replaced directory is left behind.
-    expect(fs.readdirSync(dataDir).filter((e) => e.startsWith('db'))).toEqual(['db']);
+    expect(fs.readdirSync(dataDir).filter((e) => e.startsWith('db') || e.startsWith('attachments'))).toEqual(['attachments', 'db']);
+    expect(treeHash(attachmentsDir())).toBe(filesBefore);
+    expect(mode(attachmentsDir())).toBe(0o700);
+    for (const id of fs.readdirSync(attachmentsDir())) expect(mode(path.join(attachmentsDir(), id))).toBe(0o600);
     await start();
     expect(await snapshot(database!.db)).toEqual(before);
+    // The photo's ciphertext is back as sent, and opens with the key its message carries.
+    const ciphertext = new Uint8Array(fs.readFileSync(path.join(attachmentsDir(), sent.attachment.id)));
+    expect(ciphertext).toEqual(sent.ciphertext);
+    expect(await decryptAttachment({ ciphertext, ...sent.attachment })).toEqual(photo.bytes);
     expect(await database!.db.select().from(securityEvents).where(eq(securityEvents.type, 'after_backup'))).toEqual([]);
     expect(await database!.db.select({ fileName: backups.fileName, kind: backups.kind }).from(backups)).toEqual([{ fileName: archive, kind: 'embedded' }]);
     expect(await complianceOf()).toMatchObject({ status: 'compliant' });
@@ -173,15 +212,28 @@ describe('backup and restore of the embedded database', () => {
   it('backs up with no server running (the command opens the database itself)', async () => {
     await stop();
     database = await openDatabase({ dataDir });
-    const out = path.join(dataDir, 'elsewhere', 'copy.tar.gz');
-    const result = await backupEmbedded(database.db, backupPath(dataDir, 'embedded', out));
+    const out = path.join(dataDir, 'elsewhere', 'copy.tar');
+    const result = await backupEmbedded(database.db, backupPath(dataDir, 'embedded', out), attachmentsDir());
     expect(result.file).toBe(out);
     expect(mode(out)).toBe(0o600);
     expect((await database.db.select({ n: count() }).from(backups))[0]?.n).toBe(2);
-    // Never over an earlier archive.
-    await expect(backupEmbedded(database.db, out)).rejects.toThrow(/EEXIST/);
+    // Never over an earlier archive, which stays as it was.
+    await expect(backupEmbedded(database.db, out, attachmentsDir())).rejects.toThrow(/EEXIST/);
+    expect(sha256Hex(fs.readFileSync(out))).toBe(result.sha256);
     await database.close();
     database = null;
+  });
+
+  it('restores an archive of the older form (the database alone), leaving the attachment files as they are', async () => {
+    database = await openDatabase({ dataDir });
+    const older = path.join(dataDir, 'elsewhere', 'older.tar.gz');
+    fs.writeFileSync(older, new Uint8Array(await (await embeddedClient(database.db)!.dumpDataDir('gzip')).arrayBuffer()));
+    await database.close();
+    database = null;
+    fs.writeFileSync(path.join(attachmentsDir(), crypto.randomUUID()), 'kept as it is');
+    const files = treeHash(attachmentsDir());
+    expect(await restoreEmbedded(dataDir, older)).toMatchObject({ users: 2, messages: 5, attachments: null, attachmentsMissing: 0 });
+    expect(treeHash(attachmentsDir())).toBe(files);
   });
 });
 

@@ -6,16 +6,21 @@
  *
  * An archive holds what the database holds: ciphertext, sealed key bundles and hashes, never a
  * message's plaintext or a private key in the clear; but also unused invite keys and security
- * events with addresses, so it is as sensitive as the database.
+ * events with addresses, so it is as sensitive as the database. An embedded backup also carries
+ * the attachments' ciphertext when they are local files, so that one archive restores everything.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { desc } from 'drizzle-orm';
+import * as tar from 'tar-stream';
+import { z } from 'zod';
 import type { Db } from '../db/client';
-import { backups } from '../db/schema';
+import { attachments, backups } from '../db/schema';
 
 export type BackupKind = (typeof backups.$inferInsert)['kind'];
 export type BackupRecord = typeof backups.$inferSelect;
@@ -26,13 +31,32 @@ export type BackupResult = { file: string; bytes: number; sha256: string; kind: 
 export const backupDir = (dataDir: string) => path.join(dataDir, 'backups');
 
 /**
- * `enclave-20261123T044800.123Z.tar.gz`: ISO 8601 in its basic form, which has no colons (they
+ * `enclave-20261123T044800.123Z.tar`: ISO 8601 in its basic form, which has no colons (they
  * break scp and Windows file names); names sort by time.
  */
 export function backupFileName(kind: BackupKind, now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '');
-  return `enclave-${stamp}${kind === 'embedded' ? '.tar.gz' : '.dump'}`;
+  return `enclave-${stamp}${kind === 'embedded' ? '.tar' : '.dump'}`;
 }
+
+/**
+ * An embedded backup is a tar: the database (PGlite's own gzipped dump of its data directory), one
+ * entry per attachment file, and last this manifest, whose presence and count show that the archive
+ * is whole. The tar itself is not compressed: the attachments are ciphertext, which no compressor
+ * shrinks. Archives of before the manifest are that database dump alone (restore.ts reads both).
+ */
+export const ARCHIVE_MANIFEST = 'enclave-backup.json';
+export const ARCHIVE_DATABASE = 'database.tar.gz';
+export const ARCHIVE_ATTACHMENTS = 'attachments/';
+export const archiveManifestSchema = z.strictObject({
+  format: z.literal(2),
+  createdAt: z.iso.datetime(),
+  /** `external`: attachments live in a bucket the archive does not hold. */
+  attachments: z.enum(['included', 'external']),
+  /** Attachment entries before the manifest. */
+  attachmentCount: z.number().int().nonnegative(),
+});
+
 
 /**
  * The archive's path: `out` as given (a folder gets the default name inside it), else the default
@@ -58,18 +82,79 @@ export function embeddedClient(db: Db): PGlite | null {
 }
 
 /**
- * Dumps the embedded database to `file` (gzip tarball of its data directory) and records it. The
- * dump runs between queries (PGlite's query lock) after a checkpoint: every committed transaction
- * is in it, and loading it is at worst a crash recovery from its own WAL.
+ * Writes the embedded database and, when `attachmentsDir` is given (local attachments), the files
+ * of its attachments to `file`, and records the backup. The dump runs between queries (PGlite's
+ * query lock) after a checkpoint: every committed transaction is in it, and loading it is at worst
+ * a crash recovery from its own WAL. Attachment ids are read after the dump, so every attachment
+ * the dump knows is there (unless deleted meanwhile, as it would be anyway); files are streamed.
  */
-export async function backupEmbedded(db: Db, file: string): Promise<BackupResult> {
+export async function backupEmbedded(db: Db, file: string, attachmentsDir: string | null): Promise<BackupResult> {
   const client = embeddedClient(db);
   if (!client) throw new Error('not an embedded database');
   await client.exec('CHECKPOINT');
-  const archive = new Uint8Array(await (await client.dumpDataDir('gzip')).arrayBuffer());
+  const database = Buffer.from(await (await client.dumpDataDir('gzip')).arrayBuffer());
+  const ids = attachmentsDir ? (await db.select({ id: attachments.id }).from(attachments)).map((r) => r.id) : [];
+
   // 'wx': never overwrite an earlier backup; 0600: the archive is as secret as the database.
-  fs.writeFileSync(file, archive, { mode: 0o600, flag: 'wx' });
-  return record(db, { file, bytes: archive.byteLength, sha256: sha256Hex(archive), kind: 'embedded' });
+  const out = await fs.promises.open(file, 'wx', 0o600);
+  const pack = tar.pack();
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const fill = async () => {
+    await addEntry(pack, ARCHIVE_DATABASE, database);
+    let attachmentCount = 0;
+    for (const id of attachmentsDir ? ids : []) {
+      if (await addFile(pack, `${ARCHIVE_ATTACHMENTS}${id}`, path.join(attachmentsDir!, id))) attachmentCount += 1;
+    }
+    const manifest: z.input<typeof archiveManifestSchema> = {
+      format: 2,
+      createdAt: new Date().toISOString(),
+      attachments: attachmentsDir ? 'included' : 'external',
+      attachmentCount,
+    };
+    await addEntry(pack, ARCHIVE_MANIFEST, Buffer.from(JSON.stringify(manifest)));
+    pack.finalize();
+  };
+  try {
+    // A failed write (a full disk) ends both: the pipeline rejects and destroys the pack.
+    await Promise.all([pipeline(pack, measure, out.createWriteStream()), fill()]);
+  } catch (err) {
+    pack.destroy();
+    await out.close().catch(() => undefined);
+    fs.rmSync(file, { force: true });
+    throw err;
+  }
+  return record(db, { file, bytes, sha256: hash.digest('hex'), kind: 'embedded' });
+}
+
+function addEntry(pack: tar.Pack, name: string, content: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => pack.entry({ name, mode: 0o600 }, content, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Streams one attachment file in; false for one deleted since its id was read, left out. */
+async function addFile(pack: tar.Pack, name: string, file: string): Promise<boolean> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  try {
+    // A blob never changes once renamed into place (attachments/store.ts): its size holds.
+    const { size } = await handle.stat();
+    await pipeline(handle.createReadStream({ autoClose: false }), pack.entry({ name, size, mode: 0o600 }));
+    return true;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

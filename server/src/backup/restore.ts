@@ -1,44 +1,64 @@
 /**
- * Restoring the embedded database from a `backup` archive (docs/operations.md §8). Nothing in the
- * data directory changes until the archive has opened as an Enclave database beside it; the
- * database it replaces is kept aside until the restored one has opened in its place.
+ * Restoring the embedded database, and the attachments an archive carries, from a `backup` archive
+ * (docs/operations.md §8). Nothing in the data directory changes until the archive has been read
+ * whole and its database has opened beside it; what it replaces is kept aside until the restored
+ * database has opened in its place.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
+import * as tar from 'tar-stream';
+import { isAttachmentId, localAttachmentsDir } from '../attachments/store';
 import { migrationsFolder } from '../paths';
 import * as schema from '../db/schema';
 import { operatorAnswers } from '../operator/socket';
-import { sha256Hex } from './backup';
+import { ARCHIVE_ATTACHMENTS, ARCHIVE_DATABASE, ARCHIVE_MANIFEST, archiveManifestSchema, sha256Hex } from './backup';
 
 /** A restore that was refused before anything changed. */
 export class RestoreRefused extends Error {}
 
-/** What was restored; `backupsCarried`: records of backups the archive did not know of, kept from the replaced database. */
-export type RestoreResult = { archive: string; sha256: string; users: number; messages: number; backupsCarried: number };
+/**
+ * What was restored. `attachments`: files put in place, or null when the archive carries none
+ * (older archives, attachments in a bucket) and the folder was left as it was. `attachmentsMissing`:
+ * attachments the restored database knows whose file is not in the folder. `backupsCarried`:
+ * records of backups the archive did not know of, kept from the replaced database.
+ */
+export type RestoreResult = {
+  archive: string;
+  sha256: string;
+  users: number;
+  messages: number;
+  attachments: number | null;
+  attachmentsMissing: number;
+  backupsCarried: number;
+};
 
 type BackupRow = typeof schema.backups.$inferSelect;
 
+/** One folder of the data directory being replaced: the new one is staged beside it, the old one set aside. */
+type Swap = { live: string; staging: string; aside: string; had: boolean };
+
 export async function restoreEmbedded(dataDir: string, archive: string): Promise<RestoreResult> {
   await refuseWhileServed(dataDir);
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(archive);
-  } catch (err) {
-    throw new RestoreRefused(`cannot read ${archive}: ${(err as Error).message}`);
-  }
-  const dbDir = path.join(dataDir, 'db');
   const stamp = new Date().toISOString().replace(/[-:]/g, '');
-  const staging = path.join(dataDir, `db.restoring-${stamp}`);
-  const aside = path.join(dataDir, `db.replaced-${stamp}`);
+  const swap = (live: string): Swap => ({ live, staging: `${live}.restoring-${stamp}`, aside: `${live}.replaced-${stamp}`, had: false });
+  const db = swap(path.join(dataDir, 'db'));
+  const files = swap(localAttachmentsDir(dataDir));
+  const dropStaging = () => [db, files].forEach((s) => fs.rmSync(s.staging, { recursive: true, force: true }));
 
+  let read: ReadArchive;
   try {
-    await openRestored(staging, bytes);
+    read = await readArchive(archive, files.staging);
+    await openRestored(db.staging, read.database);
   } catch (err) {
-    fs.rmSync(staging, { recursive: true, force: true });
+    dropStaging();
+    if (err instanceof RestoreRefused) throw err;
     throw new RestoreRefused(`${archive} is not a usable Enclave backup (${(err as Error).message}); nothing was changed`);
   }
 
@@ -46,25 +66,106 @@ export async function restoreEmbedded(dataDir: string, archive: string): Promise
   try {
     await refuseWhileServed(dataDir);
   } catch (err) {
-    fs.rmSync(staging, { recursive: true, force: true });
+    dropStaging();
     throw err;
   }
   // Read only now: opening a database writes to its directory, and until here nothing may change.
-  const hadDb = fs.existsSync(dbDir);
-  const history = hadDb ? await backupHistory(dbDir) : [];
-  if (hadDb) fs.renameSync(dbDir, aside);
-  fs.renameSync(staging, dbDir);
-  let settled: { users: number; messages: number; backupsCarried: number };
+  const history = fs.existsSync(db.live) ? await backupHistory(db.live) : [];
+  const swaps = read.attachments === null ? [db] : [db, files];
+  if (read.attachments !== null) fs.mkdirSync(files.staging, { recursive: true, mode: 0o700 });
+  for (const s of swaps) {
+    s.had = fs.existsSync(s.live);
+    if (s.had) fs.renameSync(s.live, s.aside);
+    fs.renameSync(s.staging, s.live);
+  }
+  let settled: Omit<RestoreResult, 'archive' | 'sha256' | 'attachments'>;
   try {
-    settled = await settle(dbDir, history);
+    settled = await settle(db.live, history, files.live);
   } catch (err) {
-    // Put the old database back as it was.
-    fs.rmSync(dbDir, { recursive: true, force: true });
-    if (hadDb) fs.renameSync(aside, dbDir);
+    // Put back what was there, as it was.
+    for (const s of swaps) {
+      fs.rmSync(s.live, { recursive: true, force: true });
+      if (s.had) fs.renameSync(s.aside, s.live);
+    }
     throw new Error(`the restored database did not open in place (${(err as Error).message}); the previous one is back`);
   }
-  if (hadDb) fs.rmSync(aside, { recursive: true, force: true });
-  return { archive, sha256: sha256Hex(bytes), ...settled };
+  for (const s of swaps) fs.rmSync(s.aside, { recursive: true, force: true });
+  return { archive, sha256: read.sha256, attachments: read.attachments, ...settled };
+}
+
+/** An archive read whole: its hash, its database dump, and how many attachment files it staged (null: it carries none). */
+type ReadArchive = { sha256: string; database: Buffer; attachments: number | null };
+
+/**
+ * Reads an archive of either form (backup.ts): an older one is the gzipped database dump alone; a
+ * tar holds the dump, attachment files (written to `staging`) and, last, the manifest that says
+ * the archive is whole. Anything else in it refuses the archive.
+ */
+async function readArchive(archive: string, staging: string): Promise<ReadArchive> {
+  let head: Buffer;
+  try {
+    const handle = await fs.promises.open(archive, 'r');
+    try {
+      head = Buffer.alloc(2);
+      await handle.read(head, 0, 2, 0);
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw new RestoreRefused(`cannot read ${archive}: ${(err as Error).message}`);
+  }
+  if (head[0] === 0x1f && head[1] === 0x8b) {
+    const bytes = fs.readFileSync(archive);
+    return { sha256: sha256Hex(bytes), database: bytes, attachments: null };
+  }
+
+  const hash = createHash('sha256');
+  const tee = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  const extract = tar.extract();
+  const reading = pipeline(fs.createReadStream(archive), tee, extract);
+  // Its failure (a cut-off archive) also ends the loop below, which reports it.
+  reading.catch(() => undefined);
+  let database: Buffer | null = null;
+  let staged = 0;
+  let manifest: ReturnType<typeof archiveManifestSchema.parse> | null = null;
+  for await (const entry of extract) {
+    const { name, type } = entry.header;
+    const id = name.startsWith(ARCHIVE_ATTACHMENTS) ? name.slice(ARCHIVE_ATTACHMENTS.length) : null;
+    if (manifest) throw new Error(`${name} comes after the manifest`);
+    if (type !== 'file') throw new Error(`${name} is not a file`);
+    if (name === ARCHIVE_DATABASE && !database) {
+      database = await bufferOf(entry);
+    } else if (id !== null && isAttachmentId(id)) {
+      if (!staged) fs.mkdirSync(staging, { mode: 0o700 });
+      const file = await fs.promises.open(path.join(staging, id), 'wx', 0o600);
+      try {
+        for await (const chunk of entry) await file.write(chunk as Buffer);
+      } finally {
+        await file.close();
+      }
+      staged += 1;
+    } else if (name === ARCHIVE_MANIFEST) {
+      manifest = archiveManifestSchema.parse(JSON.parse((await bufferOf(entry)).toString('utf8')));
+    } else {
+      throw new Error(`unexpected entry ${JSON.stringify(name.slice(0, 80))}`);
+    }
+  }
+  await reading;
+  if (!manifest) throw new Error('no manifest at its end: the archive is cut short or not a backup');
+  if (!database) throw new Error('no database in it');
+  if (staged !== manifest.attachmentCount) throw new Error(`${staged} attachment files where the manifest says ${manifest.attachmentCount}`);
+  return { sha256: hash.digest('hex'), database, attachments: manifest.attachments === 'included' ? staged : null };
+}
+
+async function bufferOf(entry: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of entry) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 async function refuseWhileServed(dataDir: string): Promise<void> {
@@ -111,16 +212,19 @@ async function openRestored(dir: string, archive: Buffer): Promise<void> {
 
 /**
  * Opens the restored database where it now lies (the check that it opens in place), merges in the
- * backup history the archive does not know of, and counts what it holds.
+ * backup history the archive does not know of, and counts what it holds, and which of its
+ * attachments have no file in `attachmentsDir`.
  */
-async function settle(dir: string, history: BackupRow[]): Promise<{ users: number; messages: number; backupsCarried: number }> {
+async function settle(dir: string, history: BackupRow[], attachmentsDir: string): Promise<Omit<RestoreResult, 'archive' | 'sha256' | 'attachments'>> {
   const client = await PGlite.create(dir);
   try {
     const db = drizzle(client, { schema });
     const known = new Set((await db.select({ sha256: schema.backups.sha256 }).from(schema.backups)).map((r) => r.sha256));
     const missing = history.filter((r) => !known.has(r.sha256)).map(({ id: _id, ...row }) => row);
     if (missing.length) await db.insert(schema.backups).values(missing);
-    return { ...(await counts(client)), backupsCarried: missing.length };
+    const ids = await db.select({ id: schema.attachments.id }).from(schema.attachments);
+    const attachmentsMissing = ids.filter((r) => !fs.existsSync(path.join(attachmentsDir, r.id))).length;
+    return { ...(await counts(client)), attachmentsMissing, backupsCarried: missing.length };
   } finally {
     await client.close();
   }

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { attachmentsDirOf } from '../attachments/store';
 import { backupEmbedded, backupPath, backupPostgres, PgDumpMissing, type BackupResult } from '../backup/backup';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/client';
@@ -30,7 +31,9 @@ async function main(): Promise<void> {
   if (!result) {
     const database = await openDatabase(config);
     try {
-      result = config.databaseUrl ? await backupPostgres(database.db, config.databaseUrl, file) : await backupEmbedded(database.db, file);
+      result = config.databaseUrl
+        ? await backupPostgres(database.db, config.databaseUrl, file)
+        : await backupEmbedded(database.db, file, attachmentsDirOf(config.attachments.store, config.dataDir));
     } finally {
       await database.close();
     }

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (positionals.length !== 1) {
-    process.stderr.write('usage: npm run restore -- FILE   (a .tar.gz written by npm run backup)\n');
+    process.stderr.write('usage: npm run restore -- FILE   (a .tar, or an older .tar.gz, written by npm run backup)\n');
     process.exit(2);
   }
   const config = loadConfig();
@@ -30,10 +30,20 @@ async function main(): Promise<void> {
   }
   const archive = path.resolve(process.env.INIT_CWD ?? process.cwd(), positionals[0]!);
   const result = await restoreEmbedded(config.dataDir, archive);
+  const files =
+    result.attachments === null
+      ? 'attachments left as they were (the archive carries none)'
+      : `${result.attachments} attachment files in ${path.join(config.dataDir, 'attachments')}`;
   process.stdout.write(
     `Restored ${path.join(config.dataDir, 'db')} from ${result.archive} (sha256 ${result.sha256}): ` +
-      `${result.users} members, ${result.messages} messages. Start the server again.\n`,
+      `${result.users} members, ${result.messages} messages; ${files}. Start the server again.\n`,
   );
+  if (result.attachmentsMissing) {
+    process.stdout.write(
+      `${result.attachmentsMissing} attachments the database knows have no file here: members see them as unavailable ` +
+        '(they live in a bucket, or were not backed up with this archive).\n',
+    );
+  }
 }
 
 main().catch((err: unknown) => {

@@ -32,15 +32,17 @@ const command =
     return parsed.success ? { result: run(db, parsed.data) } : { refused: parsed.error.message };
   };
 
-/** The commands the socket serves, by path (always POST). */
-const commands: Record<string, ReturnType<typeof command>> = {
+/** The commands the socket serves, by path (always POST); `attachmentsDir` as in backupEmbedded. */
+const commandsOf = (attachmentsDir: string | null): Record<string, ReturnType<typeof command>> => ({
   '/keys/generate': command(generateKeysCommandSchema, async (db, cmd) => ({ keys: await mintKeys(db, cmd) })),
-  '/backup': command(backupCommandSchema, (db, cmd) => backupEmbedded(db, cmd.file)),
-};
+  '/backup': command(backupCommandSchema, (db, cmd) => backupEmbedded(db, cmd.file, attachmentsDir)),
+});
 
 export const operatorSocketPath = (dataDir: string) => path.join(dataDir, 'operator.sock');
 
-export async function startOperatorSocket(dataDir: string, db: Db): Promise<http.Server> {
+/** `attachmentsDir`: the server's local attachments, which its backups carry (null: in a bucket). */
+export async function startOperatorSocket(dataDir: string, db: Db, attachmentsDir: string | null): Promise<http.Server> {
+  const commands = commandsOf(attachmentsDir);
   const file = operatorSocketPath(dataDir);
   fs.rmSync(file, { force: true });
   const server = http.createServer((req, res) => {
