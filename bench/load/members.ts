@@ -11,7 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sealPrivateKeys, toBase64 } from '@enclave/crypto';
-import { routes } from '@enclave/protocol';
+import type { MemberList } from '@enclave/client';
+import { routes, type PublicUser } from '@enclave/protocol';
 import { TestMember } from '../../server/src/testing/member';
 
 const KEY_POOL = 16;
@@ -70,7 +71,27 @@ export async function joinMembers(baseUrls: readonly string[], masterKey: string
     members[i] = await TestMember.join(baseUrls[i % baseUrls.length]!, keys[i]!, `load${run}m${i}`, new Discarded(), { headers: { 'x-forwarded-for': memberAddress(i) }, account });
     if ((i + 1) % 200 === 0) progress(`${i + 1} members registered and signed in`);
   });
+  const list = sharedMemberList(members[0]!);
+  for (const m of members) m.shareMemberList(list);
   return members;
+}
+
+/**
+ * One member list for all the members, fetched by the first (a member who joins meanwhile is found
+ * by `fresh`, as the web app refetches): N members each holding the N-member list is N² (3,000
+ * members: ~9 GB in the load client).
+ */
+function sharedMemberList(fetcher: TestMember): MemberList {
+  let list: Promise<readonly PublicUser[]> | null = null;
+  const fresh = () => {
+    const fetched = fetcher.call(routes.users, {}).then((d) => d.users);
+    list = fetched;
+    fetched.catch(() => {
+      if (list === fetched) list = null;
+    });
+    return fetched;
+  };
+  return { current: () => list ?? fresh(), fresh };
 }
 
 /** TestMember keeps every payload for the tests' secret scans; the bench keeps none. */

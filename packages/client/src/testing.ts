@@ -1,5 +1,5 @@
 /** Test fixtures shared by the client core's tests and the web app's (`@enclave/client/testing`). */
-import type { PublicUser } from '@enclave/protocol';
+import type { Message, PublicUser } from '@enclave/protocol';
 
 /** A member in good standing as the member list shows them, with these public keys. */
 export function listedMember(id: string, username: string, keys: { encryptionPublicKey: string; signingPublicKey: string }): PublicUser {
@@ -15,5 +15,24 @@ export function listedMember(id: string, username: string, keys: { encryptionPub
     lastActivity: null,
     joinedAt: '2026-01-01T00:00:00.000Z',
     ...keys,
+  };
+}
+
+/**
+ * A message as the server stores and serves it: unless `fields` say otherwise, Bob's (`…0002`) in
+ * the general channel, at index `id` of one epoch, with ciphertext `c${id}`.
+ */
+export function storedMessage(id: number, fields: Partial<Message> = {}): Message {
+  return {
+    id,
+    conversationId: 'general',
+    senderId: '00000000-0000-4000-8000-000000000002',
+    senderUsername: 'bob',
+    epochId: '00000000-0000-4000-9000-000000000001',
+    index: id,
+    encryptedContent: `c${id}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    expiresAt: null,
+    ...fields,
   };
 }

@@ -1,57 +1,46 @@
 import { createAccount, deriveLoginKey, generateAccessToken } from '@enclave/crypto';
 import { errorTexts, routes } from '@enclave/protocol';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mintKeys } from '../keys/service';
 import { defaultRateLimits } from '../config';
 import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { twoInstances } from '../testing/two-instances';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { securityEvents, users } from '../db/schema';
 import { eventsOf } from '../security/events';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 
 describe.each(backends)('sign-up and sign-in (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
 
   it('validates a fresh key, then refuses it once redeemed', async () => {
-    const [key] = await mintKeys(database.db, { count: 1, salePrice: 25 });
-    const anon = new TestMember.Anonymous(server.url);
+    const [key] = await mintKeys(suite.database.db, { count: 1, salePrice: 25 });
+    const anon = new TestMember.Anonymous(suite.server.url);
     const before = await anon.call(routes.validateKey, { body: { inviteKey: key! } });
     expect(before).toMatchObject({ valid: true, reason: errorTexts.keyValid, keyInfo: { salePrice: 25 } });
 
-    await TestMember.join(server.url, key!, 'alice');
+    await TestMember.join(suite.server.url, key!, 'alice');
     const after = await anon.call(routes.validateKey, { body: { inviteKey: key! } });
     expect(after).toMatchObject({ valid: false, reason: errorTexts.keyUsed, keyInfo: null });
   });
 
   it('refuses unknown and malformed keys with their reason', async () => {
-    const anon = new TestMember.Anonymous(server.url);
+    const anon = new TestMember.Anonymous(suite.server.url);
     const unknown = await anon.call(routes.validateKey, { body: { inviteKey: 'a'.repeat(64) } });
     expect(unknown).toMatchObject({ valid: false, reason: errorTexts.keyUnknown });
     const upper = await anon.call(routes.validateKey, { body: { inviteKey: 'A'.repeat(64) } });
     expect(upper).toMatchObject({ valid: false, reason: errorTexts.keyMalformed });
-    await expect(TestMember.join(server.url, 'b'.repeat(64), 'nobody')).rejects.toThrow(/409.*not valid/);
+    await expect(TestMember.join(suite.server.url, 'b'.repeat(64), 'nobody')).rejects.toThrow(/409.*not valid/);
   });
 
   it('creates exactly one member from 50 concurrent registrations with one key', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
     // One set of real keys for every racer (the server does not compare them), so that the 50
     // requests leave together instead of after 50 key generations.
     const account = await createAccount(generateAccessToken());
-    const anon = new TestMember.Anonymous(server.url);
+    const anon = new TestMember.Anonymous(suite.server.url);
     const results = await Promise.all(
       Array.from({ length: 50 }, async (_, i) =>
         anon.attempt(routes.register, {
@@ -69,24 +58,24 @@ describe.each(backends)('sign-up and sign-in (%s)', (backend) => {
     const lost = results.filter((r) => r.status !== 201);
     expect(lost).toHaveLength(49);
     for (const r of lost) expect(r.error).toEqual({ code: 'key_invalid', error: errorTexts.keyUsed });
-    const racers = (await database.db.select({ username: users.username }).from(users)).filter((u) =>
+    const racers = (await suite.database.db.select({ username: users.username }).from(users)).filter((u) =>
       u.username.startsWith('racer'),
     );
     expect(racers).toHaveLength(1);
   });
 
   it('refuses a taken username (any case) and the reserved name, leaving the key unused', async () => {
-    const [k1, k2] = await mintKeys(database.db, { count: 2 });
-    await TestMember.join(server.url, k1!, 'Bob');
-    await expect(TestMember.join(server.url, k2!, 'bob')).rejects.toThrow(/409.*Username may already exist/);
-    await expect(TestMember.join(server.url, k2!, 'Admin')).rejects.toThrow(/409.*reserved/);
-    const check = await new TestMember.Anonymous(server.url).call(routes.validateKey, { body: { inviteKey: k2! } });
+    const [k1, k2] = await mintKeys(suite.database.db, { count: 2 });
+    await TestMember.join(suite.server.url, k1!, 'Bob');
+    await expect(TestMember.join(suite.server.url, k2!, 'bob')).rejects.toThrow(/409.*Username may already exist/);
+    await expect(TestMember.join(suite.server.url, k2!, 'Admin')).rejects.toThrow(/409.*reserved/);
+    const check = await new TestMember.Anonymous(suite.server.url).call(routes.validateKey, { body: { inviteKey: k2! } });
     expect(check).toMatchObject({ valid: true });
   });
 
   it('signs in with the derived login key, restores with the cookie, and signs out', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const carol = await TestMember.join(server.url, key!, 'carol');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const carol = await TestMember.join(suite.server.url, key!, 'carol');
     const me = await carol.attempt(routes.me, {});
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ user: { username: 'carol', role: 'member', isCreatorAccount: false } });
@@ -98,15 +87,15 @@ describe.each(backends)('sign-up and sign-in (%s)', (backend) => {
   });
 
   it('sets an HttpOnly, SameSite=Strict session cookie', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const dave = await TestMember.join(server.url, key!, 'dave');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const dave = await TestMember.join(suite.server.url, key!, 'dave');
     const res = await dave.login();
     expect(res.headers.get('set-cookie')).toMatch(/HttpOnly/);
     expect(res.headers.get('set-cookie')).toMatch(/SameSite=Strict/);
   });
 
   it('refuses a wrong login key with the specification text', async () => {
-    const res = await new TestMember.Anonymous(server.url).attempt(routes.login, { body: { loginKey: 'c'.repeat(64) } });
+    const res = await new TestMember.Anonymous(suite.server.url).attempt(routes.login, { body: { loginKey: 'c'.repeat(64) } });
     expect(res.status).toBe(401);
     expect(res.error).toEqual({ error: errorTexts.loginFailed, code: 'login_failed' });
   });

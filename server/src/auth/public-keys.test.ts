@@ -7,12 +7,12 @@ import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createAccount, createEpoch, deriveLoginKey, generateAccessToken } from '@enclave/crypto';
 import { routes } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 const b64 = (der: Buffer) => der.toString('base64');
 
@@ -40,24 +40,12 @@ function compressedP256Spki(): string {
 }
 
 describe.each(backends)('public keys at registration (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
 
   it('refuses keys other than RSA-2048 (e = 65537) and P-256 with a 400 naming the field, leaving the invite key unused', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
     const account = await createAccount(generateAccessToken());
-    const anon = new TestMember.Anonymous(server.url);
+    const anon = new TestMember.Anonymous(suite.server.url);
     const cases: [string, 'encryptionPublicKey' | 'signingPublicKey', string][] = [
       ['an RSA-4096 encryption key', 'encryptionPublicKey', rsaSpki(4096)],
       ['an RSA-1024 encryption key', 'encryptionPublicKey', rsaSpki(1024)],
@@ -84,38 +72,25 @@ describe.each(backends)('public keys at registration (%s)', (backend) => {
       expect(res.error?.code, name).toBe('invalid_request');
       expect(res.error?.error, name).toMatch(new RegExp(`^${field}: `));
     }
-    expect(await database.db.select().from(users).where(eq(users.username, 'keytester'))).toEqual([]);
+    expect(await suite.database.db.select().from(users).where(eq(users.username, 'keytester'))).toEqual([]);
     // The key was not spent by the refusals: real keys register with it.
-    const member = await TestMember.join(server.url, key!, 'keytester');
+    const member = await TestMember.join(suite.server.url, key!, 'keytester');
     expect(member.user.username).toBe('keytester');
   });
 });
 
 describe.each(backends)('members with unusable stored keys (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let alice: TestMember;
   let bob: TestMember;
   let mallory: TestMember;
   let trudy: TestMember;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 4 });
-    alice = await TestMember.join(server.url, keys[0]!, 'alice');
-    bob = await TestMember.join(server.url, keys[1]!, 'bob');
-    mallory = await TestMember.join(server.url, keys[2]!, 'mallory');
-    trudy = await TestMember.join(server.url, keys[3]!, 'trudy');
+    [alice, bob, mallory, trudy] = await suite.members('alice', 'bob', 'mallory', 'trudy');
     // Their rows as accounts registered before the key check could have left them.
-    await database.db.update(users).set({ encryptionPublicKey: b64(randomBytes(294)) }).where(eq(users.id, mallory.id));
-    await database.db.update(users).set({ encryptionPublicKey: rsaSpki(4096) }).where(eq(users.id, trudy.id));
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    await suite.database.db.update(users).set({ encryptionPublicKey: b64(randomBytes(294)) }).where(eq(users.id, mallory.id));
+    await suite.database.db.update(users).set({ encryptionPublicKey: rsaSpki(4096) }).where(eq(users.id, trudy.id));
   });
 
   it('do not stop the others sending in the general channel: senders skip them and report them by name', async () => {

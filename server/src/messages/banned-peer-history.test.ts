@@ -6,40 +6,27 @@
 import { randomUUID } from 'node:crypto';
 import { routes } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
-import { mintKeys } from '../keys/service';
-import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 describe.each(backends)('direct messages with a banned or wiped member (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let alice: TestMember;
   let bob: TestMember;
   let carol: TestMember;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 3 });
-    alice = await TestMember.join(server.url, keys[0]!, 'alice');
-    bob = await TestMember.join(server.url, keys[1]!, 'bob');
-    carol = await TestMember.join(server.url, keys[2]!, 'carol');
+    [alice, bob, carol] = await suite.members('alice', 'bob', 'carol');
     // Conversations held while everyone was in good standing.
     expect((await alice.send(bob.id, 'hello bob')).status).toBe(201);
     expect((await bob.send(alice.id, 'hello alice')).status).toBe(201);
     expect((await alice.send(carol.id, 'hello carol')).status).toBe(201);
     // Bob is banned by the creator; Carol's account is wiped.
-    await new TestMember.Anonymous(server.url).call(routes.creatorBan, { body: { userId: bob.id, reason: 'spam' } }, creatorHeaders);
-    await database.db.update(users).set({ isCompromised: true }).where(eq(users.id, carol.id));
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    await new TestMember.Anonymous(suite.server.url).call(routes.creatorBan, { body: { userId: bob.id, reason: 'spam' } }, creatorHeaders);
+    await suite.database.db.update(users).set({ isCompromised: true }).where(eq(users.id, carol.id));
   });
 
   it.each([

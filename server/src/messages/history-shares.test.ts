@@ -3,17 +3,15 @@
  * before a page can be read), and only the caller's: a member never receives another's share.
  */
 import { routes, type HistoryResponse } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { epochShares } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 describe.each(backends)('history with the caller’s own epoch shares (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let alice: TestMember;
   let bob: TestMember;
   let carol: TestMember;
@@ -25,25 +23,15 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
   const epochsOf = (page: HistoryResponse) => new Set(page.messages.map((m) => m.epochId));
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 4 });
-    alice = await TestMember.join(server.url, keys[0]!, 'alice');
-    bob = await TestMember.join(server.url, keys[1]!, 'bob');
-    carol = await TestMember.join(server.url, keys[2]!, 'carol');
+    [alice, bob, carol] = await suite.members('alice', 'bob', 'carol');
     for (const [member, text] of [[alice, 'one'], [bob, 'two'], [alice, 'three'], [carol, 'four']] as const) {
       expect((await member.send('all', text)).status).toBe(201);
     }
     expect((await alice.send(bob.id, 'just for bob')).status).toBe(201);
     wrappedFor = new Map();
-    for (const row of await database.db.select().from(epochShares)) {
+    for (const row of await suite.database.db.select().from(epochShares)) {
       wrappedFor.set(row.recipientId, (wrappedFor.get(row.recipientId) ?? new Set()).add(row.wrappedKey));
     }
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   it.each([['alice', () => alice], ['bob', () => bob], ['carol', () => carol]] as const)(
@@ -88,8 +76,8 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
   });
 
   it('has no shares for a member who joined after the messages (none were wrapped for them)', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const dave = await TestMember.join(server.url, key!, 'dave');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const dave = await TestMember.join(suite.server.url, key!, 'dave');
     expect(await history(dave, 'all')).toEqual({ messages: [], events: [], disappearingSeconds: 0, hasMore: false, shares: [] });
   });
 });

@@ -1,36 +1,24 @@
 import { routes } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { describe, expect, it } from 'vitest';
 import { messages } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 /**
  * Each `it` signs up its own Alice and Bob (and whoever else it needs): a member reads the general
  * channel from the moment they joined, so nothing another test sent shows in their history.
  */
 describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
 
   const join = async (name: string) => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    return TestMember.join(server.url, key!, name);
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    return TestMember.join(suite.server.url, key!, name);
   };
   /** Two new members for one test, named after it. */
   const pair = async (tag: string) => ({ alice: await join(`alice-${tag}`), bob: await join(`bob-${tag}`) });
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
 
   it('delivers channel messages readable by every member, signed by their sender', async () => {
     const { alice, bob } = await pair('channel');
@@ -83,7 +71,7 @@ describe.each(backends)('end-to-end encrypted messaging (%s)', (backend) => {
   it('stores only ciphertext: the raw rows do not contain the text', async () => {
     const { alice, bob } = await pair('raw');
     await alice.send(bob.id, 'the raw database must not show this');
-    const rows = await database.db.select().from(messages);
+    const rows = await suite.database.db.select().from(messages);
     expect(JSON.stringify(rows)).not.toContain('the raw database must not show this');
     expect(JSON.stringify(rows)).not.toContain(Buffer.from('the raw database').toString('base64').slice(0, 12));
   });

@@ -4,35 +4,24 @@
  * replay refusal.
  */
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { createEpoch, encryptMessage } from '@enclave/crypto';
 import { routes, type SendMessageRequest } from '@enclave/protocol';
 import { count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../app';
-import { ensureMasterKey } from '../creator/master-key';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { memoryBus, type Bus } from '../realtime/bus';
-import { backends, makeDatabase, relaxedRateLimits, TEST_MASTER_KEY, testConfig } from '../testing/harness';
+import { memoryBus } from '../realtime/bus';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 describe.each(backends)('sending survives a failed publish and resends are idempotent (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let app: App;
-  let url: string;
-  const logs: string[] = [];
   /** Chat frames to refuse to publish, as a Redis that just went away would. */
   let failChatPublishes = 0;
-  let alice: TestMember;
-  let bob: TestMember;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    const inner = memoryBus();
-    const bus: Bus = {
+  const inner = memoryBus();
+  const suite = oneInstance(backend, {
+    config: { rateLimits: relaxedRateLimits },
+    bus: {
       ...inner,
       publish: async (event) => {
         if (event.kind === 'deliver' && event.frame.type === 'chat_message' && failChatPublishes > 0) {
@@ -41,29 +30,17 @@ describe.each(backends)('sending survives a failed publish and resends are idemp
         }
         return inner.publish(event);
       },
-    };
-    const config = testConfig({ rateLimits: relaxedRateLimits });
-    const { hash } = await ensureMasterKey(database.db, { masterKey: TEST_MASTER_KEY, dataDir: config.dataDir });
-    const logStream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logs.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    app = await buildApp({ config, db: database.db, bus, masterKeyHash: hash, logStream });
-    url = await app.app.listen({ port: 0, host: '127.0.0.1' });
-    const [k1, k2] = await mintKeys(database.db, { count: 2 });
-    alice = await TestMember.join(url, k1!, 'alice');
-    bob = await TestMember.join(url, k2!, 'bob');
+    },
   });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-    await drop?.();
+  let alice: TestMember;
+  let bob: TestMember;
+
+  beforeAll(async () => {
+    [alice, bob] = await suite.members('alice', 'bob');
   });
 
   const storedBy = async (m: TestMember) =>
-    (await database.db.select({ n: count() }).from(messages).where(eq(messages.senderId, m.id)))[0]!.n;
+    (await suite.database.db.select({ n: count() }).from(messages).where(eq(messages.senderId, m.id)))[0]!.n;
 
   /** A fresh epoch of Alice's in the general channel, and a body for its message `index`. */
   const aliceEpoch = async () => {
@@ -93,7 +70,7 @@ describe.each(backends)('sending survives a failed publish and resends are idemp
     expect(sent.status, JSON.stringify(sent.error)).toBe(201);
     expect(failChatPublishes).toBe(0);
     expect(await storedBy(alice)).toBe(before + 1);
-    expect(logs.some((l) => l.includes('"level":50') && l.includes('could not publish on the bus after a commit'))).toBe(true);
+    expect(suite.server.logs.some((l) => l.includes('"level":50') && l.includes('could not publish on the bus after a commit'))).toBe(true);
     // Bob catches up from the database.
     const history = await bob.history('all');
     expect(history.filter((m) => m.id === sent.body!.message.id)).toHaveLength(1);
@@ -139,7 +116,7 @@ describe.each(backends)('sending survives a failed publish and resends are idemp
   it('answers the resend even when the members moved after the message was stored', async () => {
     const body = await (await aliceEpoch())(0, 'before a newcomer');
     const first = await alice.call(routes.sendMessage, { body });
-    await TestMember.join(url, (await mintKeys(database.db, { count: 1 }))[0]!, `newcomer${randomUUID().slice(0, 8)}`);
+    await TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, `newcomer${randomUUID().slice(0, 8)}`);
     const again = await alice.attempt(routes.sendMessage, { body });
     expect(again.status, JSON.stringify(again.error)).toBe(201);
     expect(again.body!.message.id).toBe(first.message.id);

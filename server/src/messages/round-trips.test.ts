@@ -5,33 +5,21 @@
  * statement the server sends (on PGlite a transaction's own BEGIN and COMMIT are PGlite's and not
  * seen, but none of these paths opens one).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
-import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
-import { TestMember } from '../testing/member';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, relaxedRateLimits } from '../testing/harness';
+import type { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 describe.each(backends)('round trips to the database (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
-  let alice: TestMember;
-  let bob: TestMember;
   /** Statements sent while `counting`. */
   let counting = false;
   const statements: string[] = [];
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits }, onQuery: (query) => counting && statements.push(query) });
+  let alice: TestMember;
+  let bob: TestMember;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend, { onQuery: (query) => counting && statements.push(query) }));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const [k1, k2] = await mintKeys(database.db, { count: 2 });
-    alice = await TestMember.join(server.url, k1!, 'alice');
-    bob = await TestMember.join(server.url, k2!, 'bob');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    [alice, bob] = await suite.members('alice', 'bob');
   });
 
   /** The statements `action` caused, presence's own writes and reads (per tick, not per socket) left out. */

@@ -4,13 +4,13 @@
  */
 import { conversationIdFor, GENERAL_CONVERSATION, type ServerFrame } from '@enclave/protocol';
 import { count } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { describe, expect, it } from 'vitest';
 import { messages } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, redisEnabled, relaxedRateLimits } from '../testing/harness';
 import { twoInstances } from '../testing/two-instances';
 import { TestMember, type TestSocket } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { TYPING_THROTTLE_MS } from './typing';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -20,30 +20,18 @@ const typingFrames = (socket: TestSocket, conversationId: string) =>
   socket.frames.filter((f) => f.type === 'typing' && f.conversationId === conversationId);
 
 describe('typing indicators', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
 
   const members = async (...names: string[]) => {
-    const keys = await mintKeys(database.db, { count: names.length });
-    return Promise.all(names.map((name, i) => TestMember.join(server.url, keys[i]!, name)));
+    const keys = await mintKeys(suite.database.db, { count: names.length });
+    return Promise.all(names.map((name, i) => TestMember.join(suite.server.url, keys[i]!, name)));
   };
 
   it('relays a DM typing frame to its other member only, and a channel one to everyone', async () => {
     const [alice, bob, carol] = await members('alice-typing', 'bob-typing', 'carol-typing');
     const [aliceSocket, bobSocket, carolSocket] = await Promise.all([alice!.connect(), bob!.connect(), carol!.connect()]);
     const dm = conversationIdFor(alice!.id, bob!.id);
-    const stored = async () => (await database.db.select({ value: count() }).from(messages))[0]?.value;
+    const stored = async () => (await suite.database.db.select({ value: count() }).from(messages))[0]?.value;
     const storedBefore = await stored();
 
     aliceSocket.send({ type: 'typing', conversationId: dm });

@@ -7,11 +7,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { errorTexts, routes, type ServerFrame } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
 import { p2pConnections, presence, securityEvents, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, creatorHeaders, relaxedRateLimits, startServer } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { turnCredential } from './turn';
 
 const hostBody = { nodeType: 'community_host' as const, capabilities: ['chat', 'files'], maxConnections: 10, location: 'Berlin' };
@@ -23,9 +23,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const isConnection = (id: string, state: string) => (f: ServerFrame) => f.type === 'p2p_connection' && f.connectionId === id && f.state === state;
 
 describe.each(backends)('the P2P network (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let alice: TestMember;
   let bob: TestMember;
   let carol: TestMember;
@@ -47,17 +45,12 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
   };
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 4 });
-    const join = (i: number, name: string) => TestMember.join(server.url, keys[i]!, name);
+    const keys = await mintKeys(suite.database.db, { count: 4 });
+    const join = (i: number, name: string) => TestMember.join(suite.server.url, keys[i]!, name);
     [alice, bob, carol, dave] = await Promise.all([join(0, 'alice'), join(1, 'bob'), join(2, 'carol'), join(3, 'dave')]);
   });
-  afterAll(async () => {
+  afterAll(() => {
     for (const s of sockets) s.close();
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   it('hosts, lists, connects, signals between the two parties only, and stops hosting', async () => {
@@ -99,8 +92,8 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     carolSocket.send({ type: 'p2p_signal', connectionId, signal: ice });
     await carolSocket.waitFor((f) => f.type === 'error' && f.message === 'You are not a party of this P2P connection');
     carolSocket.send({ type: 'p2p_close', connectionId });
-    await until(async () => (await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'))).length > 0);
-    const [event] = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'));
+    await until(async () => (await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'))).length > 0);
+    const [event] = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'));
     expect(event).toMatchObject({ userId: carol.id, severity: 'medium' });
     await sleep(100);
     expect(aliceSocket.frames.filter((f) => f.type === 'p2p_signal')).toHaveLength(1);
@@ -136,7 +129,7 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     const aliceSocket = await open(alice);
     const { node } = await alice.call(routes.p2pHost, { body: { ...hostBody, maxConnections: 50 } });
     // Fifty joiners online, each connected: filled in the database (registering fifty real members is slow).
-    const joiners = await database.db
+    const joiners = await suite.database.db
       .insert(users)
       .values(
         Array.from({ length: 50 }, (_, i) => ({
@@ -148,15 +141,15 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
         })),
       )
       .returning({ id: users.id });
-    await database.db.insert(presence).values(joiners.map((j) => ({ instanceId: `fixture-${randomUUID()}`, userId: j.id, sockets: 1 })));
-    await database.db.insert(p2pConnections).values(joiners.map((j) => ({ nodeId: node.id, joinerId: j.id, status: 'open' as const })));
+    await suite.database.db.insert(presence).values(joiners.map((j) => ({ instanceId: `fixture-${randomUUID()}`, userId: j.id, sockets: 1 })));
+    await suite.database.db.insert(p2pConnections).values(joiners.map((j) => ({ nodeId: node.id, joinerId: j.id, status: 'open' as const })));
     await until(async () => (await nodeOf(bob, alice))?.currentConnections === 50);
 
     const full = await bob.attempt(routes.p2pConnect, { params: { id: node.id } });
     expect(full.status).toBe(409);
     expect(full.error).toEqual({ code: 'node_full', error: 'This node is full: it accepts at most 50 connections' });
 
-    await database.db.delete(presence).where(eq(presence.userId, joiners[0]!.id));
+    await suite.database.db.delete(presence).where(eq(presence.userId, joiners[0]!.id));
     expect((await bob.attempt(routes.p2pConnect, { params: { id: node.id } })).status).toBe(201);
     expect((await nodeOf(bob, alice))?.currentConnections).toBe(49);
     await alice.call(routes.p2pStopHosting, {});
@@ -171,7 +164,7 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     const toDave = await bob.call(routes.p2pConnect, { params: { id: daveNode.id } });
     const fromDave = await dave.call(routes.p2pConnect, { params: { id: carolNode.id } });
 
-    await new TestMember.Anonymous(server.url).call(routes.creatorBan, { body: { userId: dave.id, reason: 'p2p test' } }, creatorHeaders);
+    await new TestMember.Anonymous(suite.server.url).call(routes.creatorBan, { body: { userId: dave.id, reason: 'p2p test' } }, creatorHeaders);
     await bobSocket.waitFor(isConnection(toDave.connectionId, 'closed'));
     await carolSocket.waitFor(isConnection(fromDave.connectionId, 'closed'));
     await daveSocket.closed;
@@ -185,7 +178,7 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
   });
 
   it('emergency mode refuses hosting, connecting and signaling', async () => {
-    const creator = new TestMember.Anonymous(server.url);
+    const creator = new TestMember.Anonymous(suite.server.url);
     await creator.call(routes.setCreatorAccount, { body: { userId: alice.id, isCreatorAccount: true } }, creatorHeaders);
     await creator.call(routes.setCreatorAccount, { body: { userId: carol.id, isCreatorAccount: true } }, creatorHeaders);
     const carolSocket = await open(carol);
@@ -211,9 +204,9 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
 
   it('hands each member a TURN credential of their own when the server shares a secret with the TURN server', async () => {
     const iceServers = ['stun:turn.example.org:3478', 'turn:turn.example.org:3478?transport=udp'];
-    const withTurn = await startServer(database, { config: { rateLimits: relaxedRateLimits, iceServers, turnSecret: 'north-wind-shared-secret' } });
+    const withTurn = await startServer(suite.database, { config: { rateLimits: relaxedRateLimits, iceServers, turnSecret: 'north-wind-shared-secret' } });
     try {
-      const [key] = await mintKeys(database.db, { count: 1 });
+      const [key] = await mintKeys(suite.database.db, { count: 1 });
       const erin = await TestMember.join(withTurn.url, key!, 'erin-turn');
       const before = Date.now();
       const answer = await erin.call(routes.p2pConfig, {});

@@ -3,40 +3,18 @@
  * queued for it, instead of the server buffering without limit; its client comes back and catches
  * up from history (web/src/net/socket.ts reconnects after any close). The others are not held up.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../app';
-import { ensureMasterKey } from '../creator/master-key';
-import type { Database } from '../db/client';
-import { mintKeys } from '../keys/service';
-import { makeDatabase, relaxedRateLimits, TEST_MASTER_KEY, testConfig } from '../testing/harness';
-import { TestMember } from '../testing/member';
+import { describe, expect, it } from 'vitest';
+import { relaxedRateLimits } from '../testing/harness';
+import { oneInstance } from '../testing/one-instance';
 import { memoryBus } from './bus';
 import { CLOSE_TRY_AGAIN_LATER, MAX_BUFFERED_BYTES } from './gateway';
 
 describe('back-pressure per socket', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let app: App;
-  let url: string;
   const bus = memoryBus();
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    const config = testConfig({ rateLimits: relaxedRateLimits });
-    const { hash } = await ensureMasterKey(database.db, { masterKey: TEST_MASTER_KEY, dataDir: config.dataDir });
-    app = await buildApp({ config, db: database.db, bus, masterKeyHash: hash });
-    url = await app.app.listen({ port: 0, host: '127.0.0.1' });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits }, bus });
 
   it('closes a socket that stopped reading with 1013 and keeps sending to the others', async () => {
-    const [k1, k2] = await mintKeys(database.db, { count: 2 });
-    const slow = await TestMember.join(url, k1!, 'slow-reader');
-    const fast = await TestMember.join(url, k2!, 'fast-reader');
+    const [slow, fast] = await suite.members('slow-reader', 'fast-reader');
     const [slowSocket, fastSocket] = [await slow.connect(), await fast.connect()];
     // The slow client stops reading: what the server sends piles up in the kernel, then in ws.
     slowSocket.ws.pause();
@@ -47,7 +25,7 @@ describe('back-pressure per socket', () => {
     // The server gives a closing socket CLOSE_WAIT_MS to answer before terminating it (1006): the
     // slow client reads again as soon as its close is under way, not after the whole burst, which
     // on a loaded machine takes longer than that.
-    const closing = () => [...app.app.websocketServer.clients].some((c) => c.readyState === c.CLOSING);
+    const closing = () => [...suite.server.app.app.websocketServer.clients].some((c) => c.readyState === c.CLOSING);
     for (let i = 0; i < count; i++) {
       await bus.publish({ kind: 'deliver', to: 'all', frame });
       if (slowSocket.ws.isPaused && closing()) slowSocket.ws.resume();

@@ -1,30 +1,18 @@
 import { routes } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import type { Database } from '../db/client';
 import { securityEvents } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { relaxedRateLimits } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { CLOSE_AUTH_FAILED, CLOSE_SESSION_ENDED, PRESENCE_TICK_MS } from './gateway';
 
 /** Each `it` signs up the members it connects; they share the server and its database. */
 describe('real-time gateway', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
 
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
-
-  const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  const join = async (name: string) => TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, name);
 
   const onlineOf = async (viewer: TestMember, who: TestMember) => {
     const { users } = await viewer.call(routes.users, {});
@@ -37,12 +25,12 @@ describe('real-time gateway', () => {
     expect(socket.frames[0]).toEqual({ type: 'authenticated', userId: alice.id });
     socket.close();
 
-    const stranger = new TestSocket(server.url.replace('http', 'ws') + '/ws', '', []);
+    const stranger = new TestSocket(suite.server.url.replace('http', 'ws') + '/ws', '', []);
     await stranger.opened;
     stranger.send({ type: 'authenticate' });
     expect(await stranger.waitFor((f) => f.type === 'auth_failed')).toMatchObject({ type: 'auth_failed' });
     expect((await stranger.closed).code).toBe(CLOSE_AUTH_FAILED);
-    const events = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'websocket_auth_failed'));
+    const events = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'websocket_auth_failed'));
     expect(events.map((e) => e.ip)).toEqual(['127.0.0.1']);
   });
 

@@ -1,38 +1,26 @@
 /** A socket lives no longer than the session it authenticated with (docs/security.md §6). */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sessions } from '../db/schema';
-import { mintKeys } from '../keys/service';
-import { makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
-import { TestMember } from '../testing/member';
+import { relaxedRateLimits } from '../testing/harness';
+import type { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { CLOSE_SESSION_ENDED } from './gateway';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('session expiry on open sockets', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
   let alice: TestMember;
   let bob: TestMember;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const [k1, k2] = await mintKeys(database.db, { count: 2 });
-    alice = await TestMember.join(server.url, k1!, 'alice');
-    bob = await TestMember.join(server.url, k2!, 'bob');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    [alice, bob] = await suite.members('alice', 'bob');
   });
 
   /** Moves the end of a member's live sessions to `ms` from now. */
   const expireIn = (m: TestMember, ms: number) =>
-    database.db
+    suite.database.db
       .update(sessions)
       .set({ expiresAt: sql`now() + make_interval(secs => ${ms / 1000})` })
       .where(and(eq(sessions.userId, m.id), isNull(sessions.revokedAt)));

@@ -108,11 +108,16 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-/** Starts a server over an open database. With `redis`, instances share a Redis bus. */
-export async function startServer(
-  database: Database,
-  opts: { config?: Partial<Config>; redis?: boolean } = {},
-): Promise<TestServer> {
+export type ServerOptions = {
+  config?: Partial<Config>;
+  /** Meets the other instances through Redis: the bus (unless `bus` is given) and the rate-limit counters. */
+  redis?: boolean;
+  /** The test's own bus, to publish on or to make fail, instead of a new one; closed with the server. */
+  bus?: Bus;
+};
+
+/** Starts a server over an open database. */
+export async function startServer(database: Database, opts: ServerOptions = {}): Promise<TestServer> {
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -120,7 +125,7 @@ export async function startServer(
       done();
     },
   });
-  const bus: Bus = opts.redis ? await redisBus(REDIS_URL, REDIS_PREFIX, () => undefined) : memoryBus();
+  const bus = opts.bus ?? (opts.redis ? await redisBus(REDIS_URL, REDIS_PREFIX, () => undefined) : memoryBus());
   const config = testConfig({ ...opts.config, ...(opts.redis ? { redisUrl: REDIS_URL } : {}) });
   const { hash } = await ensureMasterKey(database.db, { masterKey: TEST_MASTER_KEY, dataDir: config.dataDir });
   const app = await buildApp({ config, db: database.db, bus, masterKeyHash: hash, logStream });

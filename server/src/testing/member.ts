@@ -152,6 +152,8 @@ export class TestMember {
   private client: Client | null = null;
   /** The member list as last fetched (the web app's TanStack Query cache). */
   private users: Promise<PublicUser[]> | null = null;
+  /** A member list shared with other members, read instead of fetching one's own (shareMemberList). */
+  private sharedList: MemberList | null = null;
   /**
    * Waits before each resend of a message that got no answer or a 5xx (SenderKeys'
    * `sendRetryDelaysMs`); the web app's when unset. Read when the client core is made (first send).
@@ -219,11 +221,21 @@ export class TestMember {
     return call(this, route, input, headers);
   }
 
+  /**
+   * Reads the member list through `list` from now on instead of fetching a copy of its own: the
+   * load bench's thousands of members hold one list between them, not one each (3,000 lists of
+   * 3,000 members outgrow the client's heap). Before the first send or decryption.
+   */
+  shareMemberList(list: MemberList): void {
+    if (this.client) throw new Error('the member list is shared before the client core is made');
+    this.sharedList = list;
+  }
+
   /** The client core, made at the first use after login and kept across later logins (same keys). */
   private core(): Client {
     if (this.client) return this.client;
     const self = { id: this.id, ...this.identity.publicIdentity };
-    const trust = this.keyTrust({ current: () => this.users ?? this.refreshUsers(), fresh: () => this.refreshUsers() });
+    const trust = this.keyTrust(this.sharedList ?? { current: () => this.users ?? this.refreshUsers(), fresh: () => this.refreshUsers() });
     const decryptor = new MessageDecryptor({
       selfId: this.id,
       decryptKey: this.identity.decryptKey,

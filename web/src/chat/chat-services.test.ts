@@ -7,7 +7,7 @@ import type { Session } from '../auth/auth-context';
 import { ApiError } from '../net/api-error';
 import { createChatServices, type ChatApi, type ChatServices } from './chat-services';
 import { refetchUsers } from './use-users';
-import { listedMember } from '@enclave/client/testing';
+import { listedMember, storedMessage } from '@enclave/client/testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -79,17 +79,14 @@ class FakeServer {
       sendMessage: async (request) => {
         const epoch = this.shares.get(request.epochId);
         if (!epoch || epoch.senderId !== callerId) throw new ApiError(400, '400: unknown epoch', 'bad_request');
-        const message: Message = {
-          id: this.messages.length + 1,
+        const message = storedMessage(this.messages.length + 1, {
           conversationId: epoch.conversationId,
           senderId: callerId,
           senderUsername: this.users.get(callerId)?.username ?? '?',
           epochId: request.epochId,
           index: request.index,
           encryptedContent: request.encryptedContent,
-          timestamp: '2026-01-01T00:00:00.000Z',
-          expiresAt: null,
-        };
+        });
         this.messages.push(message);
         return message;
       },

@@ -1,6 +1,7 @@
 /** ChatStore and disappearing messages: expiry by this browser's clock, erased messages, timeline events. */
 import type { DecryptResult } from '@enclave/client';
-import type { HistoryResponse, Message, TimelineEvent } from '@enclave/protocol';
+import { storedMessage } from '@enclave/client/testing';
+import type { HistoryResponse, TimelineEvent } from '@enclave/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryParams } from '../net/http';
 import { ChatStore } from './chat-store';
@@ -8,17 +9,9 @@ import { ChatStore } from './chat-store';
 const BOB = '00000000-0000-4000-8000-000000000002';
 const NOW = Date.parse('2026-01-01T12:00:00.000Z');
 
-const msg = (id: number, expiresInMs: number | null = null): Message => ({
-  id,
-  conversationId: 'general',
-  senderId: BOB,
-  senderUsername: 'bob',
-  epochId: '00000000-0000-4000-9000-000000000001',
-  index: id,
-  encryptedContent: `c${id}`,
-  timestamp: new Date(NOW).toISOString(),
-  expiresAt: expiresInMs === null ? null : new Date(NOW + expiresInMs).toISOString(),
-});
+/** Bob's message, sent at NOW and disappearing `expiresInMs` later (null: never). */
+const msg = (id: number, expiresInMs: number | null = null) =>
+  storedMessage(id, { timestamp: new Date(NOW).toISOString(), expiresAt: expiresInMs === null ? null : new Date(NOW + expiresInMs).toISOString() });
 
 const timerEvent = (id: number, seconds: 0 | 3600): TimelineEvent => ({
   id,

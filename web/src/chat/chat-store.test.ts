@@ -1,4 +1,5 @@
 import type { DecryptResult } from '@enclave/client';
+import { storedMessage } from '@enclave/client/testing';
 import type { EpochShare, HistoryResponse, Message } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import type { HistoryParams } from '../net/http';
@@ -6,20 +7,6 @@ import { ChatStore } from './chat-store';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const BOB = '00000000-0000-4000-8000-000000000002';
-
-function msg(id: number, conversationId = 'general'): Message {
-  return {
-    id,
-    conversationId,
-    senderId: BOB,
-    senderUsername: 'bob',
-    epochId: '00000000-0000-4000-9000-000000000001',
-    index: id,
-    encryptedContent: `c${id}`,
-    timestamp: '2026-01-01T00:00:00.000Z',
-    expiresAt: null,
-  };
-}
 
 /** The fake server's share of the epoch of the messages: one per page, naming the page's newest message. */
 function shareFor(page: readonly Message[]): EpochShare[] {
@@ -30,7 +17,7 @@ function shareFor(page: readonly Message[]): EpochShare[] {
 
 /** A fake server holding message ids 1..n of the general channel. */
 function setup(initialCount: number, pageSize = 5, olderPageSize = pageSize) {
-  let stored = Array.from({ length: initialCount }, (_, i) => msg(i + 1));
+  let stored = Array.from({ length: initialCount }, (_, i) => storedMessage(i + 1));
   const requests: HistoryParams[] = [];
   const decrypted: number[] = [];
   /** The shares each decryption was given (undefined: to be fetched). */
@@ -60,8 +47,8 @@ function setup(initialCount: number, pageSize = 5, olderPageSize = pageSize) {
   const ids = () => store.view('general').messages.map((m) => m.id);
   const post = (id: number) => {
     // Kept in id order: a message may commit after one with a higher id.
-    stored = [...stored, msg(id)].sort((a, b) => a.id - b.id);
-    return msg(id);
+    stored = [...stored, storedMessage(id)].sort((a, b) => a.id - b.id);
+    return storedMessage(id);
   };
   return { store, requests, decrypted, sharesGiven, ids, post };
 }
@@ -98,7 +85,7 @@ describe('ChatStore', () => {
     expect(outgoing()).toEqual([['a', 'sending', 'first'], ['b', 'sending', 'second']]);
     t.store.failed('general', 'a');
     expect(outgoing()).toEqual([['a', 'failed', 'first'], ['b', 'sending', 'second']]);
-    t.store.sent({ ...msg(1), senderId: ME }, { text: 'second' }, 'b');
+    t.store.sent(storedMessage(1, { senderId: ME }), { text: 'second' }, 'b');
     expect(outgoing()).toEqual([['a', 'failed', 'first']]);
     expect(t.ids()).toEqual([1]);
     // Retry: the same message goes back to being sent, in its place.
@@ -116,9 +103,9 @@ describe('ChatStore', () => {
     // Someone else's message with the same text does not settle it.
     await t.store.live(t.post(1));
     expect(t.store.view('general').outgoing).toHaveLength(1);
-    await t.store.live({ ...msg(2), senderId: ME, encryptedContent: 'c1' });
+    await t.store.live(storedMessage(2, { senderId: ME, encryptedContent: 'c1' }));
     expect(t.store.view('general').outgoing).toEqual([]);
-    t.store.sent({ ...msg(2), senderId: ME }, { text: 'c1' }, 'a');
+    t.store.sent(storedMessage(2, { senderId: ME }), { text: 'c1' }, 'a');
     expect(t.ids()).toEqual([1, 2]);
   });
 
@@ -189,7 +176,7 @@ describe('ChatStore', () => {
 
   it('ignores frames of conversations never opened', async () => {
     const t = setup(0);
-    expect(await t.store.live(msg(1, 'dm:a:b'))).toBeUndefined();
+    expect(await t.store.live(storedMessage(1, { conversationId: 'dm:a:b' }))).toBeUndefined();
     expect(t.store.view('dm:a:b').messages).toHaveLength(0);
   });
 
@@ -202,7 +189,7 @@ describe('ChatStore', () => {
   it('keeps the typed text of the member own messages', async () => {
     const t = setup(0);
     await t.store.open('general', 'all');
-    t.store.sent(msg(1), { text: 'hello' });
+    t.store.sent(storedMessage(1), { text: 'hello' });
     expect(t.store.view('general').results.get(1)).toEqual({ status: 'ok', text: 'hello' });
     expect(t.decrypted).not.toContain(1);
   });
@@ -231,7 +218,7 @@ describe('ChatStore', () => {
     await t.store.open('general', 'all');
     const before = t.store.view('general');
     // The server's copy of the member's own message, already held (its frame came first).
-    t.store.sent(msg(3), { text: 'hello' });
+    t.store.sent(storedMessage(3), { text: 'hello' });
     const after = t.store.view('general');
     expect(after.results.get(3)).toEqual({ status: 'ok', text: 'hello' });
     expect(after.messages).toBe(before.messages);

@@ -1,26 +1,10 @@
 import type { DecryptResult } from '@enclave/client';
-import type { Message } from '@enclave/protocol';
+import { storedMessage } from '@enclave/client/testing';
 import { describe, expect, it } from 'vitest';
 import { MAX_SEARCH_HITS, searchMessages } from './message-search';
 
-const BOB = '00000000-0000-4000-8000-000000000002';
-
-function msg(id: number): Message {
-  return {
-    id,
-    conversationId: 'general',
-    senderId: BOB,
-    senderUsername: 'bob',
-    epochId: '00000000-0000-4000-9000-000000000001',
-    index: id,
-    encryptedContent: `c${id}`,
-    timestamp: '2026-01-01T00:00:00.000Z',
-    expiresAt: null,
-  };
-}
-
 function held(texts: (string | DecryptResult)[]) {
-  const messages = texts.map((_, i) => msg(i + 1));
+  const messages = texts.map((_, i) => storedMessage(i + 1));
   const results = new Map(texts.map((t, i): [number, DecryptResult] => [i + 1, typeof t === 'string' ? { status: 'ok', text: t } : t]));
   return { messages, results };
 }
@@ -53,7 +37,7 @@ describe('searchMessages', () => {
     ]);
     expect(ids(searchMessages(messages, results, 'encrypted'))).toEqual([4]);
     // A message still being decrypted has no result yet.
-    expect(ids(searchMessages([...messages, msg(9)], results, 'encrypted'))).toEqual([4]);
+    expect(ids(searchMessages([...messages, storedMessage(9)], results, 'encrypted'))).toEqual([4]);
   });
 
   it('finds nothing for a blank query', () => {

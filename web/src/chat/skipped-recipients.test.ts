@@ -1,12 +1,11 @@
 import { MemoryPinStore } from '@enclave/client';
 import { createAccount, generateAccessToken } from '@enclave/crypto';
-import type { Message } from '@enclave/protocol';
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it, vi } from 'vitest';
 import type { Session } from '../auth/auth-context';
 import { createChatServices, type ChatApi } from './chat-services';
 import { skippedWarning } from './skipped-recipients';
-import { listedMember as listed } from '@enclave/client/testing';
+import { listedMember as listed, storedMessage } from '@enclave/client/testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -33,17 +32,8 @@ describe('members left out of an epoch', () => {
         members: users.map((u) => ({ id: u.id, encryptionPublicKey: u.encryptionPublicKey })),
       }),
       createEpoch: async (request) => void uploads.push(request.shares.map((s) => s.recipientId)),
-      sendMessage: async (request): Promise<Message> => ({
-        id: 1,
-        conversationId: 'general',
-        senderId: ALICE,
-        senderUsername: 'alice',
-        epochId: request.epochId,
-        index: request.index,
-        encryptedContent: request.encryptedContent,
-        timestamp: '2026-01-01T00:00:00.000Z',
-        expiresAt: null,
-      }),
+      sendMessage: async ({ epochId, index, encryptedContent }) =>
+        storedMessage(1, { senderId: ALICE, senderUsername: 'alice', epochId, index, encryptedContent }),
       fetchShares: async () => [],
       history: async () => ({ messages: [], events: [], disappearingSeconds: 0, hasMore: false, shares: [] }),
     };
