@@ -97,3 +97,33 @@ test('the creator generates a batch and revokes unused keys; the key database sh
     });
   });
 });
+
+test('with more keys than a page holds, both lists load more on request and "revoke all" reaches every key', async ({ network }) => {
+  const keys = await network.mintKeys(230);
+  const page = await network.newCreatorPage();
+  await page.goto('/super-admin');
+  await openConsole(page);
+
+  const database = page.getByRole('region', { name: 'Access-Key Database' });
+  await expect(database.locator('[data-key-count]')).toHaveAttribute('data-key-count', '230');
+  await expect(database.locator('[data-key-id]')).toHaveCount(100);
+  await database.getByRole('button', { name: 'Show more (100 of 230 shown)' }).click();
+  await expect(database.locator('[data-key-id]')).toHaveCount(200);
+  await database.getByRole('button', { name: 'Show more (200 of 230 shown)' }).click();
+  await expect(database.locator('[data-key-id]')).toHaveCount(230);
+  await expect(database.getByRole('button', { name: /^Show more/ })).toHaveCount(0);
+  const shown = await database.locator('[data-key-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key') ?? ''));
+  expect(shown.toSorted()).toEqual(keys.toSorted());
+  await shot(page, '04-key-database-paged');
+
+  await page.getByRole('button', { name: 'Key Revocation' }).click();
+  const revocation = panel(page, 'Key Revocation');
+  await expect(revocation.locator('[data-revocable-key]')).toHaveCount(100);
+  await expect(revocation.getByText('Select all 100 shown of 230 active keys')).toBeVisible();
+  await revocation.getByRole('button', { name: 'Revoke all active keys' }).click();
+  await page.getByRole('dialog', { name: 'Revoke all 230 active keys?' }).getByRole('button', { name: 'Revoke all' }).click();
+  await expectToast(page, 'Bulk Revocation Complete', '230 keys revoked.');
+  await expect(revocation.getByText('No active keys')).toBeVisible();
+  await database.getByLabel('Status').selectOption('revoked');
+  await expect(database.locator('[data-key-count]')).toHaveAttribute('data-key-count', '230');
+});

@@ -1,6 +1,7 @@
 /** The network creator's console: bodies and answers of /api/super-admin/*. */
 import { z } from 'zod';
-import { keyStatusSchema } from './admin';
+import { accessKeySchema, keyStatusSchema } from './admin';
+import { limits } from './limits';
 import { isoDate, userIdSchema as userId } from './primitives';
 import { severitySchema } from './security';
 import { publicUserSchema } from './users';
@@ -41,7 +42,15 @@ export const accessKeysQuerySchema = z.strictObject({
   status: keyStatusSchema.optional(),
   /** Matches a purchase ID or the username that redeemed the key. */
   q: z.string().trim().max(128).optional(),
+  /** The page after this key (the last of the previous page), in the list's order: oldest first. */
+  after: z.uuid({ message: 'must be a key id' }).toLowerCase().optional(),
+  limit: z.coerce.number().int().min(1).max(limits.keyPageMaxSize).default(limits.keyPageSize),
 });
+export type AccessKeysQuery = z.input<typeof accessKeysQuerySchema>;
+
+/** A page of the key database: `total` keys match the filter; `next` is the cursor of the page after, null at the end. */
+export const keyPageResponseSchema = z.object({ keys: z.array(accessKeySchema), total: z.number().int(), next: z.uuid().nullable() });
+export type KeyPage = z.infer<typeof keyPageResponseSchema>;
 
 export const shutdownResponseSchema = z.object({ banned: z.number().int(), emergency: emergencyStateSchema });
 export const liftEmergencyResponseSchema = z.object({ emergency: emergencyStateSchema });

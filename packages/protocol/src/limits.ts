@@ -57,6 +57,9 @@ export const limits = {
   keyQuantityMin: 1,
   keyQuantityMax: 1000,
   keyQuantityDefault: 10,
+  /** Keys per page of the creator's key database (a network sells tens of thousands). */
+  keyPageSize: 100,
+  keyPageMaxSize: 500,
   keyExpirationDaysDefault: 365,
   /**
    * Disappearing-message timers a conversation may have, in seconds: off, 1 hour, 1 day, 1 week.

@@ -25,6 +25,7 @@ import {
   complianceSchema,
   creatorBanRequestSchema,
   heatmapSchema,
+  keyPageResponseSchema,
   liftEmergencyResponseSchema,
   monitoredUsersSchema,
   overviewSchema,
@@ -157,8 +158,9 @@ export const routes = {
   unusedKeys: route({ method: 'GET', path: '/api/admin/unused-keys', access: 'admin', summary: 'The first 20 keys that can still be sold', status: 200, response: keyListResponseSchema }),
   generateKeys: route({ method: 'POST', path: '/api/admin/generate-keys', access: 'admin', summary: 'Creates invite keys for sale (or canary keys)', body: generateKeysRequestSchema, status: 201, response: generateKeysResponseSchema }),
   revokeKeys: route({ method: 'POST', path: '/api/admin/revoke-keys', access: 'admin', summary: 'Revokes unused keys for good', body: revokeKeysRequestSchema, status: 200, response: revokeKeysResponseSchema }),
+  revokeActiveKeys: route({ method: 'POST', path: '/api/admin/revoke-active-keys', access: 'creator', summary: 'Revokes every active key at once (unused, unexpired), canaries included', status: 200, response: revokeKeysResponseSchema }),
   exportKeys: route({ method: 'GET', path: '/api/admin/export-keys', access: 'admin', summary: 'The keys of one sale batch (or all available keys) as CSV', query: exportKeysQuerySchema, status: 200, response: csv, contentType: 'text/csv; charset=utf-8' }),
-  accessKeys: route({ method: 'GET', path: '/api/admin/access-keys', access: 'creator', summary: 'The whole key database, canaries included, filtered', query: accessKeysQuerySchema, status: 200, response: keyListResponseSchema }),
+  accessKeys: route({ method: 'GET', path: '/api/admin/access-keys', access: 'creator', summary: 'A page of the key database, canaries included, filtered, oldest first', query: accessKeysQuerySchema, status: 200, response: keyPageResponseSchema }),
   generateTestKeys: route({ method: 'POST', path: '/api/generate-test-keys', access: 'creator', summary: 'Development mode only: 1 or 10 keys for trying the app (404 in production)', body: testKeysRequestSchema, status: 201, response: testKeysResponseSchema }),
 
   // Accounts and sessions.

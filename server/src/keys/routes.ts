@@ -5,7 +5,7 @@ import type { AppContext } from '../context';
 import { emergencyState } from '../creator/emergency';
 import { rateLimit, serve } from '../http/routes';
 import { actorOf, eventTypes, recordEvent } from '../security/events';
-import { availableKeys, createKeys, keysCsv, keyStats, listKeys, mintKeys, revokeKeys, toAccessKey, validateKey } from './service';
+import { availableKeys, createKeys, exportableKeys, keyPage, keysCsv, keyStats, mintKeys, revokeActiveKeys, revokeKeys, toAccessKey, validateKey } from './service';
 
 /** The key list of /admin shows the first 20 (docs/spec.md §9). */
 const LISTED_KEYS = 20;
@@ -60,11 +60,15 @@ export async function keyRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     return { revoked };
   });
 
+  serve(app, routes.revokeActiveKeys, async (req) => {
+    const revoked = await revokeActiveKeys(db);
+    await recordEvent(db, req, { type: eventTypes.keysRevoked, severity: 'medium', actor: actorOf(req), details: { allActive: true, revoked } });
+    return { revoked };
+  });
+
   serve(app, routes.exportKeys, async (req, reply) => {
     const { purchaseId } = req.query;
-    const keys = (await listKeys(db, { includeCanaries: false, purchaseId })).filter(
-      (k) => purchaseId !== undefined || k.status === 'active',
-    );
+    const keys = await exportableKeys(db, purchaseId);
     await recordEvent(db, req, {
       type: eventTypes.keysExported,
       severity: 'medium',
@@ -76,16 +80,7 @@ export async function keyRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     return keysCsv(keys);
   });
 
-  serve(app, routes.accessKeys, async (req) => {
-    const { status, q } = req.query;
-    const needle = q?.toLowerCase();
-    const keys = (await listKeys(db, { includeCanaries: true })).filter(
-      (k) =>
-        (!status || k.status === status) &&
-        (!needle || k.purchaseId?.toLowerCase().includes(needle) || k.username?.toLowerCase().includes(needle)),
-    );
-    return { keys };
-  });
+  serve(app, routes.accessKeys, (req) => keyPage(db, req.query));
 
   // Keys to try the app with, in development only: a production network sells its keys, and
   // there the route does not exist (404).

@@ -4,11 +4,14 @@ import {
   inviteKeySchema,
   limits,
   type AccessKey,
+  type accessKeysQuerySchema,
+  type KeyPage,
   type KeyStats,
   type KeyStatus,
   type ValidateKeyResponse,
 } from '@enclave/protocol';
-import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Db } from '../db/client';
 import { accessKeys, users } from '../db/schema';
 
@@ -47,6 +50,22 @@ export function keyStatus(row: Pick<KeyRow, 'status' | 'usedAt' | 'expiresAt'>, 
   if (row.usedAt) return 'used';
   if (row.expiresAt && row.expiresAt <= now) return 'expired';
   return 'active';
+}
+
+/** keyStatus(row, now) === status, as a condition on `access_keys` (the same steps in the same order). */
+export function statusIs(status: KeyStatus, now = new Date()): SQL {
+  const revoked = eq(accessKeys.status, 'revoked');
+  const notRevoked = eq(accessKeys.status, 'active');
+  switch (status) {
+    case 'revoked':
+      return revoked;
+    case 'used':
+      return and(notRevoked, isNotNull(accessKeys.usedAt))!;
+    case 'expired':
+      return and(notRevoked, isNull(accessKeys.usedAt), lte(accessKeys.expiresAt, now))!;
+    case 'active':
+      return and(notRevoked, isNull(accessKeys.usedAt), or(isNull(accessKeys.expiresAt), gt(accessKeys.expiresAt, now)))!;
+  }
 }
 
 /**
@@ -119,19 +138,47 @@ export function toAccessKey(row: KeyRow & { username: string | null }, now = new
   };
 }
 
-/** Keys with the member who redeemed each; canaries only when asked for. */
-export async function listKeys(db: Db, opts: { includeCanaries: boolean; purchaseId?: string }): Promise<AccessKey[]> {
-  const conds = [];
-  if (!opts.includeCanaries) conds.push(eq(accessKeys.isCanary, false));
-  if (opts.purchaseId) conds.push(eq(accessKeys.purchaseId, opts.purchaseId));
+/** The key database's order, oldest first; the id breaks ties (a batch shares its time) and is the page cursor. */
+const keyOrder = [asc(accessKeys.generatedAt), asc(accessKeys.id)];
+
+/** Keys for sale (no canary) with the member who redeemed each: one sale batch, or every active key. */
+export async function exportableKeys(db: Db, purchaseId: string | undefined): Promise<AccessKey[]> {
+  const now = new Date();
   const rows = await db
     .select({ k: accessKeys, username: users.username })
     .from(accessKeys)
     .leftJoin(users, eq(users.id, accessKeys.usedBy))
-    .where(and(...conds))
-    .orderBy(asc(accessKeys.generatedAt), asc(accessKeys.key));
-  const now = new Date();
+    .where(and(eq(accessKeys.isCanary, false), purchaseId ? eq(accessKeys.purchaseId, purchaseId) : statusIs('active', now)))
+    .orderBy(...keyOrder);
   return rows.map((r) => toAccessKey({ ...r.k, username: r.username }, now));
+}
+
+/**
+ * A page of the whole key database, canaries included: keys with this status and a purchase ID or
+ * redeeming member's name containing `q` (any case), `limit` of them after the key `after`.
+ */
+export async function keyPage(db: Db, query: z.output<typeof accessKeysQuerySchema>): Promise<KeyPage> {
+  const now = new Date();
+  const needle = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const filter = and(
+    query.status ? statusIs(query.status, now) : undefined,
+    needle ? or(ilike(accessKeys.purchaseId, needle), ilike(users.username, needle)) : undefined,
+  );
+  const from = () => db.select({ k: accessKeys, username: users.username }).from(accessKeys).leftJoin(users, eq(users.id, accessKeys.usedBy));
+  const rows = await from()
+    .where(
+      and(
+        filter,
+        query.after
+          ? sql`(${accessKeys.generatedAt}, ${accessKeys.id}) > (SELECT generated_at, id FROM access_keys WHERE id = ${query.after})`
+          : undefined,
+      ),
+    )
+    .orderBy(...keyOrder)
+    .limit(query.limit + 1);
+  const [total] = await db.select({ n: count() }).from(accessKeys).leftJoin(users, eq(users.id, accessKeys.usedBy)).where(filter);
+  const keys = rows.slice(0, query.limit).map((r) => toAccessKey({ ...r.k, username: r.username }, now));
+  return { keys, total: total?.n ?? 0, next: rows.length > query.limit ? keys.at(-1)!.id : null };
 }
 
 /** Keys that can still be sold, oldest first: the first `limit` of them. */
@@ -140,15 +187,8 @@ export async function availableKeys(db: Db, limit: number): Promise<AccessKey[]>
   const rows = await db
     .select()
     .from(accessKeys)
-    .where(
-      and(
-        eq(accessKeys.status, 'active'),
-        eq(accessKeys.isCanary, false),
-        isNull(accessKeys.usedAt),
-        or(isNull(accessKeys.expiresAt), gt(accessKeys.expiresAt, now)),
-      ),
-    )
-    .orderBy(asc(accessKeys.generatedAt), asc(accessKeys.key))
+    .where(and(statusIs('active', now), eq(accessKeys.isCanary, false)))
+    .orderBy(...keyOrder)
     .limit(limit);
   return rows.map((r) => toAccessKey({ ...r, username: null }, now));
 }
@@ -188,6 +228,12 @@ export async function revokeKeys(db: Db, ids: string[]): Promise<number> {
     .set({ status: 'revoked' })
     .where(and(inArray(accessKeys.id, ids), eq(accessKeys.status, 'active'), isNull(accessKeys.usedAt)))
     .returning({ id: accessKeys.id });
+  return rows.length;
+}
+
+/** Revokes every active key (unused, unexpired), canaries included; how many. The creator's "revoke all". */
+export async function revokeActiveKeys(db: Db): Promise<number> {
+  const rows = await db.update(accessKeys).set({ status: 'revoked' }).where(statusIs('active')).returning({ id: accessKeys.id });
   return rows.length;
 }
 

@@ -13,11 +13,10 @@ import { KeyStatusBadge } from './KeyStatusBadge';
 import { EmptyState, PanelError, PanelLoading } from './panels/PanelCard';
 import { TableFrame } from '../components/ui/TableFrame';
 
-const PAGE = 100;
 /** Wait for a pause in typing before asking the server. */
 const SEARCH_DEBOUNCE_MS = 300;
 
-/** Every key the network has issued, canaries included, with who redeemed it. Filtered on the server. */
+/** Every key the network has issued, canaries included, with who redeemed it. Filtered and paged on the server. */
 export function AccessKeyDatabase() {
   const statusId = useId();
   const searchId = useId();
@@ -25,7 +24,6 @@ export function AccessKeyDatabase() {
   const [status, setStatus] = useState<KeyStatus | ''>('');
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
-  const [showAll, setShowAll] = useState(false);
 
   useEffect(() => {
     const t = setTimeout(() => setQ(search.trim()), SEARCH_DEBOUNCE_MS);
@@ -38,8 +36,7 @@ export function AccessKeyDatabase() {
     if (keys.error && !isCreatorAuthFailure(keys.error)) toast(creatorToasts.keysLoadFailed(keys.error));
   }, [keys.error]);
 
-  const list = keys.data ?? [];
-  const visible = showAll ? list : list.slice(0, PAGE);
+  const list = keys.keys;
   const filtered = status !== '' || q !== '';
 
   return (
@@ -52,8 +49,8 @@ export function AccessKeyDatabase() {
           <p className="text-sm text-muted">
             Every key issued, with its status, sale and the member who redeemed it.{' '}
             {keys.data ? (
-              <span data-key-count={list.length}>
-                {list.length} {filtered ? 'matching' : 'in total'}.
+              <span data-key-count={keys.total}>
+                {keys.total} {filtered ? 'matching' : 'in total'}.
               </span>
             ) : null}
           </p>
@@ -122,7 +119,7 @@ export function AccessKeyDatabase() {
                   </tr>
                 </thead>
                 <tbody>
-                  {visible.map((k) => (
+                  {list.map((k) => (
                     <tr key={k.id} data-key-id={k.id} data-key={k.key} className="border-t border-border">
                       <td className="whitespace-nowrap px-3 py-2">
                         <KeyLabel accessKey={k} />
@@ -147,9 +144,9 @@ export function AccessKeyDatabase() {
                 </tbody>
               </table>
             </TableFrame>
-            {list.length > visible.length ? (
-              <Button variant="ghost" size="sm" className="justify-self-start" onClick={() => setShowAll(true)}>
-                Show all {list.length} keys
+            {keys.hasNextPage ? (
+              <Button variant="ghost" size="sm" className="justify-self-start" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
+                {keys.isFetchingNextPage ? 'Loading…' : `Show more (${list.length} of ${keys.total} shown)`}
               </Button>
             ) : null}
           </div>

@@ -2,8 +2,8 @@
  * Data of the creator console: query keys, the queries, and the one way an action runs (toast on
  * success or failure, then every figure of the console is fetched again).
  */
-import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useSyncExternalStore } from 'react';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { toast } from '../components/ui/toast-store';
 import type { ToastInput } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
@@ -64,15 +64,19 @@ export function useMonitoredUsers() {
   return result;
 }
 
+/** The key database page by page (`fetchNextPage` for more); `keys` the pages loaded, `total` the keys matching. */
 export function useAccessKeys(filter: api.AccessKeysFilter) {
-  const result = useQuery({
+  const result = useInfiniteQuery({
     queryKey: creatorQueryKeys.keys(filter),
-    queryFn: () => api.fetchAccessKeys(filter),
+    queryFn: ({ pageParam }) => api.fetchAccessKeys(filter, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next ?? undefined,
     // A new filter keeps the old rows on screen until the answer arrives, instead of a flash of "loading".
     placeholderData: keepPreviousData,
   });
   useLockOnAuthFailure(result.error);
-  return result;
+  const keys = useMemo(() => result.data?.pages.flatMap((p) => p.keys) ?? [], [result.data]);
+  return { ...result, keys, total: result.data?.pages[0]?.total ?? 0 };
 }
 
 export function useHeatmap() {

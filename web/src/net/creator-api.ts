@@ -5,11 +5,11 @@
  */
 import {
   routes,
-  type AccessKey,
   type BlockedIp,
   type Compliance,
   type EmergencyState,
   type Heatmap,
+  type KeyPage,
   type KeyStatus,
   type LiveEvent,
   type MonitoredUser,
@@ -75,10 +75,18 @@ export async function liftEmergency(): Promise<EmergencyState> {
 
 export type AccessKeysFilter = { status?: KeyStatus; q?: string };
 
-/** The whole key database (canaries included), filtered on the server by status and purchase ID or username. */
-export async function fetchAccessKeys(filter: AccessKeysFilter = {}): Promise<AccessKey[]> {
+/**
+ * A page of the key database (canaries included), filtered on the server by status and purchase ID
+ * or username; `after`: the previous page's `next`.
+ */
+export function fetchAccessKeys(filter: AccessKeysFilter = {}, after?: string): Promise<KeyPage> {
   const q = filter.q?.trim() || undefined;
-  return (await call(routes.accessKeys, { query: { status: filter.status, q } }, creatorHeaders())).keys;
+  return call(routes.accessKeys, { query: { status: filter.status, q, after } }, creatorHeaders());
+}
+
+/** Revokes every active key on the server at once (the console holds only the pages it loaded); how many. */
+export async function revokeActiveKeys(): Promise<number> {
+  return (await call(routes.revokeActiveKeys, {}, creatorHeaders())).revoked;
 }
 
 export function fetchHeatmap(): Promise<Heatmap> {

@@ -1,9 +1,10 @@
 import type { AccessKey } from '@enclave/protocol';
 import { Ban, ShieldX } from 'lucide-react';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button } from '../../components/ui/Button';
 import { toast } from '../../components/ui/toast-store';
 import { revokeKeys } from '../../net/admin-api';
+import { revokeActiveKeys } from '../../net/creator-api';
 import { ConfirmDialog } from '../../components/ui/ConfirmDialog';
 import { formatDate, formatUsd, shortKey } from '../../lib/format';
 import { isCreatorAuthFailure, useAccessKeys, useCreatorAction } from '../creator-queries';
@@ -12,33 +13,34 @@ import { KeyLabel } from '../KeyLabel';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
 import { TableFrame } from '../../components/ui/TableFrame';
 
-/** Keys shown at once; the rest stay one click away. */
-const PAGE = 50;
-
-/** Revokes unused keys on the server, one, several or all at once (revoke-all asks first). Permanent. */
+/**
+ * Revokes unused keys on the server, one, several (of the pages loaded) or all at once (revoke-all
+ * asks first, and the server revokes every active key, loaded or not). Permanent.
+ */
 export function KeyRevocation() {
   const keys = useAccessKeys({ status: 'active' });
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirmAll, setConfirmAll] = useState(false);
-  const [showAll, setShowAll] = useState(false);
 
   useEffect(() => {
     if (keys.error && !isCreatorAuthFailure(keys.error)) toast(creatorToasts.revocationLoadFailed);
   }, [keys.error]);
 
-  const active = useMemo(() => keys.data ?? [], [keys.data]);
+  const active = keys.keys;
   // Selection follows the list: keys revoked elsewhere drop out of it.
   const chosen = active.filter((k) => selected.has(k.id)).map((k) => k.id);
 
+  /** `all`: every active key, on the server; else these ids. */
   const revoke = useCreatorAction({
-    run: (ids: string[]) => revokeKeys(ids),
-    success: (revoked, ids) => (ids.length === 1 ? creatorToasts.keyRevoked(revoked) : creatorToasts.bulkRevoked(revoked, ids.length)),
+    run: (ids: string[] | 'all') => (ids === 'all' ? revokeActiveKeys() : revokeKeys(ids)),
+    success: (revoked, ids) =>
+      ids !== 'all' && ids.length === 1 ? creatorToasts.keyRevoked(revoked) : creatorToasts.bulkRevoked(revoked, ids === 'all' ? keys.total : ids.length),
     failure: (error) => creatorToasts.revocationFailed(error),
   });
 
-  function run(ids: string[]) {
+  function run(ids: string[] | 'all') {
     revoke.mutate(ids, {
-      onSuccess: () => setSelected((s) => new Set([...s].filter((id) => !ids.includes(id)))),
+      onSuccess: () => setSelected((s) => (ids === 'all' ? new Set() : new Set([...s].filter((id) => !ids.includes(id))))),
       onSettled: () => setConfirmAll(false),
     });
   }
@@ -52,7 +54,6 @@ export function KeyRevocation() {
     });
   }
 
-  const visible = showAll ? active : active.slice(0, PAGE);
   const allChosen = active.length > 0 && chosen.length === active.length;
 
   return (
@@ -77,7 +78,7 @@ export function KeyRevocation() {
                 checked={allChosen}
                 onChange={() => setSelected(allChosen ? new Set() : new Set(active.map((k) => k.id)))}
               />
-              Select all {active.length} active keys
+              Select all {active.length === keys.total ? '' : `${active.length} shown of `}{keys.total} active keys
             </label>
             <div className="flex flex-wrap gap-2">
               <Button variant="secondary" size="sm" disabled={chosen.length === 0 || revoke.isPending} onClick={() => run(chosen)}>
@@ -102,7 +103,7 @@ export function KeyRevocation() {
                 </tr>
               </thead>
               <tbody>
-                {visible.map((k) => (
+                {active.map((k) => (
                   <RevocableRow
                     key={k.id}
                     accessKey={k}
@@ -115,16 +116,16 @@ export function KeyRevocation() {
               </tbody>
             </table>
           </TableFrame>
-          {active.length > visible.length ? (
-            <Button variant="ghost" size="sm" className="justify-self-start" onClick={() => setShowAll(true)}>
-              Show all {active.length} active keys
+          {keys.hasNextPage ? (
+            <Button variant="ghost" size="sm" className="justify-self-start" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
+              {keys.isFetchingNextPage ? 'Loading…' : `Show more (${active.length} of ${keys.total} shown)`}
             </Button>
           ) : null}
         </div>
       )}
       <ConfirmDialog
         open={confirmAll}
-        title={`Revoke all ${active.length} active keys?`}
+        title={`Revoke all ${keys.total} active keys?`}
         description={
           <p>
             Every active, unused key (canary keys included) becomes unusable at once. Keys already sold but not yet
@@ -136,7 +137,7 @@ export function KeyRevocation() {
         busyLabel="Working…"
         irreversible
         onCancel={() => setConfirmAll(false)}
-        onConfirm={() => run(active.map((k) => k.id))}
+        onConfirm={() => run('all')}
       />
     </PanelCard>
   );
