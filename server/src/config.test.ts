@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimits, loadConfig } from './config';
-import type { Database } from './db/client';
-import { creatorHeaders, makeDatabase, startServer, type TestServer } from './testing/harness';
+import { creatorHeaders } from './testing/harness';
 import { TestMember } from './testing/member';
+import { oneInstance } from './testing/one-instance';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,19 +63,10 @@ describe('TURN_SECRET', () => {
 
 describe('short windows, same counts (RATE_LIMIT_WINDOW_MS=2000)', () => {
   const windowMs = 2000;
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: loadConfig({ RATE_LIMIT_WINDOW_MS: String(windowMs) }).rateLimits } });
   let anon: InstanceType<typeof TestMember.Anonymous>;
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: loadConfig({ RATE_LIMIT_WINDOW_MS: String(windowMs) }).rateLimits } });
-    anon = new TestMember.Anonymous(server.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    anon = new TestMember.Anonymous(suite.server.url);
   });
 
   it('refuses the sixth login within the window and takes logins again after it', async () => {

@@ -2,11 +2,10 @@
  * Walks the authorization table: every route × {anonymous, member, banned member, admin, creator}
  * succeeds exactly where the table allows it, and is refused with 401/403 everywhere else.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
-import { mintKeys } from '../keys/service';
-import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { routes, type Access } from '@enclave/protocol';
 import { routeAccess } from './policy';
 
@@ -19,27 +18,20 @@ const allowed: Record<Access, Role[]> = {
 };
 
 describe('authorization table', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
   const callers = {} as Record<Role, (method: string, path: string) => Promise<number>>;
   /** Signs the member and the admin in again (a route walked before ended their sessions). */
   let signInAgain: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 3 });
-    const member = await TestMember.join(server.url, keys[0]!, 'member');
-    const admin = await TestMember.join(server.url, keys[1]!, 'boss');
-    const banned = await TestMember.join(server.url, keys[2]!, 'banned');
+    const [member, admin, banned] = await suite.members('member', 'boss', 'banned');
     expect((await admin.attempt(routes.setRole, { body: { userId: admin.id, role: 'admin' } }, creatorHeaders)).status).toBe(200);
     // The banned member keeps the cookie of a session the ban revoked.
     expect((await admin.attempt(routes.adminBan, { body: { userId: banned.id, reason: 'test' } }, creatorHeaders)).status).toBe(200);
     signInAgain = async () => {
       for (const m of [member, admin]) expect((await m.login()).status).toBe(200);
     };
-    const anonymous = new TestMember.Anonymous(server.url);
+    const anonymous = new TestMember.Anonymous(suite.server.url);
     // Raw paths and empty bodies: the walk goes over the authorization table, not the route
     // schemas; the route's own validation answers 400 once access is granted.
     callers.anonymous = async (m, p) => (await anonymous.request(m, p, m === 'POST' ? {} : undefined)).status;
@@ -47,11 +39,6 @@ describe('authorization table', () => {
     callers.banned = async (m, p) => (await banned.request(m, p, m === 'POST' ? {} : undefined)).status;
     callers.admin = async (m, p) => (await admin.request(m, p, m === 'POST' ? {} : undefined)).status;
     callers.creator = async (m, p) => (await anonymous.request(m, p, m === 'POST' ? {} : undefined, creatorHeaders)).status;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   // The order of these `it`s is deliberate: they share the callers made in beforeAll, and ending

@@ -1,41 +1,32 @@
 import { errorResponseSchema, errorTexts, routes, type RouteInput } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { accessKeys, securityEvents } from '../db/schema';
 import { sharesFor } from '../conversations/routes';
 import { mintKeys } from '../keys/service';
-import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 /**
  * Each `it` makes the keys, members and actions it looks at; what they share is the server, its
  * database and `admin` (promoted once in `beforeAll`, never changed by a test).
  */
 describe('key administration and moderation', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
   let admin: TestMember;
   let anon: InstanceType<typeof TestMember.Anonymous>;
 
-  const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  const join = async (name: string) => TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, name);
   const generate = async (body: RouteInput<typeof routes.generateKeys>['body']) => admin.attempt(routes.generateKeys, { body });
   const validate = async (inviteKey: string) => anon.call(routes.validateKey, { body: { inviteKey } });
   const keyStats = async () => admin.call(routes.keyStats, {});
   const promote = async (member: TestMember) => anon.call(routes.setRole, { body: { userId: member.id, role: 'admin' } }, creatorHeaders);
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    anon = new TestMember.Anonymous(server.url);
+    anon = new TestMember.Anonymous(suite.server.url);
     admin = await join('staff');
     await promote(admin);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   it('generates keys with purchase ID, price and expiry, and counts them in the stats', async () => {
@@ -52,7 +43,7 @@ describe('key administration and moderation', () => {
     expect(after.available - before.available).toBe(25);
 
     // One is redeemed: used, revenue at its price, conversion rate recomputed.
-    await TestMember.join(server.url, keys[0]!.key, 'buyer');
+    await TestMember.join(suite.server.url, keys[0]!.key, 'buyer');
     const sold = await keyStats();
     expect(sold.used).toBe(after.used + 1);
     expect(sold.revenue).toBe(after.revenue + 40);
@@ -69,7 +60,7 @@ describe('key administration and moderation', () => {
   it('lists at most 20 unused keys and exports a sale batch as CSV', async () => {
     // A batch of its own, one key of it sold: more than 20 unused keys exist whatever ran before.
     const batch = (await admin.call(routes.generateKeys, { body: { quantity: 25, purchaseId: 'order-csv', salePrice: 40 } })).keys;
-    await TestMember.join(server.url, batch[0]!.key, 'csvbuyer');
+    await TestMember.join(suite.server.url, batch[0]!.key, 'csvbuyer');
     const list = await admin.call(routes.unusedKeys, {});
     expect(list.keys.length).toBe(20);
     expect(list.keys.every((k) => k.status === 'active')).toBe(true);
@@ -82,11 +73,11 @@ describe('key administration and moderation', () => {
   });
 
   it('refuses revoked, expired, used and canary keys at validation and registration, each with its reason', async () => {
-    const [revoked, expired, used] = await mintKeys(database.db, { count: 3 });
-    const idOf = async (key: string) => (await database.db.select().from(accessKeys).where(eq(accessKeys.key, key)))[0]!.id;
+    const [revoked, expired, used] = await mintKeys(suite.database.db, { count: 3 });
+    const idOf = async (key: string) => (await suite.database.db.select().from(accessKeys).where(eq(accessKeys.key, key)))[0]!.id;
     expect(await admin.call(routes.revokeKeys, { body: { ids: [await idOf(revoked!)] } })).toEqual({ revoked: 1 });
-    await database.db.update(accessKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accessKeys.key, expired!));
-    await TestMember.join(server.url, used!, 'firstuse');
+    await suite.database.db.update(accessKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accessKeys.key, expired!));
+    await TestMember.join(suite.server.url, used!, 'firstuse');
     const canaryRes = await generate({ quantity: 1, canary: true });
     const canary = canaryRes.body!.keys[0]!.key;
 
@@ -98,12 +89,12 @@ describe('key administration and moderation', () => {
     ];
     for (const [key, reason] of cases) {
       expect(await validate(key)).toMatchObject({ valid: false, reason });
-      await expect(TestMember.join(server.url, key, `try${key.slice(0, 6)}`)).rejects.toThrow(reason);
+      await expect(TestMember.join(suite.server.url, key, `try${key.slice(0, 6)}`)).rejects.toThrow(reason);
     }
     // The canary never shows among keys for sale, and both uses raised a critical event with the caller's IP.
     const forSale = await admin.call(routes.unusedKeys, {});
     expect(forSale.keys.map((k) => k.key)).not.toContain(canary);
-    const alerts = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'canary_key_used'));
+    const alerts = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'canary_key_used'));
     expect(alerts.map((a) => [a.severity, a.ip, a.details.action])).toEqual([
       ['critical', '127.0.0.1', 'validate'],
       ['critical', '127.0.0.1', 'register'],
@@ -170,7 +161,7 @@ describe('key administration and moderation', () => {
     const before = history.filter((m) => m.senderId === alice.id).slice(-2, -1);
     expect(after[0]!.epochId).not.toBe(before[0]!.epochId);
     // Crypto level: Mallory's own private key, given the ciphertext and every share the server holds for her.
-    const ownShares = await sharesFor(database.db, mallory.id);
+    const ownShares = await sharesFor(suite.database.db, mallory.id);
     expect(ownShares.map((s) => s.epochId)).not.toContain(after[0]!.epochId);
     expect(ownShares.map((s) => s.epochId)).toContain(before[0]!.epochId);
     const publicKeys = await alice.call(routes.users, {});
@@ -203,7 +194,7 @@ describe('key administration and moderation', () => {
     await admin.call(routes.adminBan, { body: { userId: target.id, reason: 'audit' } });
     await admin.call(routes.adminUnban, { body: { userId: target.id } });
 
-    const audit = await database.db.select().from(securityEvents);
+    const audit = await suite.database.db.select().from(securityEvents);
     const byType = (t: string) => audit.filter((e) => e.type === t);
     expect(byType('admin_keys_generated').every((e) => e.actor === admin.id && e.ip === '127.0.0.1')).toBe(true);
     for (const t of ['admin_keys_generated', 'admin_keys_revoked', 'admin_keys_exported', 'member_banned', 'member_unbanned']) {

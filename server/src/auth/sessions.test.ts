@@ -7,40 +7,31 @@ import { deriveLoginKey } from '@enclave/crypto';
 import { routes } from '@enclave/protocol';
 import { randomUUID } from 'node:crypto';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { afterAll, describe, expect, it } from 'vitest';
 import { securityEvents, sessions } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { CLOSE_SESSION_ENDED } from '../realtime/gateway';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { MAX_LIVE_SESSIONS, SESSION_TOUCH_MS } from './sessions';
 
 describe.each(backends)("a member's sessions (%s)", (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   const opened: TestSocket[] = [];
 
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-  });
   afterAll(async () => {
     for (const s of opened) s.close();
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   /** Another browser of the member: a login of its own with this User-Agent; its cookie. */
   const signIn = async (m: TestMember, userAgent: string) => {
-    const res = await new TestMember.Anonymous(server.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(m.token) } }, { 'user-agent': userAgent });
+    const res = await new TestMember.Anonymous(suite.server.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(m.token) } }, { 'user-agent': userAgent });
     expect(res.status).toBe(200);
     return (res.headers.get('set-cookie') ?? '').split(';')[0]!;
   };
   const socketOf = async (cookie: string, userId: string) => {
-    const s = new TestSocket(`${server.url.replace(/^http/, 'ws')}/ws`, cookie, []);
+    const s = new TestSocket(`${suite.server.url.replace(/^http/, 'ws')}/ws`, cookie, []);
     opened.push(s);
     await s.opened;
     s.send({ type: 'authenticate' });
@@ -50,15 +41,15 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
   const asCookie = (cookie: string) => ({ cookie });
 
   it('lists the live sessions by a random id, with the User-Agent cut to 200 characters, and never a hash or token', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const ann = await TestMember.join(server.url, key!, 'ann');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const ann = await TestMember.join(suite.server.url, key!, 'ann');
     const long = `Mozilla/5.0 ${'x'.repeat(300)}`;
     const cookies = [await signIn(ann, 'Firefox/140'), await signIn(ann, long)];
     const { sessions: list } = await ann.call(routes.sessions, {});
     expect(list).toHaveLength(3);
     expect(list.filter((s) => s.current)).toHaveLength(1);
     expect(list.map((s) => s.userAgent)).toEqual(expect.arrayContaining(['Firefox/140', long.slice(0, 200)]));
-    const rows = await database.db.select().from(sessions).where(eq(sessions.userId, ann.id));
+    const rows = await suite.database.db.select().from(sessions).where(eq(sessions.userId, ann.id));
     const text = JSON.stringify(list);
     for (const row of rows) expect(text).not.toContain(row.id);
     for (const cookie of cookies) expect(text).not.toContain(cookie.split('=')[1]!);
@@ -71,13 +62,13 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
       expect(s.lastActiveAt).toBe(row!.lastActiveAt.toISOString());
     }
     // From another of her browsers, that one is current.
-    const other = await new TestMember.Anonymous(server.url).call(routes.sessions, {}, asCookie(cookies[0]!));
+    const other = await new TestMember.Anonymous(suite.server.url).call(routes.sessions, {}, asCookie(cookies[0]!));
     expect(other.sessions.find((s) => s.current)?.userAgent).toBe('Firefox/140');
   });
 
   it('revoke-others ends every other session and closes their sockets; this one stays', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const ben = await TestMember.join(server.url, key!, 'ben');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const ben = await TestMember.join(suite.server.url, key!, 'ben');
     const [c1, c2] = [await signIn(ben, 'Phone'), await signIn(ben, 'Tablet')];
     const mine = await ben.connect();
     opened.push(mine);
@@ -87,15 +78,15 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
       expect(await s.waitFor((f) => f.type === 'session_ended', 2000)).toMatchObject({ reason: 'revoked' });
       expect((await s.closed).code).toBe(CLOSE_SESSION_ENDED);
     }
-    for (const c of [c1, c2]) expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, asCookie(c))).status).toBe(401);
+    for (const c of [c1, c2]) expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(c))).status).toBe(401);
     expect(mine.ws.readyState).toBe(mine.ws.OPEN);
     expect(mine.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
     expect((await ben.call(routes.sessions, {})).sessions).toEqual([expect.objectContaining({ current: true })]);
   });
 
   it('ends one session by its id: its socket gets session_ended and closes within a second; the others stay', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const dan = await TestMember.join(server.url, key!, 'dan');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const dan = await TestMember.join(suite.server.url, key!, 'dan');
     const [phone, tablet] = [await signIn(dan, 'Phone'), await signIn(dan, 'Tablet')];
     const mine = await dan.connect();
     opened.push(mine);
@@ -111,7 +102,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     const ms = Math.round(performance.now() - t0);
     console.log(`one session ended: its socket closed ${ms} ms after the request was sent`);
     expect(ms).toBeLessThan(1000);
-    expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, asCookie(phone))).status).toBe(401);
+    expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(phone))).status).toBe(401);
     for (const s of [mine, tabletSocket]) {
       expect(s.ws.readyState).toBe(s.ws.OPEN);
       expect(s.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
@@ -122,7 +113,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect(left).toHaveLength(2);
     // Ended once: a second time it is unknown.
     expect((await dan.attempt(routes.revokeSession, { params: { id: target.id } })).status).toBe(404);
-    const [event] = await database.db
+    const [event] = await suite.database.db
       .select({ details: securityEvents.details, actor: securityEvents.actor })
       .from(securityEvents)
       .where(and(eq(securityEvents.userId, dan.id), eq(securityEvents.type, 'sessions_revoked')));
@@ -130,9 +121,9 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
   });
 
   it("answers another member's session as it answers an unknown one, 404, and leaves it live", async () => {
-    const [k1, k2] = await mintKeys(database.db, { count: 2 });
-    const eve = await TestMember.join(server.url, k1!, 'eve');
-    const fay = await TestMember.join(server.url, k2!, 'fay');
+    const [k1, k2] = await mintKeys(suite.database.db, { count: 2 });
+    const eve = await TestMember.join(suite.server.url, k1!, 'eve');
+    const fay = await TestMember.join(suite.server.url, k2!, 'fay');
     const faySocket = await fay.connect();
     opened.push(faySocket);
     const [fays] = (await fay.call(routes.sessions, {})).sessions;
@@ -146,8 +137,8 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
   });
 
   it('ending its own session by id signs this browser out and clears the cookie', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const gus = await TestMember.join(server.url, key!, 'gus');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const gus = await TestMember.join(suite.server.url, key!, 'gus');
     const mine = await gus.connect();
     opened.push(mine);
     const current = (await gus.call(routes.sessions, {})).sessions.find((s) => s.current)!;
@@ -158,14 +149,14 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
   });
 
   it('marks a session active at most once per interval: a request after it writes the time, one within it does not', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const hal = await TestMember.join(server.url, key!, 'hal');
-    const lastActive = async () => (await database.db.select({ at: sessions.lastActiveAt }).from(sessions).where(eq(sessions.userId, hal.id)))[0]!.at;
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const hal = await TestMember.join(suite.server.url, key!, 'hal');
+    const lastActive = async () => (await suite.database.db.select({ at: sessions.lastActiveAt }).from(sessions).where(eq(sessions.userId, hal.id)))[0]!.at;
     const before = await lastActive();
     await hal.call(routes.me, {});
     expect(await lastActive()).toEqual(before);
     // Older than the interval: the next request marks it.
-    await database.db
+    await suite.database.db
       .update(sessions)
       .set({ lastActiveAt: sql`now() - make_interval(secs => ${(SESSION_TOUCH_MS + 60_000) / 1000})` })
       .where(eq(sessions.userId, hal.id));
@@ -176,15 +167,15 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect(Date.now() - touched.getTime()).toBeLessThan(60_000);
     expect((await hal.call(routes.sessions, {})).sessions[0]!.lastActiveAt).toBe(touched.toISOString());
     // Socket authentication marks a stale session too.
-    await database.db.update(sessions).set({ lastActiveAt: stale }).where(eq(sessions.userId, hal.id));
+    await suite.database.db.update(sessions).set({ lastActiveAt: stale }).where(eq(sessions.userId, hal.id));
     const socket = await hal.connect();
     opened.push(socket);
     expect((await lastActive()).getTime()).toBeGreaterThan(stale.getTime() + SESSION_TOUCH_MS);
   });
 
   it('revoke-all ends every session, this one included, closes every socket and clears the cookie', async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const cal = await TestMember.join(server.url, key!, 'cal');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const cal = await TestMember.join(suite.server.url, key!, 'cal');
     const c1 = await signIn(cal, 'Laptop');
     const mine = await cal.connect();
     opened.push(mine);
@@ -196,14 +187,14 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
       expect(await s.waitFor((f) => f.type === 'session_ended', 2000)).toMatchObject({ reason: 'revoked' });
       expect((await s.closed).code).toBe(CLOSE_SESSION_ENDED);
     }
-    expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, asCookie(c1))).status).toBe(401);
+    expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(c1))).status).toBe(401);
     // Signing in again works: revoking is not a lock.
     expect((await cal.login()).status).toBe(200);
   });
 
   it(`keeps at most ${MAX_LIVE_SESSIONS} live sessions: each sign-in beyond ends the oldest, and its socket`, async () => {
-    const [key] = await mintKeys(database.db, { count: 1 });
-    const ida = await TestMember.join(server.url, key!, 'ida');
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    const ida = await TestMember.join(suite.server.url, key!, 'ida');
     const oldest = await ida.connect();
     opened.push(oldest);
     const cookies: string[] = [];
@@ -213,15 +204,15 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect((await oldest.closed).code).toBe(CLOSE_SESSION_ENDED);
     expect((await ida.attempt(routes.me, {})).status).toBe(401);
     const newest = asCookie(cookies.at(-1)!);
-    const { sessions: list } = await new TestMember.Anonymous(server.url).call(routes.sessions, {}, newest);
+    const { sessions: list } = await new TestMember.Anonymous(suite.server.url).call(routes.sessions, {}, newest);
     expect(list.map((s) => s.userAgent).sort()).toEqual(Array.from({ length: MAX_LIVE_SESSIONS }, (_, i) => `Browser ${i + 4}`).sort());
     for (const [i, cookie] of cookies.entries()) {
-      expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, asCookie(cookie))).status).toBe(i < 4 ? 401 : 200);
+      expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(cookie))).status).toBe(i < 4 ? 401 : 200);
     }
 
     // Sign-ins at once are taken in turn: still no more than the cap.
     await Promise.all(Array.from({ length: 10 }, (_, i) => signIn(ida, `Racer ${i}`)));
-    const open = await database.db
+    const open = await suite.database.db
       .select({ id: sessions.id })
       .from(sessions)
       .where(and(eq(sessions.userId, ida.id), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date())));
@@ -229,6 +220,6 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
   });
 
   it('logged no error', () => {
-    expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(suite.server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
   });
 });

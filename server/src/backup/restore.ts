@@ -159,6 +159,7 @@ async function readArchive(archive: string, staging: string): Promise<ReadArchiv
   if (!manifest) throw new Error('no manifest at its end: the archive is cut short or not a backup');
   if (!database) throw new Error('no database in it');
   if (staged !== manifest.attachmentCount) throw new Error(`${staged} attachment files where the manifest says ${manifest.attachmentCount}`);
+  if (staged && manifest.attachments === 'external') throw new Error('attachment files where the manifest says they are kept elsewhere');
   return { sha256: hash.digest('hex'), database, attachments: manifest.attachments === 'included' ? staged : null };
 }
 

@@ -1,12 +1,12 @@
 import { errorResponseSchema, routes, type RouteDefinition, type RouteInput } from '@enclave/protocol';
 import { and, count, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { accessKeys, epochShares, messages, securityEvents, users } from '../db/schema';
 import { createKeys, mintKeys } from '../keys/service';
 import { routeAccess } from '../access/policy';
-import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, TEST_MASTER_KEY, type TestServer } from '../testing/harness';
+import { creatorHeaders, relaxedRateLimits, TEST_MASTER_KEY } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 /**
  * Each `it` makes the members, keys and events it looks at; they share the server and its
@@ -14,16 +14,14 @@ import { TestMember, type TestSocket } from '../testing/member';
  * send them forget them before and after.
  */
 describe('creator console', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
   let creator: InstanceType<typeof TestMember.Anonymous>;
   /** A call with the master key, its answer parsed. */
   const asCreator = <R extends RouteDefinition>(route: R, input: RouteInput<R>) => creator.attempt(route, input, creatorHeaders);
   /** A call with the master key that must succeed: its parsed body. */
   const byCreator = <R extends RouteDefinition>(route: R, input: RouteInput<R>) => creator.call(route, input, creatorHeaders);
-  const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
-  const forgetWrongKeys = () => database.db.delete(securityEvents).where(eq(securityEvents.type, 'master_key_failed'));
+  const join = async (name: string) => TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, name);
+  const forgetWrongKeys = () => suite.database.db.delete(securityEvents).where(eq(securityEvents.type, 'master_key_failed'));
   /** Closes a member's socket and waits until the server no longer counts them online: no test leaves anyone online. */
   const hangUp = async (member: TestMember, socket: TestSocket) => {
     socket.close();
@@ -31,14 +29,7 @@ describe('creator console', () => {
   };
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    creator = new TestMember.Anonymous(server.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    creator = new TestMember.Anonymous(suite.server.url);
   });
 
   describe('refuses anyone without the master key, and leaks nothing', () => {
@@ -72,7 +63,7 @@ describe('creator console', () => {
     }
     expect(statuses).toEqual([403, 403, 403, 403, 403, 429, 429]);
     // Repeats from one address are one row with a count (security/events.ts): count events, not rows.
-    const [row] = await database.db
+    const [row] = await suite.database.db
       .select({ rows: count(), events: sql<number>`sum(coalesce((${securityEvents.details}->>'count')::int, 1))::int` })
       .from(securityEvents)
       .where(eq(securityEvents.type, 'master_key_failed'));
@@ -113,9 +104,9 @@ describe('creator console', () => {
     await alice.send('all', 'one');
     await bob.send('all', 'two');
     const overview = await byCreator(routes.overview, {});
-    const [u] = await database.db.select({ n: count() }).from(users);
-    const [banned] = await database.db.select({ n: count() }).from(users).where(eq(users.isBanned, true));
-    const [m] = await database.db.select({ n: count() }).from(messages);
+    const [u] = await suite.database.db.select({ n: count() }).from(users);
+    const [banned] = await suite.database.db.select({ n: count() }).from(users).where(eq(users.isBanned, true));
+    const [m] = await suite.database.db.select({ n: count() }).from(messages);
     expect(overview).toMatchObject({
       totalUsers: u?.n,
       totalMessages: m?.n,
@@ -144,7 +135,7 @@ describe('creator console', () => {
     const [last] = (await dave.history('all')).slice(-1);
     const shares = await dave.call(routes.epochShares, { query: { ids: last!.epochId } });
     expect(shares.shares).toHaveLength(1);
-    const carolShares = await database.db
+    const carolShares = await suite.database.db
       .select()
       .from(epochShares)
       .where(and(eq(epochShares.epochId, last!.epochId), eq(epochShares.recipientId, carol.id)));
@@ -177,7 +168,7 @@ describe('creator console', () => {
     await expect(join('latecomer')).rejects.toThrow(/emergency mode/);
 
     expect(await byCreator(routes.liftEmergency, {})).toMatchObject({ emergency: { active: false } });
-    const audit = await database.db.select().from(securityEvents);
+    const audit = await suite.database.db.select().from(securityEvents);
     expect(audit.filter((e) => e.type === 'emergency_shutdown')).toHaveLength(1);
     expect(audit.filter((e) => e.type === 'emergency_lifted')).toHaveLength(1);
     // Bans stay until lifted; in bulk here.
@@ -188,7 +179,7 @@ describe('creator console', () => {
   });
 
   it('revokes keys on the server: refused at once, shown in the key database', async () => {
-    const rows = await createKeys(database.db, { count: 4, purchaseId: 'batch-9' });
+    const rows = await createKeys(suite.database.db, { count: 4, purchaseId: 'batch-9' });
     const [single, ...bulk] = rows;
     expect(await byCreator(routes.revokeKeys, { body: { ids: [single!.id] } })).toEqual({ revoked: 1 });
     expect(await byCreator(routes.revokeKeys, { body: { ids: bulk.map((k) => k.id) } })).toEqual({ revoked: 3 });
@@ -196,7 +187,7 @@ describe('creator console', () => {
       const v = await creator.call(routes.validateKey, { body: { inviteKey: k.key } });
       expect(v).toMatchObject({ valid: false, reason: 'This access key has been revoked' });
     }
-    await expect(TestMember.join(server.url, single!.key, 'toolate')).rejects.toThrow(/revoked/);
+    await expect(TestMember.join(suite.server.url, single!.key, 'toolate')).rejects.toThrow(/revoked/);
     const db = await byCreator(routes.accessKeys, { query: { q: 'batch-9' } });
     expect(db.keys.map((k) => k.status)).toEqual(['revoked', 'revoked', 'revoked', 'revoked']);
     // A key redeemed by a member of this test's own, found by that member's name.
@@ -206,9 +197,9 @@ describe('creator console', () => {
   });
 
   it('builds the heatmap and risk panels from security events', async () => {
-    await database.db.delete(securityEvents);
+    await suite.database.db.delete(securityEvents);
     const eve = await join('eve');
-    await database.db.insert(securityEvents).values([
+    await suite.database.db.insert(securityEvents).values([
       { type: 'login_failed', severity: 'medium', ip: '203.0.113.9' },
       { type: 'login_failed', severity: 'medium', ip: '203.0.113.9' },
       // A coalesced row: 4 repeats of the event in one row (security/events.ts); counted as 4.
@@ -241,8 +232,8 @@ describe('creator console', () => {
       'Breach policy': 'warning',
     });
     // At least one unused key of its own, then none of the unused keys expires.
-    await mintKeys(database.db, { count: 1 });
-    await database.db.update(accessKeys).set({ expiresAt: null });
+    await mintKeys(suite.database.db, { count: 1 });
+    await suite.database.db.update(accessKeys).set({ expiresAt: null });
     const after = await byCreator(routes.compliance, {});
     expect(after.checks.find((x) => x.name === 'Keys with expiry')?.status).toBe('non_compliant');
   });

@@ -6,35 +6,26 @@
 import { createAccount, deriveLoginKey, generateAccessToken } from '@enclave/crypto';
 import { errorTexts, GENERAL_CONVERSATION, routes, type RegisterRequest } from '@enclave/protocol';
 import { and, count, eq, inArray, isNull, like, not, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { conversations, sessions, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 /** Over PostgreSQL's 65,535 bind parameters even at one per member. */
 const BULK_MEMBERS = 40_000;
 const BULK_DMS = 1_000;
 
 describe.each(backends)('emergency shutdown (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let creator: InstanceType<typeof TestMember.Anonymous>;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    creator = new TestMember.Anonymous(server.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    creator = new TestMember.Anonymous(suite.server.url);
   });
 
-  const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  const join = async (name: string) => TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, name);
   const lift = () => creator.call(routes.liftEmergency, {}, creatorHeaders);
 
   it(`bans ${BULK_MEMBERS.toLocaleString('en')} members, their sessions and their conversations in one go`, async () => {
@@ -44,17 +35,17 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
     const socket = await alice.connect();
 
     // Members made in bulk by SQL, each with a live session; some of them in direct messages.
-    await database.db.execute(sql`
+    await suite.database.db.execute(sql`
       INSERT INTO users (username, login_key_hash, encryption_public_key, signing_public_key, encrypted_private_key)
       SELECT 'bulk' || g, md5('bulk' || g), 'k', 'k', 'k' FROM generate_series(1, ${BULK_MEMBERS}) g`);
-    await database.db.execute(sql`
+    await suite.database.db.execute(sql`
       INSERT INTO sessions (id, user_id, expires_at)
       SELECT md5('session' || id::text), id, now() + interval '1 day' FROM users WHERE username LIKE 'bulk%'`);
-    await database.db.execute(sql`
+    await suite.database.db.execute(sql`
       INSERT INTO conversations (id, membership_version)
       SELECT 'dm:' || least(u.id::text, ${own.id}) || ':' || greatest(u.id::text, ${own.id}), 1
       FROM users u WHERE u.username LIKE 'bulk%' ORDER BY u.username LIMIT ${BULK_DMS}`);
-    const [general] = await database.db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
+    const [general] = await suite.database.db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
 
     const t0 = performance.now();
     const res = await creator.attempt(routes.emergencyShutdown, {}, creatorHeaders);
@@ -63,37 +54,37 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
 
     expect(res.status, JSON.stringify(res.error)).toBe(200);
     expect(res.body).toMatchObject({ banned: BULK_MEMBERS + 1, emergency: { active: true } });
-    const [unbanned] = await database.db.select({ n: count() }).from(users).where(eq(users.isBanned, false));
+    const [unbanned] = await suite.database.db.select({ n: count() }).from(users).where(eq(users.isBanned, false));
     expect(unbanned?.n).toBe(1);
-    const [bannedByCreator] = await database.db
+    const [bannedByCreator] = await suite.database.db
       .select({ n: count() })
       .from(users)
       .where(and(eq(users.isBanned, true), eq(users.bannedBy, 'creator'), eq(users.bannedReason, 'Emergency shutdown')));
     expect(bannedByCreator?.n).toBe(BULK_MEMBERS + 1);
-    const [liveBulkSessions] = await database.db
+    const [liveBulkSessions] = await suite.database.db
       .select({ n: count() })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(and(like(users.username, 'bulk%'), isNull(sessions.revokedAt)));
     expect(liveBulkSessions?.n).toBe(0);
-    const dms = await database.db.select().from(conversations).where(not(eq(conversations.id, GENERAL_CONVERSATION)));
+    const dms = await suite.database.db.select().from(conversations).where(not(eq(conversations.id, GENERAL_CONVERSATION)));
     expect(dms).toHaveLength(BULK_DMS);
     expect(dms.every((c) => c.membershipVersion === 2)).toBe(true);
-    const [generalAfter] = await database.db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
+    const [generalAfter] = await suite.database.db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
     expect(generalAfter!.membershipVersion).toBeGreaterThan(general!.membershipVersion);
     await socket.waitFor((f) => f.type === 'session_ended' && f.reason === 'banned');
     expect((await own.login()).status).toBe(200);
     expect(ms).toBeLessThan(30_000);
 
     await lift();
-    await database.db.delete(users).where(like(users.username, 'bulk%'));
+    await suite.database.db.delete(users).where(like(users.username, 'bulk%'));
   }, 120_000);
 
   it('refuses or bans every registration that races a shutdown, never leaves one unbanned', async () => {
     const ROUNDS = 3;
     const PER_ROUND = 12;
     const bodies: RegisterRequest[] = [];
-    const keys = await mintKeys(database.db, { count: ROUNDS * PER_ROUND });
+    const keys = await mintKeys(suite.database.db, { count: ROUNDS * PER_ROUND });
     for (const [i, inviteKey] of keys.entries()) {
       const token = generateAccessToken();
       const account = await createAccount(token);
@@ -105,7 +96,7 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
         encryptedPrivateKey: account.encryptedPrivateKey,
       });
     }
-    const anon = new TestMember.Anonymous(server.url);
+    const anon = new TestMember.Anonymous(suite.server.url);
     const outcomes: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const batch = bodies.slice(round * PER_ROUND, (round + 1) * PER_ROUND);
@@ -121,7 +112,7 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
         outcomes.push(r.status);
         if (r.status === 403) expect(r.error?.error).toMatch(/emergency mode/);
       }
-      const made = await database.db
+      const made = await suite.database.db
         .select({ username: users.username, isBanned: users.isBanned })
         .from(users)
         .where(inArray(users.username, batch.map((b) => b.username)));
@@ -133,8 +124,8 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
   }, 120_000);
 
   it('key validation says registration is closed while in emergency mode, for every key, and opens again when lifted', async () => {
-    const [fresh] = await mintKeys(database.db, { count: 1 });
-    const anon = new TestMember.Anonymous(server.url);
+    const [fresh] = await mintKeys(suite.database.db, { count: 1 });
+    const anon = new TestMember.Anonymous(suite.server.url);
     const validate = (inviteKey: string) => anon.call(routes.validateKey, { body: { inviteKey } });
     expect(await validate(fresh!)).toMatchObject({ valid: true, reason: errorTexts.keyValid });
 

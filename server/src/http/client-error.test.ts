@@ -4,9 +4,8 @@
  */
 import net from 'node:net';
 import { errorCodes, errorResponseSchema } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
-import { makeDatabase, startServer, type TestServer } from '../testing/harness';
+import { describe, expect, it } from 'vitest';
+import { oneInstance } from '../testing/one-instance';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection). */
 function raw(url: string, request: string): Promise<string> {
@@ -26,34 +25,22 @@ function parse(answer: string): { status: number; body: unknown } {
 }
 
 describe('requests refused before routing', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const suite = oneInstance('pglite');
 
   it('answers 431 {error, code} to a URL past 16 KiB', async () => {
-    const res = await fetch(`${server.url}/api/keys/validate?x=${'a'.repeat(20_000)}`);
+    const res = await fetch(`${suite.server.url}/api/keys/validate?x=${'a'.repeat(20_000)}`);
     expect(res.status).toBe(431);
     const body = errorResponseSchema.parse(await res.json());
     expect(body.code).toBe(errorCodes.invalidRequest);
   });
 
   it('answers 400 {error, code} to a request line that is not HTTP', async () => {
-    const { status, body } = parse(await raw(server.url, 'NOT HTTP AT ALL\r\n\r\n'));
+    const { status, body } = parse(await raw(suite.server.url, 'NOT HTTP AT ALL\r\n\r\n'));
     expect(status).toBe(400);
     expect(errorResponseSchema.parse(body).code).toBe(errorCodes.invalidRequest);
   });
 
   it('still serves the next request', async () => {
-    expect((await fetch(`${server.url}/api/health`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${suite.server.url}/api/health`, { method: 'HEAD' })).status).toBe(200);
   });
 });

@@ -28,10 +28,10 @@ import {
 } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeAccess } from '../access/policy';
-import type { Database } from '../db/client';
 import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 // ---------------------------------------------------------------- the fixture rows draw on
 
@@ -552,17 +552,13 @@ describe('the malformed-input table', () => {
 });
 
 describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let f: Fixture;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const [k1, k2, k3] = await mintKeys(database.db, { count: 3 });
-    const alice = await TestMember.join(server.url, k1!, 'alice');
-    const bob = await TestMember.join(server.url, k2!, 'bob');
+    const [k1, k2, k3] = await mintKeys(suite.database.db, { count: 3 });
+    const alice = await TestMember.join(suite.server.url, k1!, 'alice');
+    const bob = await TestMember.join(suite.server.url, k2!, 'bob');
 
     const token = generateAccessToken();
     const account = await createAccount(token);
@@ -624,17 +620,11 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
     };
   });
 
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
-
   it('accepts the well-formed bodies the rows start from', async () => {
     expect((await f.alice.request('POST', '/api/epochs', f.epochBody())).status).toBe(201);
     const longest = await f.alice.request('POST', '/api/messages/send', await f.sendBody('€'.repeat(limits.messageMaxChars)));
     expect(longest.status, JSON.stringify(longest.body)).toBe(201);
-    const valid = await callWithout(server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });
+    const valid = await callWithout(suite.server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });
     expect(valid.body).toMatchObject({ valid: true });
     expect((await f.alice.request('POST', '/api/p2p/host', hostBody)).status).toBe(201);
   });
@@ -646,7 +636,7 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
     const res =
       who === 'member'
         ? await f.alice.request(row.method, path, body, row.contentType ? { 'content-type': row.contentType } : {})
-        : await callWithout(server.url, who, row.method, path, body, row.contentType);
+        : await callWithout(suite.server.url, who, row.method, path, body, row.contentType);
     expect(res.status, JSON.stringify(res.body)?.slice(0, 500)).toBe(row.expectStatus);
     const parsed = errorResponseSchema.safeParse(res.body);
     expect(parsed.success, `not an error body: ${JSON.stringify(res.body)?.slice(0, 500)}`).toBe(true);
@@ -654,7 +644,7 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
   });
 
   it('the invite key the register rows used is still unused', async () => {
-    const res = await callWithout(server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });
+    const res = await callWithout(suite.server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });
     expect(res.body).toMatchObject({ valid: true });
   });
 
@@ -671,8 +661,8 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
   });
 
   it('logged no error and answered no 5xx during the whole table', () => {
-    expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
-    expect(server.logs.filter((l) => /"statusCode":5\d\d/.test(l))).toEqual([]);
+    expect(suite.server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(suite.server.logs.filter((l) => /"statusCode":5\d\d/.test(l))).toEqual([]);
   });
 });
 
@@ -744,26 +734,18 @@ const frameCases: FrameCase[] = [
 ];
 
 describe('malformed WebSocket frames get an error frame and the socket stays open (pglite)', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
   let alice: TestMember;
   let socket: TestSocket;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const [key] = await mintKeys(database.db, { count: 1 });
-    alice = await TestMember.join(server.url, key!, 'alice');
+    [alice] = await suite.members('alice');
     socket = await alice.connect();
     expect(socket.frames).toContainEqual({ type: 'authenticated', userId: alice.id });
   });
 
   afterAll(async () => {
     socket?.close();
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   /** The first frame received after the `start`-th that matches. */
@@ -790,7 +772,7 @@ describe('malformed WebSocket frames get an error frame and the socket stays ope
   });
 
   it('answers authenticate on a socket without a cookie with auth_failed, then closes it with 4001', async () => {
-    const anon = new TestSocket(server.url.replace(/^http/, 'ws') + '/ws', '', []);
+    const anon = new TestSocket(suite.server.url.replace(/^http/, 'ws') + '/ws', '', []);
     await anon.opened;
     anon.send({ type: 'authenticate' });
     const failed = await anon.waitFor((fr) => fr.type === 'auth_failed');
@@ -799,7 +781,7 @@ describe('malformed WebSocket frames get an error frame and the socket stays ope
   });
 
   it('answers malformed frames on a socket without a cookie too, without closing it', async () => {
-    const anon = new TestSocket(server.url.replace(/^http/, 'ws') + '/ws', '', []);
+    const anon = new TestSocket(suite.server.url.replace(/^http/, 'ws') + '/ws', '', []);
     await anon.opened;
     anon.send('not json');
     expect(await anon.waitFor((fr) => fr.type === 'error')).toEqual({ type: 'error', message: 'Frame is not valid JSON' });
@@ -810,16 +792,16 @@ describe('malformed WebSocket frames get an error frame and the socket stays ope
   });
 
   it('logged no error', () => {
-    expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(suite.server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
   });
 
   it('closes a socket that sends a frame over the 1 MiB transport cap cleanly (1009), without logging an error', async () => {
     // Beyond maxPayload the ws library ends the connection itself; that close must at least be a
     // clean "message too big", and a client's oversize frame is not a server error.
-    const logged = server.logs.length;
+    const logged = suite.server.logs.length;
     const big = await alice.connect();
     big.ws.send('x'.repeat(2 * 1024 * 1024));
     expect((await big.closed).code).toBe(1009);
-    expect(server.logs.slice(logged).filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(suite.server.logs.slice(logged).filter((l) => l.includes('"level":50'))).toEqual([]);
   });
 });

@@ -5,11 +5,10 @@
  * database.
  */
 import { errorResponseSchema, routes, routeUrl } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
-import { mintKeys } from '../keys/service';
-import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { nulPath } from './nul-text';
 
 describe('nulPath', () => {
@@ -21,22 +20,13 @@ describe('nulPath', () => {
 });
 
 describe.each(backends)('text with U+0000 is refused as a client error (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let creator: InstanceType<typeof TestMember.Anonymous>;
   let alice: TestMember;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    creator = new TestMember.Anonymous(server.url);
-    alice = await TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, 'alice');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    creator = new TestMember.Anonymous(suite.server.url);
+    [alice] = await suite.members('alice');
   });
 
   const cases: [string, () => Promise<{ status: number; body: unknown }>, RegExp][] = [
@@ -58,6 +48,6 @@ describe.each(backends)('text with U+0000 is refused as a client error (%s)', (b
 
   it('left the member unbanned and logged no error', async () => {
     expect((await alice.attempt(routes.me, {})).status).toBe(200);
-    expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(suite.server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
   });
 });

@@ -3,10 +3,9 @@
  * are one and the same list.
  */
 import { routeKey, routes } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
-import { makeDatabase, startServer, type TestServer } from '../testing/harness';
+import { describe, expect, it } from 'vitest';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 const tableKeys = Object.values(routes).map(routeKey).sort();
 
@@ -21,32 +20,20 @@ function documentKeys(doc: { paths: Record<string, unknown> }): string[] {
 }
 
 describe.each([false, true])('OpenAPI document (production: %s)', (production) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { production } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
-  });
+  const suite = oneInstance('pglite', { config: { production } });
 
   // Development-only routes do not exist in production (routes.generateTestKeys).
   const expected = production ? tableKeys.filter((k) => k !== routeKey(routes.generateTestKeys)) : tableKeys;
 
   it('registers every route of the table, and no other API route', () => {
-    const app = server.app.app;
+    const app = suite.server.app.app;
     for (const route of Object.values(routes)) {
       expect(app.hasRoute({ method: route.method, url: route.path }), routeKey(route)).toBe(expected.includes(routeKey(route)));
     }
   });
 
   it('lists exactly the registered routes at /api/openapi.json, with their schemas', async () => {
-    const doc = await new TestMember.Anonymous(server.url).call(routes.openApi, {});
+    const doc = await new TestMember.Anonymous(suite.server.url).call(routes.openApi, {});
     expect(documentKeys(doc)).toEqual(expected);
     const login = (doc.paths[routes.login.path] as Record<string, { requestBody?: unknown; responses?: Record<string, unknown> }>).post;
     expect(login?.requestBody).toBeDefined();
@@ -54,7 +41,7 @@ describe.each([false, true])('OpenAPI document (production: %s)', (production) =
   });
 
   it('answers /api/health to HEAD and to GET (load balancers)', async () => {
-    const anyone = new TestMember.Anonymous(server.url);
+    const anyone = new TestMember.Anonymous(suite.server.url);
     expect((await anyone.attempt(routes.health, {})).status).toBe(200);
     expect(await anyone.call(routes.healthGet, {})).toEqual({ ok: true });
   });

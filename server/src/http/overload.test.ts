@@ -6,41 +6,30 @@
  */
 import { routes } from '@enclave/protocol';
 import { count, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../db/schema';
-import { mintKeys } from '../keys/service';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
-import { TestMember } from '../testing/member';
+import { backends, relaxedRateLimits } from '../testing/harness';
+import type { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(backends)('overload (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits, maxInFlight: 1 } });
   let alice: TestMember;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits, maxInFlight: 1 } });
-    const [key] = await mintKeys(database.db, { count: 1 });
-    alice = await TestMember.join(server.url, key!, 'alice');
+    [alice] = await suite.members('alice');
     // The refusal is what is looked at here, not the client's resend after it.
     alice.sendRetryDelaysMs = [];
     expect((await alice.send('all', 'first')).status).toBe(201);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   it('answers 503 with Retry-After while its one place is taken, stores what it accepted, and takes requests again after', async () => {
     let release!: () => void;
     let locked!: () => void;
     const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const held = database.db.transaction(async (tx) => {
+    const held = suite.database.db.transaction(async (tx) => {
       // Every session read waits for this lock: the request that took the place stays in flight.
       await tx.execute(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`);
       locked();
@@ -61,7 +50,7 @@ describe.each(backends)('overload (%s)', (backend) => {
     await held;
     expect((await accepted).status).toBe(201);
     expect((await alice.send('all', 'after')).status).toBe(201);
-    const [stored] = await database.db.select({ n: count() }).from(messages);
+    const [stored] = await suite.database.db.select({ n: count() }).from(messages);
     expect(stored?.n).toBe(3);
     const texts = (await alice.decrypt(await alice.history('all'))).map((m) => m.text);
     expect(texts).toEqual(['first', 'held up', 'after']);

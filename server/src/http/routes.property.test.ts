@@ -17,12 +17,12 @@ import { errorResponseSchema, routes, type Access, type RouteDefinition } from '
 import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
 import { settings, users } from '../db/schema';
 import { createKeys, mintKeys } from '../keys/service';
 import { mutatedRequest, requestOf, validInput, type FuzzRequest } from '../testing/fuzz';
-import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { announce, checkProperty, countStatus, property, propertyTimeout, resetTally, selected, summary } from '../testing/property';
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -87,9 +87,7 @@ function schemaAccepts(route: RouteDefinition, req: FuzzRequest): boolean {
 }
 
 describe.each(backends)('every route of the table under generated input (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   /** The members behind the member and admin roles, and their current session cookies. */
   const sessions: Partial<Record<'member' | 'admin', { member: TestMember; cookie: string }>> = {};
   const hints: { ids: string[] } = { ids: [] };
@@ -97,7 +95,7 @@ describe.each(backends)('every route of the table under generated input (%s)', (
   let drawnValid = 0;
 
   const login = async (member: TestMember): Promise<string> => {
-    const res = await fetch(`${server.url}${routes.login.path}`, {
+    const res = await fetch(`${suite.server.url}${routes.login.path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ loginKey: await deriveLoginKey(member.token) }),
@@ -114,11 +112,11 @@ describe.each(backends)('every route of the table under generated input (%s)', (
     if (role === 'anonymous') return {};
     if (role === 'creator') return creatorHeaders;
     const session = sessions[role]!;
-    const me = await fetch(`${server.url}${routes.me.path}`, { headers: { cookie: session.cookie } });
+    const me = await fetch(`${suite.server.url}${routes.me.path}`, { headers: { cookie: session.cookie } });
     const body = me.status === 200 ? ((await me.json()) as { user: { role: string } }) : null;
     if (body?.user.role !== (role === 'admin' ? 'admin' : 'member')) {
-      await database.db.delete(settings).where(eq(settings.key, 'emergency_since'));
-      await database.db
+      await suite.database.db.delete(settings).where(eq(settings.key, 'emergency_since'));
+      await suite.database.db
         .update(users)
         .set({ isBanned: false, bannedReason: null, bannedBy: null, role: role === 'admin' ? 'admin' : 'member' })
         .where(eq(users.id, session.member.id));
@@ -128,15 +126,13 @@ describe.each(backends)('every route of the table under generated input (%s)', (
   };
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 3 });
-    const [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map((name, i) => TestMember.join(server.url, keys[i]!, name)));
-    await database.db.update(users).set({ role: 'admin' }).where(eq(users.id, bob!.id));
+    const keys = await mintKeys(suite.database.db, { count: 3 });
+    const [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map((name, i) => TestMember.join(suite.server.url, keys[i]!, name)));
+    await suite.database.db.update(users).set({ role: 'admin' }).where(eq(users.id, bob!.id));
     sessions.member = { member: alice!, cookie: await login(alice!) };
     sessions.admin = { member: bob!, cookie: await login(bob!) };
     // Ids that exist, so generated bans, role changes and revocations sometimes hit something.
-    const sale = await createKeys(database.db, { count: 2, purchaseId: 'BATCH-1' });
+    const sale = await createKeys(suite.database.db, { count: 2, purchaseId: 'BATCH-1' });
     hints.ids.push(alice!.id, bob!.id, carol!.id, ...sale.map((k) => k.id));
     // Alice's devices: ending one is hers to do as the member role, and another's as the admin role.
     hints.ids.push(...(await alice!.call(routes.sessions, {})).sessions.map((s) => s.id));
@@ -146,9 +142,6 @@ describe.each(backends)('every route of the table under generated input (%s)', (
 
   afterAll(async () => {
     console.log(summary(`routes on ${backend}`) + `; valid draws the schemas accept: ${schemaValid} of ${drawnValid}`);
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   for (const [name, route] of Object.entries(routes) as [string, RouteDefinition][]) {
@@ -161,7 +154,7 @@ describe.each(backends)('every route of the table under generated input (%s)', (
           async (req) => {
             drawnValid += 1;
             if (schemaAccepts(route, req)) schemaValid += 1;
-            const answer = await send(server.url, req, await heal(role));
+            const answer = await send(suite.server.url, req, await heal(role));
             countStatus(answer.status);
             checkAnswer(route, role, req, answer);
           },
@@ -170,7 +163,7 @@ describe.each(backends)('every route of the table under generated input (%s)', (
       const mutated = `${name} as ${role}: mutated input`;
       it.runIf(selected(mutated))(mutated, async () => {
         await checkProperty(mutated, mutatedRequest(route, hints), async (req) => {
-          const answer = await send(server.url, req, await heal(role));
+          const answer = await send(suite.server.url, req, await heal(role));
           countStatus(answer.status);
           checkAnswer(route, role, req, answer);
         });
@@ -179,10 +172,10 @@ describe.each(backends)('every route of the table under generated input (%s)', (
   }
 
   it('still answers its health check, and logged no error and no 5xx', async () => {
-    const health = await fetch(`${server.url}${routes.health.path}`, { method: 'HEAD', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const health = await fetch(`${suite.server.url}${routes.health.path}`, { method: 'HEAD', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     expect(health.status).toBe(200);
-    expect(server.logs.filter((l) => l.includes('"level":50') || l.includes('"level":60'))).toEqual([]);
-    expect(server.logs.filter((l) => /"statusCode":5\d\d/.test(l))).toEqual([]);
+    expect(suite.server.logs.filter((l) => l.includes('"level":50') || l.includes('"level":60'))).toEqual([]);
+    expect(suite.server.logs.filter((l) => /"statusCode":5\d\d/.test(l))).toEqual([]);
   });
 
   it('drew valid inputs that the schemas accept, for most routes', () => {

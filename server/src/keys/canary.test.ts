@@ -7,36 +7,27 @@ import { randomBytes } from 'node:crypto';
 import { createAccount, deriveLoginKey, generateAccessToken } from '@enclave/crypto';
 import { errorTexts, routes } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { accessKeys, securityEvents } from '../db/schema';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { createKeys } from './service';
 
 describe.each(backends)('canary keys (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   let anon: InstanceType<typeof TestMember.Anonymous>;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    anon = new TestMember.Anonymous(server.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    anon = new TestMember.Anonymous(suite.server.url);
   });
 
   const unknownKey = () => randomBytes(32).toString('hex');
 
   async function canaries() {
-    const [fresh, revoked, expired] = await createKeys(database.db, { count: 3, canary: true });
-    await database.db.update(accessKeys).set({ status: 'revoked' }).where(eq(accessKeys.id, revoked!.id));
-    await database.db.update(accessKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accessKeys.id, expired!.id));
+    const [fresh, revoked, expired] = await createKeys(suite.database.db, { count: 3, canary: true });
+    await suite.database.db.update(accessKeys).set({ status: 'revoked' }).where(eq(accessKeys.id, revoked!.id));
+    await suite.database.db.update(accessKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accessKeys.id, expired!.id));
     return [fresh!, revoked!, expired!];
   }
 
@@ -68,17 +59,17 @@ describe.each(backends)('canary keys (%s)', (backend) => {
   });
 
   it('still raise a critical canary_key_used event at validation and at registration', async () => {
-    await database.db.delete(securityEvents);
-    const [canary] = await createKeys(database.db, { count: 1, canary: true });
+    await suite.database.db.delete(securityEvents);
+    const [canary] = await createKeys(suite.database.db, { count: 1, canary: true });
     await anon.request('POST', routes.validateKey.path, { inviteKey: canary!.key });
-    await expect(TestMember.join(server.url, canary!.key, 'tripwire2')).rejects.toThrow(errorTexts.keyUnknown);
-    const alerts = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'canary_key_used'));
+    await expect(TestMember.join(suite.server.url, canary!.key, 'tripwire2')).rejects.toThrow(errorTexts.keyUnknown);
+    const alerts = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'canary_key_used'));
     expect(alerts.map((a) => [a.severity, a.details.action, a.details.keyId])).toEqual([
       ['critical', 'validate', canary!.id],
       ['critical', 'register', canary!.id],
     ]);
     // Nothing else says which key it was: no "refused key" event beside the alert.
-    const refused = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'key_validation_failed'));
+    const refused = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'key_validation_failed'));
     expect(refused).toEqual([]);
   });
 });

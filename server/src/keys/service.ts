@@ -164,8 +164,10 @@ export async function keyPage(db: Db, query: z.output<typeof accessKeysQuerySche
     query.status ? statusIs(query.status, now) : undefined,
     needle ? or(ilike(accessKeys.purchaseId, needle), ilike(users.username, needle)) : undefined,
   );
-  const from = () => db.select({ k: accessKeys, username: users.username }).from(accessKeys).leftJoin(users, eq(users.id, accessKeys.usedBy));
-  const rows = await from()
+  const rows = await db
+    .select({ k: accessKeys, username: users.username })
+    .from(accessKeys)
+    .leftJoin(users, eq(users.id, accessKeys.usedBy))
     .where(
       and(
         filter,

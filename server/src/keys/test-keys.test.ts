@@ -1,26 +1,17 @@
 /** POST /api/generate-test-keys: keys to try the app with, for the creator, in development only. */
 import { errorResponseSchema, errorTexts, routes } from '@enclave/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
-import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { mintKeys } from './service';
 
 describe.each([false, true])('test keys (production: %s)', (production) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { production, rateLimits: relaxedRateLimits } });
   let anon: InstanceType<typeof TestMember.Anonymous>;
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { production, rateLimits: relaxedRateLimits } });
-    anon = new TestMember.Anonymous(server.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
+    anon = new TestMember.Anonymous(suite.server.url);
   });
 
   it.runIf(!production)('gives the creator 1 or 10 keys that validate', async () => {
@@ -38,7 +29,7 @@ describe.each([false, true])('test keys (production: %s)', (production) => {
     const five = await anon.request('POST', routes.generateTestKeys.path, { quantity: 5 }, creatorHeaders);
     expect(five.status).toBe(400);
     expect(errorResponseSchema.parse(five.body).error).toMatch(/^quantity: /);
-    const member = await TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, 'tester');
+    const member = await TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, 'tester');
     expect((await member.attempt(routes.generateTestKeys, { body: { quantity: 1 } })).status).toBe(401);
   });
 

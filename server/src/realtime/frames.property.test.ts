@@ -17,12 +17,12 @@ import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Database } from '../db/client';
 import { users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { mutatedFrame, type FuzzFrame } from '../testing/fuzz';
-import { backends, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { announce, checkProperty, countStatus, propertyTimeout, resetTally, selected, summary } from '../testing/property';
 import { arbitraryOf } from '../testing/zod-arbitrary';
 
@@ -100,14 +100,12 @@ const refusalClose = (code: number, frame: FuzzFrame) =>
   (code >= 4000 && code <= 4999) || code === 1008 || code === 1009 || (code === 1007 && frame.invalidUtf8 === true);
 
 describe.each(backends)('the socket under generated frames (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
   const cookies: Partial<Record<Role, string>> = {};
   const members: Partial<Record<Role, TestMember>> = {};
 
   const login = async (member: TestMember): Promise<string> => {
-    const res = await fetch(`${server.url}${routes.login.path}`, {
+    const res = await fetch(`${suite.server.url}${routes.login.path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ loginKey: await deriveLoginKey(member.token) }),
@@ -116,18 +114,16 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
   };
   const open = async (role: Role): Promise<Probe> => {
     const cookie = cookies[role];
-    const probe = new Probe(new WebSocket(server.url.replace(/^http/, 'ws') + SOCKET_PATH, { headers: cookie ? { cookie } : {} }));
+    const probe = new Probe(new WebSocket(suite.server.url.replace(/^http/, 'ws') + SOCKET_PATH, { headers: cookie ? { cookie } : {} }));
     await probe.opened;
     return probe;
   };
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    const keys = await mintKeys(database.db, { count: 2 });
-    members.member = await TestMember.join(server.url, keys[0]!, 'alice');
-    members.admin = await TestMember.join(server.url, keys[1]!, 'bob');
-    await database.db.update(users).set({ role: 'admin' }).where(eq(users.id, members.admin.id));
+    const keys = await mintKeys(suite.database.db, { count: 2 });
+    members.member = await TestMember.join(suite.server.url, keys[0]!, 'alice');
+    members.admin = await TestMember.join(suite.server.url, keys[1]!, 'bob');
+    await suite.database.db.update(users).set({ role: 'admin' }).where(eq(users.id, members.admin.id));
     cookies.member = await login(members.member);
     cookies.admin = await login(members.admin);
     resetTally();
@@ -136,9 +132,6 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
 
   afterAll(async () => {
     console.log(summary(`frames on ${backend}`));
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   const validFrame = arbitraryOf(clientFrameSchema);
@@ -212,13 +205,13 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
   }
 
   it('still answers HTTP, authenticates a new socket, and logged no error', async () => {
-    const health = await fetch(`${server.url}${routes.health.path}`, { method: 'HEAD', signal: AbortSignal.timeout(FRAME_TIMEOUT_MS) });
+    const health = await fetch(`${suite.server.url}${routes.health.path}`, { method: 'HEAD', signal: AbortSignal.timeout(FRAME_TIMEOUT_MS) });
     expect(health.status).toBe(200);
     const probe = await open('member');
     probe.send({ mutation: 'valid', text: JSON.stringify({ type: 'authenticate' }) });
     expect(await probe.next('authenticate')).toEqual({ frame: { type: 'authenticated', userId: members.member!.id } });
     probe.ws.close();
-    expect(server.logs.filter((l) => l.includes('"level":50') || l.includes('"level":60'))).toEqual([]);
+    expect(suite.server.logs.filter((l) => l.includes('"level":50') || l.includes('"level":60'))).toEqual([]);
   });
 });
 

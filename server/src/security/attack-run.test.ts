@@ -21,11 +21,11 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimits } from '../config';
-import type { Database } from '../db/client';
 import { blockedIps, epochs, messages, securityEvents, sessions, users } from '../db/schema';
-import { createKeys, mintKeys } from '../keys/service';
-import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, TEST_MASTER_KEY, type TestServer } from '../testing/harness';
+import { createKeys } from '../keys/service';
+import { backends, creatorHeaders, relaxedRateLimits, TEST_MASTER_KEY } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 import { decoyRoutes } from './metrics';
 
 const ATTACKER = '203.0.113.66';
@@ -44,26 +44,19 @@ const shape = (e: LiveEvent): Expected => ({ type: e.type, severity: e.severity,
 const byKey = (a: Expected, b: Expected) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 describe.each(backends)('a scripted attack, and what the monitor says of it (%s)', (backend) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance(backend, {
+    // The login limit as in production: the attack goes past it.
+    config: { trustProxy: { hops: 1 }, rateLimits: { ...relaxedRateLimits, login: defaultRateLimits.login } },
+  });
   let alice: TestMember;
   let bob: TestMember;
   let mallory: TestMember;
   let bobSocket: TestSocket;
-  const creator = () => new TestMember.Anonymous(server.url);
+  const creator = () => new TestMember.Anonymous(suite.server.url);
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase(backend));
-    server = await startServer(database, {
-      // The login limit as in production: the attack goes past it.
-      config: { trustProxy: { hops: 1 }, rateLimits: { ...relaxedRateLimits, login: defaultRateLimits.login } },
-    });
-    const [k1, k2, k3] = await mintKeys(database.db, { count: 3 });
-    alice = await TestMember.join(server.url, k1!, 'alice');
-    bob = await TestMember.join(server.url, k2!, 'bob');
-    mallory = await TestMember.join(server.url, k3!, 'mallory');
+    [alice, bob, mallory] = await suite.members('alice', 'bob', 'mallory');
     const sent = await alice.send('all', 'the plaintext of a real message');
     expect(sent.status).toBe(201);
     bobSocket = await bob.connect();
@@ -71,9 +64,6 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
   });
   afterAll(async () => {
     bobSocket?.close();
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   const live = async () => (await creator().call(routes.liveEvents, {}, creatorHeaders)).events;
@@ -81,7 +71,7 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     creator().call(routes.securityMetrics, {}, { ...creatorHeaders, ...headers });
 
   it('runs the attack: every step refused as it should be', async () => {
-    const attacker = new TestMember.Anonymous(server.url);
+    const attacker = new TestMember.Anonymous(suite.server.url);
 
     // 1. Wrong tokens past the login limit (5 per 60 s per address): 5 × 401, then 429s.
     const wrongLogin = { body: { loginKey: 'e'.repeat(64) } };
@@ -94,14 +84,14 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     // 3. Decoy probes: each answers a plausible shape, and nothing in it is real.
     const auth = await attacker.call(routes.decoyAuth, { body: undefined }, from(ATTACKER));
     expect(auth.token).toMatch(/^[0-9a-f]{64}$/);
-    expect(await database.db.select().from(users).where(eq(users.id, auth.user.id))).toEqual([]);
+    expect(await suite.database.db.select().from(users).where(eq(users.id, auth.user.id))).toEqual([]);
     expect(await attacker.call(routes.decoyValidate, { body: { decoy: true } }, from(ATTACKER))).toMatchObject({ valid: true });
     expect((await attacker.call(routes.decoyDecrypt, { body: { decoy: true } }, from(ATTACKER))).decrypted).not.toContain('plaintext');
     expect(await attacker.call(routes.decoyAnyGet, { params: { '*': 'admin/keys' } }, from(ATTACKER))).toMatchObject({ status: 'ok' });
     expect(await attacker.call(routes.decoyAnyPost, { params: { '*': 'backup' }, body: { decoy: true } }, from(ATTACKER))).toMatchObject({ status: 'ok' });
 
     // 4. A canary key, refused as a key that does not exist.
-    const [canary] = await createKeys(database.db, { count: 1, canary: true });
+    const [canary] = await createKeys(suite.database.db, { count: 1, canary: true });
     const validated = await attacker.call(routes.validateKey, { body: { inviteKey: canary!.key } }, from(ATTACKER));
     expect(validated).toMatchObject({ valid: false, reason: errorTexts.keyUnknown });
 
@@ -116,7 +106,7 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     expect(refused.map((r) => r.status)).toEqual([403, 403, 403]);
     expect(refused[1]!.body).toEqual({ error: errorTexts.ipBlocked, code: 'ip_blocked' });
     const upgrade = await new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws`, { headers: from(BLOCKED) });
+      const ws = new WebSocket(`${suite.server.url.replace(/^http/, 'ws')}/ws`, { headers: from(BLOCKED) });
       // Ending the refused upgrade ourselves is not an error of the test.
       ws.on('error', () => undefined);
       ws.once('unexpected-response', (_req, res) => {
@@ -218,7 +208,7 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
 
   /** Events per severity of non-audit rows created after `since`, counted here from the table. */
   const countRows = async (since: Date) => {
-    const rows = await database.db
+    const rows = await suite.database.db
       .select({ severity: securityEvents.severity, details: securityEvents.details, type: securityEvents.type, ip: securityEvents.ip, userId: securityEvents.userId })
       .from(securityEvents)
       .where(and(gt(securityEvents.createdAt, since), isNull(securityEvents.actor)));
@@ -245,10 +235,10 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     expect(m.metrics.activeThreats).toBe(hour.counts.high + hour.counts.critical);
     expect(m.metrics.tamperReports).toBe(day.sumWhere((r) => r.type === 'breach_report'));
     expect(m.metrics.decoyHits).toBe(day.sumWhere((r) => r.type === 'decoy_hit'));
-    const activeBlocks = (await database.db.select().from(blockedIps)).filter((b) => !b.expiresAt || b.expiresAt.getTime() > now);
+    const activeBlocks = (await suite.database.db.select().from(blockedIps)).filter((b) => !b.expiresAt || b.expiresAt.getTime() > now);
     expect(m.metrics.blockedIPs).toBe(activeBlocks.length);
-    expect(m.metrics.dynamicKeys).toBe((await database.db.select().from(epochs).where(gt(epochs.createdAt, new Date(now - DAY_MS)))).length);
-    expect(m.metrics.messageKeys).toBe((await database.db.select().from(messages).where(gt(messages.createdAt, new Date(now - DAY_MS)))).length);
+    expect(m.metrics.dynamicKeys).toBe((await suite.database.db.select().from(epochs).where(gt(epochs.createdAt, new Date(now - DAY_MS)))).length);
+    expect(m.metrics.messageKeys).toBe((await suite.database.db.select().from(messages).where(gt(messages.createdAt, new Date(now - DAY_MS)))).length);
     expect(m.metrics.decoyEndpoints).toBe(Object.values(routes).filter((r) => r.path.startsWith('/api/decoy/')).length);
     // …and against the script: 2 critical (canary, Mallory's report), 9 high (3 master keys, 5 decoys,
     // the anonymous report), 11 medium (5 wrong logins, 2 × 429, 4 blocked hits).
@@ -295,7 +285,7 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     const res = await creator().attempt(routes.creatorBan, { body: { userId: bob.id, reason: 'attack run' } }, creatorHeaders);
     expect(res.status).toBe(200);
     expect(await bobSocket.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'banned' });
-    const [audit] = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'member_banned'));
+    const [audit] = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'member_banned'));
     expect(audit!.details).toMatchObject({ socketsClosed: 1, socketsClosedMs: expect.any(Number) });
     expect((await metrics()).metrics.responseTimeMs).toBe(audit!.details.socketsClosedMs);
   });
@@ -312,13 +302,13 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
   });
 
   it('maps a row written before reported addresses existed to the new shape, with no address made up', async () => {
-    await database.db.insert(securityEvents).values({
+    await suite.database.db.insert(securityEvents).values({
       type: 'login_failed',
       severity: 'medium',
       ip: '203.0.113.5',
       ipAnalysis: { clientIP: '203.0.113.5', forwardedFor: [], classification: 'public', headers: { 'user-agent': 'old' } },
     });
-    await database.db.insert(securityEvents).values({ type: 'emergency_lifted', severity: 'high', actor: 'creator' });
+    await suite.database.db.insert(securityEvents).values({ type: 'emergency_lifted', severity: 'high', actor: 'creator' });
     const [serverSide, legacy] = await live();
     expect(legacy!.ipAnalysis).toEqual({ clientIP: '203.0.113.5', forwardedFor: [], classification: 'public', localNetworkIP: null, publicIP: null, webrtcIPs: [], headers: { 'user-agent': 'old' } });
     expect(serverSide!.ipAnalysis).toEqual({ clientIP: null, forwardedFor: [], classification: 'unknown', localNetworkIP: null, publicIP: null, webrtcIPs: [], headers: {} });
@@ -326,22 +316,22 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
 
   it('keeps no token, key or plaintext in any row written, nor in any log line', async () => {
     // A session cookie presented on the public routes that read it (breach report, decoy).
-    const login = await new TestMember.Anonymous(server.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(alice.token) } });
+    const login = await new TestMember.Anonymous(suite.server.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(alice.token) } });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
     const cookieToken = cookie.split('=')[1]!;
     expect(cookieToken.length).toBeGreaterThan(20);
-    await new TestMember.Anonymous(server.url).call(routes.decoyAuth, { body: { decoy: true } }, { cookie });
+    await new TestMember.Anonymous(suite.server.url).call(routes.decoyAuth, { body: { decoy: true } }, { cookie });
     secrets.push(cookieToken);
     const dump = JSON.stringify([
-      await database.db.select().from(securityEvents),
-      await database.db.select().from(sessions),
-      await database.db.select().from(blockedIps),
+      await suite.database.db.select().from(securityEvents),
+      await suite.database.db.select().from(sessions),
+      await suite.database.db.select().from(blockedIps),
     ]);
-    const logs = server.logs.join('\n');
+    const logs = suite.server.logs.join('\n');
     for (const secret of secrets) {
       expect(dump.includes(secret), 'a secret in the rows').toBe(false);
       expect(logs.includes(secret), 'a secret in the log').toBe(false);
     }
-    expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(suite.server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
   });
 });

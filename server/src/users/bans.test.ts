@@ -4,25 +4,23 @@
  */
 import { errorTexts, routes } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
+import { creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
 
 describe('bans remember who made them', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let server: TestServer;
+  const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
   let creator: InstanceType<typeof TestMember.Anonymous>;
   let admin: TestMember;
   let otherAdmin: TestMember;
 
-  const join = async (name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  const join = async (name: string) => TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, name);
   const promote = (m: TestMember) => creator.call(routes.setRole, { body: { userId: m.id, role: 'admin' } }, creatorHeaders);
   const banState = async (m: TestMember) => {
-    const [row] = await database.db
+    const [row] = await suite.database.db
       .select({ isBanned: users.isBanned, bannedBy: users.bannedBy, bannedReason: users.bannedReason })
       .from(users)
       .where(eq(users.id, m.id));
@@ -30,18 +28,11 @@ describe('bans remember who made them', () => {
   };
 
   beforeAll(async () => {
-    ({ database, drop } = await makeDatabase('pglite'));
-    server = await startServer(database, { config: { rateLimits: relaxedRateLimits } });
-    creator = new TestMember.Anonymous(server.url);
+    creator = new TestMember.Anonymous(suite.server.url);
     admin = await join('moderator');
     otherAdmin = await join('moderator2');
     await promote(admin);
     await promote(otherAdmin);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
-    await drop?.();
   });
 
   it("does not let an admin lift a ban the creator made on a banned admin, who stays out", async () => {
