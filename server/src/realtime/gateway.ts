@@ -18,7 +18,7 @@ import type { Db } from '../db/client';
 import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE, sha256Hex } from '../auth/sessions';
 import { isDatabaseUnavailable } from '../db/client';
 import type { WorkGate } from '../http/overload';
-import { eventTypes, recordEvent, type EventSource } from '../security/events';
+import { eventHeaders, eventTypes, recordEvent, type EventSource } from '../security/events';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, onlineUserIds, PRESENCE_REFRESH_MS, syncPresence, writeSocketCounts } from './presence';
 
@@ -203,9 +203,10 @@ export class Gateway {
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     releaseUpgrade(socket, req, this.log);
     // Read now, and the request let go: kept by the closures below for the socket's life, the
-    // request (its logger, its parser's state) would be most of an idle socket's memory.
+    // request (its logger, its parser's state) would be most of an idle socket's memory. Of its
+    // headers the socket keeps what an event shows: not the cookie, which only `token` needs.
     const token: string | undefined = req.cookies[SESSION_COOKIE];
-    const origin: EventSource = { ip: req.ip, ips: req.ips, headers: req.headers, log: this.log };
+    const origin: EventSource = { ip: req.ip, ips: req.ips, headers: eventHeaders(req.headers), log: this.log };
     let client: Client | null = null;
     // A socket attempts authentication once: repeats are ignored (each failure is a security event).
     let attempted = false;

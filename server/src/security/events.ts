@@ -80,6 +80,16 @@ export const eventTypes = {
 
 const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);
 
+/** A request's headers as an event may show them: no credential, no empty value, one string each. */
+export function eventHeaders(requestHeaders: EventSource['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(requestHeaders)) {
+    if (SECRET_HEADERS.has(name) || value === undefined || value === '') continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
 /** What a member's own client reported of its addresses (breach reports only); the server never guesses them. */
 export type ReportedAddresses = { localNetworkIP?: string; publicIP?: string; webrtcIPs?: string[] };
 
@@ -104,11 +114,7 @@ function classifyIp(ip: string | null): IpAnalysis['classification'] {
 export type EventSource = Pick<FastifyRequest, 'ip' | 'ips' | 'headers' | 'log'>;
 
 function analyzeRequest(req: EventSource, reported: ReportedAddresses): IpAnalysis {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (SECRET_HEADERS.has(name) || value === undefined || value === '') continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  const headers = eventHeaders(req.headers);
   return {
     clientIP: req.ip ?? null,
     // Fastify fills `ips` from X-Forwarded-For only when a trusted proxy is configured.
