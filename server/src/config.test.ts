@@ -32,6 +32,14 @@ describe('DISAPPEARING_TIMER_CAP_MS', () => {
   });
 });
 
+describe('DATABASE_POOL_MAX', () => {
+  it('is 10 unless set, and refuses what is not a whole number from 1 to 1000', () => {
+    expect(loadConfig({}).databasePoolMax).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_MAX: '30' }).databasePoolMax).toBe(30);
+    for (const bad of ['0', '1001', '2.5', 'many']) expect(() => loadConfig({ DATABASE_POOL_MAX: bad }), bad).toThrow(/DATABASE_POOL_MAX/);
+  });
+});
+
 describe('ICE_SERVERS', () => {
   it('is none when unset, and a list of STUN/TURN URLs otherwise', () => {
     expect(loadConfig({}).iceServers).toEqual([]);

@@ -105,6 +105,8 @@ const envSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
+  /** PostgreSQL connections of this instance (docs/operations.md §2). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Redis key and channel: deployments (and test runs) sharing a Redis stay apart. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default('enclave'),
@@ -172,6 +174,8 @@ export const configSchema = z.object({
   host: z.string(),
   dataDir: z.string(),
   databaseUrl: z.string().optional(),
+  /** PostgreSQL connections at most (DATABASE_POOL_MAX); unused on the embedded database. */
+  databasePoolMax: z.number().int().positive().optional(),
   redisUrl: z.string().optional(),
   redisPrefix: z.string(),
   production: z.boolean(),
@@ -285,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Relative to where the command was typed (npm runs workspace scripts inside server/).
     dataDir: path.resolve(env.INIT_CWD ?? process.cwd(), e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     production: e.NODE_ENV === 'production',

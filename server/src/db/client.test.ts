@@ -1,9 +1,11 @@
+import os from 'node:os';
 import { errorTexts, routes } from '@enclave/protocol';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, makeDatabase, POSTGRES_ADMIN_URL, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
-import type { Database } from './client';
+import { openDatabase, type Database } from './client';
 
 describe.runIf(backends.includes('postgres'))('PostgreSQL connections ended under the server', () => {
   let database: Database;
@@ -42,5 +44,25 @@ describe.runIf(backends.includes('postgres'))('PostgreSQL connections ended unde
     expect(poolErrors.every((e) => 'code' in e && e.code === '57P01')).toBe(true);
     // The process is still up, and the next request is served on a fresh connection.
     expect(await validate()).toMatchObject({ valid: false, reason: errorTexts.keyUnknown });
+  });
+});
+
+describe.runIf(backends.includes('postgres'))('DATABASE_POOL_MAX', () => {
+  it('bounds the connections an instance opens: queries beyond it wait their turn', async () => {
+    const made = await makeDatabase('postgres');
+    const database = await openDatabase({ databaseUrl: made.url!, dataDir: os.tmpdir(), databasePoolMax: 3 });
+    try {
+      const pids = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const result = await database.db.execute<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid, pg_sleep(0.1)`);
+          return (result as unknown as { rows: { pid: number }[] }).rows[0]!.pid;
+        }),
+      );
+      expect(new Set(pids).size).toBe(3);
+    } finally {
+      await database.close();
+      await made.database.close();
+      await made.drop();
+    }
   });
 });

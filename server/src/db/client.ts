@@ -21,6 +21,8 @@ export type Database = { db: Db; close: () => Promise<void> };
  */
 export async function openDatabase(opts: {
   databaseUrl?: string;
+  /** PostgreSQL connections at most (DATABASE_POOL_MAX): sends wait for their commit on one, so this bounds sends in flight. */
+  databasePoolMax?: number;
   dataDir: string;
   /** Where a connection lost while idle is reported (the pool replaces it on the next query). */
   onPoolError?: (err: Error) => void;
@@ -37,7 +39,11 @@ export async function openDatabase(opts: {
     ]);
     // A request waits at most CONNECT_TIMEOUT_MS for a connection (PostgreSQL down or every
     // connection busy), then fails as "database unavailable" (a 503, http/errors.ts).
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.databasePoolMax ?? 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     // An idle connection that PostgreSQL ends (restart, pg_terminate_backend, DROP DATABASE ...
     // WITH (FORCE)) is an 'error' event on the pool; unheard, Node would end the process.
     pool.on('error', (err) => (opts.onPoolError ?? defaultPoolError)(err));
