@@ -98,15 +98,7 @@ export async function backupEmbedded(db: Db, file: string, attachmentsDir: strin
   // 'wx': never overwrite an earlier backup; 0600: the archive is as secret as the database.
   const out = await fs.promises.open(file, 'wx', 0o600);
   const pack = tar.pack();
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const measure = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
+  const measure = measuring();
   const fill = async () => {
     await addEntry(pack, ARCHIVE_DATABASE, database);
     let attachmentCount = 0;
@@ -124,14 +116,28 @@ export async function backupEmbedded(db: Db, file: string, attachmentsDir: strin
   };
   try {
     // A failed write (a full disk) ends both: the pipeline rejects and destroys the pack.
-    await Promise.all([pipeline(pack, measure, out.createWriteStream()), fill()]);
+    await Promise.all([pipeline(pack, measure.stream, out.createWriteStream()), fill()]);
   } catch (err) {
     pack.destroy();
     await out.close().catch(() => undefined);
     fs.rmSync(file, { force: true });
     throw err;
   }
-  return record(db, { file, bytes, sha256: hash.digest('hex'), kind: 'embedded' });
+  return record(db, { file, ...measure.result(), kind: 'embedded' });
+}
+
+/** A pass-through that hashes and counts what flows through it (an archive as it is written or read). */
+export function measuring(): { stream: Transform; result: () => { sha256: string; bytes: number } } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { stream, result: () => ({ sha256: hash.digest('hex'), bytes }) };
 }
 
 function addEntry(pack: tar.Pack, name: string, content: Buffer): Promise<void> {

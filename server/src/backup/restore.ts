@@ -4,10 +4,8 @@
  * whole and its database has opened beside it; what it replaces is kept aside until the restored
  * database has opened in its place.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
@@ -18,7 +16,7 @@ import { isAttachmentId, localAttachmentsDir } from '../attachments/store';
 import { migrationsFolder } from '../paths';
 import * as schema from '../db/schema';
 import { operatorAnswers } from '../operator/socket';
-import { ARCHIVE_ATTACHMENTS, ARCHIVE_DATABASE, ARCHIVE_MANIFEST, archiveManifestSchema, sha256Hex } from './backup';
+import { ARCHIVE_ATTACHMENTS, ARCHIVE_DATABASE, ARCHIVE_MANIFEST, archiveManifestSchema, measuring, sha256Hex } from './backup';
 
 /** A restore that was refused before anything changed. */
 export class RestoreRefused extends Error {}
@@ -119,15 +117,9 @@ async function readArchive(archive: string, staging: string): Promise<ReadArchiv
     return { sha256: sha256Hex(bytes), database: bytes, attachments: null };
   }
 
-  const hash = createHash('sha256');
-  const tee = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
+  const measure = measuring();
   const extract = tar.extract();
-  const reading = pipeline(fs.createReadStream(archive), tee, extract);
+  const reading = pipeline(fs.createReadStream(archive), measure.stream, extract);
   // Its failure (a cut-off archive) also ends the loop below, which reports it.
   reading.catch(() => undefined);
   let database: Buffer | null = null;
@@ -160,7 +152,7 @@ async function readArchive(archive: string, staging: string): Promise<ReadArchiv
   if (!database) throw new Error('no database in it');
   if (staged !== manifest.attachmentCount) throw new Error(`${staged} attachment files where the manifest says ${manifest.attachmentCount}`);
   if (staged && manifest.attachments === 'external') throw new Error('attachment files where the manifest says they are kept elsewhere');
-  return { sha256: hash.digest('hex'), database, attachments: manifest.attachments === 'included' ? staged : null };
+  return { sha256: measure.result().sha256, database, attachments: manifest.attachments === 'included' ? staged : null };
 }
 
 async function bufferOf(entry: AsyncIterable<unknown>): Promise<Buffer> {

@@ -144,14 +144,20 @@ export function AccessKeyDatabase() {
                 </tbody>
               </table>
             </TableFrame>
-            {keys.hasNextPage ? (
-              <Button variant="ghost" size="sm" className="justify-self-start" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
-                {keys.isFetchingNextPage ? 'Loading…' : `Show more (${list.length} of ${keys.total} shown)`}
-              </Button>
-            ) : null}
+            <ShowMoreKeys keys={keys} />
           </div>
         )}
       </div>
     </Card>
+  );
+}
+
+/** Loads a key list's next page, saying how many of how many are shown; nothing at the end. */
+export function ShowMoreKeys({ keys }: { keys: ReturnType<typeof useAccessKeys> }) {
+  if (!keys.hasNextPage) return null;
+  return (
+    <Button variant="ghost" size="sm" className="justify-self-start" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
+      {keys.isFetchingNextPage ? 'Loading…' : `Show more (${keys.keys.length} of ${keys.total} shown)`}
+    </Button>
   );
 }

@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../../components/ui/ConfirmDialog';
 import { formatDate, formatUsd, shortKey } from '../../lib/format';
 import { isCreatorAuthFailure, useAccessKeys, useCreatorAction } from '../creator-queries';
 import { creatorToasts } from '../creator-toasts';
+import { ShowMoreKeys } from '../AccessKeyDatabase';
 import { KeyLabel } from '../KeyLabel';
 import { EmptyState, PanelCard, PanelError, PanelLoading, UpdatedAt } from './PanelCard';
 import { TableFrame } from '../../components/ui/TableFrame';
@@ -116,11 +117,7 @@ export function KeyRevocation() {
               </tbody>
             </table>
           </TableFrame>
-          {keys.hasNextPage ? (
-            <Button variant="ghost" size="sm" className="justify-self-start" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
-              {keys.isFetchingNextPage ? 'Loading…' : `Show more (${active.length} of ${keys.total} shown)`}
-            </Button>
-          ) : null}
+          <ShowMoreKeys keys={keys} />
         </div>
       )}
       <ConfirmDialog
