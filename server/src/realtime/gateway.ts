@@ -204,8 +204,9 @@ export class Gateway {
     releaseUpgrade(socket, req, this.log);
     // Read now, and the request let go: kept by the closures below for the socket's life, the
     // request (its logger, its parser's state) would be most of an idle socket's memory. Of its
-    // headers the socket keeps what an event shows: not the cookie, which only `token` needs.
-    const token: string | undefined = req.cookies[SESSION_COOKIE];
+    // headers the socket keeps what an event shows: not the cookie; its token serves the one
+    // authentication attempt and is let go then.
+    let token: string | undefined = req.cookies[SESSION_COOKIE];
     const origin: EventSource = { ip: req.ip, ips: req.ips, headers: eventHeaders(req.headers), log: this.log };
     let client: Client | null = null;
     // A socket attempts authentication once: repeats are ignored (each failure is a security event).
@@ -276,12 +277,14 @@ export class Gateway {
       if (client) return send({ type: 'authenticated', userId: client.userId });
       if (attempted) return;
       attempted = true;
+      const presented = token;
+      token = undefined;
       if (!this.gate.tryEnter()) {
         // The client comes back after its back-off, as when the database is away.
         send({ type: 'error', message: 'The server is busy, try again' });
         return socket.close(CLOSE_TRY_AGAIN_LATER, 'try again later');
       }
-      this.admit(socket, token, origin)
+      this.admit(socket, presented, origin)
         .then(async (admitted) => {
           if (admitted === 'ended') {
             send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
@@ -290,7 +293,7 @@ export class Gateway {
           if (admitted === 'gone') return;
           if (!admitted) {
             // A banned member still holding a revoked session's cookie is a banned access attempt.
-            const banned = token ? await bannedOwner(this.db, token) : null;
+            const banned = presented ? await bannedOwner(this.db, presented) : null;
             await recordEvent(
               this.db,
               origin,
