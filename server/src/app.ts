@@ -131,8 +131,12 @@ export async function buildApp(opts: {
       },
     },
     referrerPolicy: { policy: 'no-referrer' },
-    // HSTS only means something when a TLS proxy is in front of us.
-    strictTransportSecurity: config.trustProxy !== false ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    // Sent below, and only over HTTPS: a browser ignores it over plain HTTP.
+    strictTransportSecurity: false,
+  });
+  // req.protocol believes X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY).
+  app.addHook('onSend', async (req, reply) => {
+    if (req.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
   });
   await app.register(fastifyRateLimit, {
     global: false,

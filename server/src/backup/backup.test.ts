@@ -11,9 +11,12 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { gzipSync } from 'node:zlib';
 import { decryptAttachment } from '@enclave/crypto';
 import { routes } from '@enclave/protocol';
 import { asc, count, eq } from 'drizzle-orm';
+import * as tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../db/client';
 import { accessKeys, backups, epochShares, epochs, messages, securityEvents, users } from '../db/schema';
@@ -25,7 +28,7 @@ import { localAttachmentsDir } from '../attachments/store';
 import { backupCheck } from '../creator/security';
 import { uploadFile } from '../testing/attachments';
 import { backupEmbedded, backupPath, backupPostgres, embeddedClient, lastBackup, sha256Hex, type BackupRecord } from './backup';
-import { RestoreRefused, restoreEmbedded } from './restore';
+import { MAX_DATABASE_BYTES, RestoreRefused, restoreEmbedded } from './restore';
 
 /** What must survive a round trip: row counts, and every message's ciphertext in id order. */
 async function snapshot(db: Db) {
@@ -61,6 +64,15 @@ function treeHash(dir: string): string {
 }
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
+
+/** The modes found under `dir` (itself included): `d700`, `f600`, … */
+function modesUnder(dir: string): Set<string> {
+  const found = new Set([`d${mode(dir).toString(8)}`]);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    found.add(`${entry.isDirectory() ? 'd' : 'f'}${mode(path.join(entry.parentPath, entry.name)).toString(8)}`);
+  }
+  return found;
+}
 
 describe('backup and restore of the embedded database', () => {
   let dataDir: string;
@@ -190,14 +202,43 @@ describe('backup and restore of the embedded database', () => {
     fs.rmSync(elsewhere, { recursive: true, force: true });
   });
 
+  it('refuses an archive whose database inflates past the bound (a gzip bomb), of either form, and changes nothing', async () => {
+    const untouched = { db: treeHash(path.join(dataDir, 'db')), files: treeHash(attachmentsDir()) };
+    const entries = fs.readdirSync(dataDir).sort();
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-bombs-'));
+    // 8 KiB that inflate to 8 MiB of zeros: past a bound of 1 MiB.
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 ** 2));
+    expect(bomb.byteLength).toBeLessThan(16 * 1024);
+    const older = path.join(elsewhere, 'bomb.tar.gz');
+    fs.writeFileSync(older, bomb);
+    const tarForm = path.join(elsewhere, 'bomb.tar');
+    const pack = tar.pack();
+    pack.entry({ name: 'database.tar.gz' }, bomb);
+    pack.entry({ name: 'enclave-backup.json' }, JSON.stringify({ format: 2, createdAt: new Date().toISOString(), attachments: 'external', attachmentCount: 0 }));
+    pack.finalize();
+    await pipeline(pack, fs.createWriteStream(tarForm));
+    for (const file of [older, tarForm]) {
+      await expect(restoreEmbedded(dataDir, file, { maxDatabaseBytes: 1024 ** 2 }), path.basename(file)).rejects.toThrow(
+        new RestoreRefused("the archive's database inflates past 1 MiB, more than any real one holds; nothing was changed"),
+      );
+      expect(treeHash(path.join(dataDir, 'db'))).toBe(untouched.db);
+      expect(treeHash(attachmentsDir())).toBe(untouched.files);
+      expect(fs.readdirSync(dataDir).sort()).toEqual(entries);
+    }
+    // The bound in force by default is finite, and far above the archive just taken.
+    expect(MAX_DATABASE_BYTES).toBe(3 * 1024 ** 3);
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+  });
+
   it('restores the archive: the rows and the attachment files are back byte for byte, the backup still recorded and reported', async () => {
     const result = await restoreEmbedded(dataDir, archive);
     expect(result).toMatchObject({ users: 2, messages: 5, attachments: 1, attachmentsMissing: 0, sha256: sha256Hex(fs.readFileSync(archive)), backupsCarried: 1 });
     // No staging or replaced directory is left behind.
     expect(fs.readdirSync(dataDir).filter((e) => e.startsWith('db') || e.startsWith('attachments'))).toEqual(['attachments', 'db']);
     expect(treeHash(attachmentsDir())).toBe(filesBefore);
-    expect(mode(attachmentsDir())).toBe(0o700);
-    for (const id of fs.readdirSync(attachmentsDir())) expect(mode(path.join(attachmentsDir(), id))).toBe(0o600);
+    // Owner-only, as a fresh start leaves them: folders 700, files 600.
+    expect(modesUnder(attachmentsDir())).toEqual(new Set(['d700', 'f600']));
+    expect(modesUnder(path.join(dataDir, 'db'))).toEqual(new Set(['d700', 'f600']));
     await start();
     expect(await snapshot(database!.db)).toEqual(before);
     // The photo's ciphertext is back as sent, and opens with the key its message carries.

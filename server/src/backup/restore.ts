@@ -22,6 +22,13 @@ import { ARCHIVE_ATTACHMENTS, ARCHIVE_DATABASE, ARCHIVE_MANIFEST, archiveManifes
 export class RestoreRefused extends Error {}
 
 /**
+ * How far an archive's database may inflate: far above a real embedded database, but finite, so
+ * that a small crafted archive cannot take the memory of the machine (it is inflated in memory
+ * whole, and Node holds no Buffer past 4 GiB anyway).
+ */
+export const MAX_DATABASE_BYTES = 3 * 1024 ** 3;
+
+/**
  * What was restored. `attachments`: files put in place, or null when the archive carries none
  * (older archives, attachments in a bucket) and the folder was left as it was. `attachmentsMissing`:
  * attachments the restored database knows whose file is not in the folder. `backupsCarried`:
@@ -42,7 +49,7 @@ type BackupRow = typeof schema.backups.$inferSelect;
 /** One folder of the data directory being replaced: the new one is staged beside it, the old one set aside. */
 type Swap = { live: string; staging: string; aside: string; had: boolean };
 
-export async function restoreEmbedded(dataDir: string, archive: string): Promise<RestoreResult> {
+export async function restoreEmbedded(dataDir: string, archive: string, { maxDatabaseBytes = MAX_DATABASE_BYTES } = {}): Promise<RestoreResult> {
   await refuseWhileServed(dataDir);
   const stamp = new Date().toISOString().replace(/[-:]/g, '');
   const swap = (live: string): Swap => ({ live, staging: `${live}.restoring-${stamp}`, aside: `${live}.replaced-${stamp}`, had: false });
@@ -53,7 +60,7 @@ export async function restoreEmbedded(dataDir: string, archive: string): Promise
   let read: ReadArchive;
   try {
     read = await readArchive(archive, files.staging);
-    await openRestored(db.staging, read.database);
+    await openRestored(db.staging, read.database, maxDatabaseBytes);
   } catch (err) {
     dropStaging();
     if (err instanceof RestoreRefused) throw err;
@@ -79,6 +86,7 @@ export async function restoreEmbedded(dataDir: string, archive: string): Promise
   let settled: Omit<RestoreResult, 'archive' | 'sha256' | 'attachments'>;
   try {
     settled = await settle(db.live, history, files.live);
+    ownerOnly(db.live);
   } catch (err) {
     // Put back what was there, as it was.
     for (const s of swaps) {
@@ -190,9 +198,9 @@ async function backupHistory(dbDir: string): Promise<BackupRow[]> {
  * pending migrations apply (an archive from an older version is brought up to date, as a start
  * would).
  */
-async function openRestored(dir: string, archive: Buffer): Promise<void> {
+async function openRestored(dir: string, archive: Buffer, maxBytes: number): Promise<void> {
   if (fs.existsSync(dir)) throw new Error(`${dir} already exists`);
-  const client = await PGlite.create(dir, { loadDataDir: new Blob([new Uint8Array(tarOf(archive))]) });
+  const client = await PGlite.create(dir, { loadDataDir: new Blob([new Uint8Array(tarOf(archive, maxBytes))]) });
   try {
     const users = await client.query<{ t: string | null }>(`SELECT to_regclass('public.users')::text AS t`);
     if (!users.rows[0]?.t) throw new Error('it holds no Enclave tables');
@@ -200,6 +208,19 @@ async function openRestored(dir: string, archive: Buffer): Promise<void> {
     await counts(client);
   } finally {
     await client.close();
+  }
+  ownerOnly(dir);
+}
+
+/**
+ * Folders 700 and files 600 under `dir`, as a fresh start leaves the data directory: PGlite
+ * writes the files of a loaded archive with the modes the archive carries (666) and its folders
+ * with the process's umask.
+ */
+function ownerOnly(dir: string): void {
+  fs.chmodSync(dir, 0o700);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    fs.chmodSync(path.join(entry.parentPath, entry.name), entry.isDirectory() ? 0o700 : 0o600);
   }
 }
 
@@ -228,17 +249,22 @@ async function settle(dir: string, history: BackupRow[], attachmentsDir: string)
  * escapes as an unhandled rejection, so a truncated or corrupt archive is refused here first. A
  * tar is 512-byte blocks ending in two zero blocks; anything else was cut short.
  */
-function tarOf(archive: Buffer): Buffer {
+function tarOf(archive: Buffer, maxBytes: number): Buffer {
   let tar: Buffer;
   try {
-    tar = gunzipSync(archive);
+    tar = gunzipSync(archive, { maxOutputLength: maxBytes });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new RestoreRefused(`the archive's database inflates past ${mib(maxBytes)} MiB, more than any real one holds; nothing was changed`);
+    }
     throw new Error(`not a complete gzip file: ${(err as Error).message}`);
   }
   const end = tar.subarray(tar.length - 1024);
   if (tar.length < 1024 || tar.length % 512 !== 0 || end.some((b) => b !== 0)) throw new Error('not a complete tar archive');
   return tar;
 }
+
+const mib = (bytes: number) => Math.round(bytes / 1024 ** 2);
 
 async function counts(client: PGlite): Promise<{ users: number; messages: number }> {
   const r = await client.query<{ users: number; messages: number }>(

@@ -105,8 +105,10 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
         : 'The master key was generated at first start and sits in a file in the data directory: move it to MASTER_KEY and delete the file.',
   });
 
-  // Ask ourselves, as a browser would, which headers a response really carries.
-  const probe = await app.inject({ method: routes.health.method, url: routes.health.path });
+  // Ask ourselves, as a browser would, which headers a response really carries: from the peer and
+  // with the forwarded headers of the creator's own request, so that HSTS is judged over its protocol.
+  const forwarded = Object.fromEntries(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'].flatMap((h) => (req.headers[h] === undefined ? [] : [[h, req.headers[h]!]])));
+  const probe = await app.inject({ method: routes.health.method, url: routes.health.path, headers: forwarded, remoteAddress: req.socket.remoteAddress });
   const csp = String(probe.headers['content-security-policy'] ?? '');
   const missing = [
     csp.includes("frame-ancestors 'none'") && !csp.includes("script-src 'self' 'unsafe-inline'") ? null : 'Content-Security-Policy',

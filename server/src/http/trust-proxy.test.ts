@@ -119,4 +119,23 @@ describe('TRUST_PROXY', () => {
     expect(await login(otherProxy, 'https')).not.toMatch(/; Secure/i);
     expect(await httpsCheck(otherProxy, 'https')).toBe('non_compliant');
   });
+
+  it('sends Strict-Transport-Security only on answers to HTTPS requests', async () => {
+    const hsts = async (server: TestServer, headers: Record<string, string>) =>
+      (await fetch(`${server.url}${routes.health.path}`, { headers })).headers.get('strict-transport-security');
+    expect(await hsts(oneHop, { 'x-forwarded-proto': 'https' })).toBe('max-age=31536000; includeSubDomains');
+    expect(await hsts(byAddress, { 'x-forwarded-proto': 'https' })).toBe('max-age=31536000; includeSubDomains');
+    // Plain HTTP behind the trusted proxy, or a claim the trusted hop did not make: none.
+    expect(await hsts(oneHop, { 'x-forwarded-proto': 'http' })).toBeNull();
+    expect(await hsts(oneHop, {})).toBeNull();
+    expect(await hsts(oneHop, { 'x-forwarded-proto': 'https, http' })).toBeNull();
+    expect(await hsts(otherProxy, { 'x-forwarded-proto': 'https' })).toBeNull();
+    // The console's header check asks as the creator's request came: over HTTPS, HSTS is found.
+    const headersCheck = async (proto: string) =>
+      (await new TestMember.Anonymous(oneHop.url).call(routes.compliance, {}, { ...creatorHeaders, 'x-forwarded-proto': proto })).checks.find(
+        (c) => c.name === 'Security headers served',
+      );
+    expect(await headersCheck('https')).toMatchObject({ status: 'compliant' });
+    expect(await headersCheck('http')).toMatchObject({ status: 'compliant' });
+  });
 });

@@ -47,6 +47,21 @@ export function limitedAddress(ip: string): string {
   return `${normalizeIP(address, 64)}/64`;
 }
 
+const loopback = new net.BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/**
+ * Why `ip` (normalized) must not be blocked, or null: loopback or one of `own` (this server's
+ * addresses), from which every member behind a proxy on this host arrives, or the unspecified
+ * address, which no client has.
+ */
+export function unblockable(ip: string, own: readonly (string | undefined)[]): string | null {
+  if (ip === '0.0.0.0' || ip === '::') return `${ip} is the unspecified address, not a client's`;
+  const which = loopback.check(ip, net.isIPv4(ip) ? 'ipv4' : 'ipv6') ? 'a loopback address' : own.some((a) => a !== undefined && normalizeIp(a) === ip) ? "this server's own address" : null;
+  return which && `${ip} is ${which}: blocking it would refuse every member who comes through a proxy on this host`;
+}
+
 const active = (now: Date) => or(isNull(blockedIps.expiresAt), gt(blockedIps.expiresAt, now));
 
 export const blockView = (r: typeof blockedIps.$inferSelect): BlockedIp => ({

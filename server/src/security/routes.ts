@@ -3,6 +3,7 @@
  * blocks; a member's own security view and sessions; client breach reports; the decoys.
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import { errorCodes, routes, severityScores, type RouteDefinition, type RouteResponse, type Severity } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -13,7 +14,7 @@ import { listSessions, resolveSession, revokeSessionOfUser, revokeSessionsOfUser
 import { HttpError } from '../http/errors';
 import { rateLimit, serve, type RouteRequest } from '../http/routes';
 import { applyBreachPolicy } from './breach';
-import { activeBlocks, blockIp, normalizeIp, unblockIp } from './blocks';
+import { activeBlocks, blockIp, normalizeIp, unblockable, unblockIp } from './blocks';
 import { eventTypes, recordEvent } from './events';
 import { liveEvents, mySecurity, securityMetrics } from './metrics';
 
@@ -56,6 +57,9 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   serve(app, routes.blockIp, async (req) => {
     const { reason, expiresInMinutes } = req.body;
     const ip = ipOf(req.body.ip);
+    const own = [req.socket.localAddress, ...Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address))];
+    const refused = unblockable(ip, own);
+    if (refused) throw new HttpError(400, errorCodes.invalidRequest, `ip: ${refused}`);
     const expiresAt = expiresInMinutes === undefined ? null : new Date(Date.now() + expiresInMinutes * 60_000);
     const block = await blockIp(db, ip, reason, expiresAt);
     await blocksChanged();
