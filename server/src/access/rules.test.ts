@@ -111,13 +111,15 @@ describe('who may download an attachment', () => {
   const dm = `dm:${ME}:${PEER}`;
   const others = `dm:${PEER}:${ADMIN}`;
   it.each([
-    ['my own upload, not sent yet', { uploaderId: ME, conversationId: dm, messageCreatedAt: null }, true],
-    ["someone else's upload, not sent yet, in my DM", { uploaderId: PEER, conversationId: dm, messageCreatedAt: null }, false],
-    ['one sent in my DM', { uploaderId: PEER, conversationId: dm, messageCreatedAt: after }, true],
-    ['one sent in a DM of two others', { uploaderId: PEER, conversationId: others, messageCreatedAt: after }, false],
-    ['one sent in the channel after I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: after }, true],
-    ['one sent in the channel at the moment I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: joined }, true],
-    ['one sent in the channel before I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: before }, false],
+    ['my own upload, not sent yet', { uploaderId: ME, conversationId: dm, messageCreatedAt: null, messageErased: false }, true],
+    ["someone else's upload, not sent yet, in my DM", { uploaderId: PEER, conversationId: dm, messageCreatedAt: null, messageErased: false }, false],
+    ['one sent in my DM', { uploaderId: PEER, conversationId: dm, messageCreatedAt: after, messageErased: false }, true],
+    ['one sent in a DM of two others', { uploaderId: PEER, conversationId: others, messageCreatedAt: after, messageErased: false }, false],
+    ['one sent in the channel after I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: after, messageErased: false }, true],
+    ['one sent in the channel at the moment I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: joined, messageErased: false }, true],
+    ['one sent in the channel before I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: before, messageErased: false }, false],
+    ['one sent in my DM, whose message was then erased', { uploaderId: PEER, conversationId: dm, messageCreatedAt: after, messageErased: true }, false],
+    ['my own, sent in the channel, whose message was then erased', { uploaderId: ME, conversationId: 'general', messageCreatedAt: after, messageErased: true }, false],
     ['no such attachment', undefined, false],
   ] as const)('%s', (_name, attachment, allowed) => {
     expect(mayReadAttachment(me, attachment)).toBe(allowed);

@@ -79,17 +79,21 @@ export function assertOwnEpoch<E extends { senderId: string; conversationId: str
   }
 }
 
-/** An attachment as the read rule sees it: `messageCreatedAt` is null until a message links it. */
-export type AttachmentAccess = { uploaderId: string; conversationId: string; messageCreatedAt: Date | null };
+/**
+ * An attachment as the read rule sees it: `messageCreatedAt` is null until a message links it;
+ * `messageErased` once that message expired or was deleted (its blob is on its way out).
+ */
+export type AttachmentAccess = { uploaderId: string; conversationId: string; messageCreatedAt: Date | null; messageErased: boolean };
 
 /**
  * Who may download an attachment's ciphertext: before a message links it, its uploader alone;
  * then whoever may read that message — any member for the general channel, unless they joined
  * after it (the history does not ship it to them, and no key was wrapped for them), and the two
- * members of a direct message. Everyone else is answered as if it did not exist.
+ * members of a direct message; nobody once its message is erased. Everyone else is answered as if
+ * it did not exist.
  */
 export function mayReadAttachment(me: { id: string; createdAt: Date }, attachment: AttachmentAccess | undefined): boolean {
-  if (!attachment) return false;
+  if (!attachment || attachment.messageErased) return false;
   if (attachment.messageCreatedAt === null) return attachment.uploaderId === me.id;
   if (attachment.conversationId === GENERAL_CONVERSATION) return attachment.messageCreatedAt >= me.createdAt;
   return attachment.conversationId.split(':').slice(1).includes(me.id);

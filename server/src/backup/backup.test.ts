@@ -18,7 +18,7 @@ import { routes } from '@enclave/protocol';
 import { asc, count, eq } from 'drizzle-orm';
 import * as tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database, type Db } from '../db/client';
+import { embeddedClient, openDatabase, type Database, type Db } from '../db/client';
 import { accessKeys, backups, epochShares, epochs, messages, securityEvents, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { backupViaSocket, startOperatorSocket } from '../operator/socket';
@@ -27,7 +27,7 @@ import { TestMember } from '../testing/member';
 import { localAttachmentsDir } from '../attachments/store';
 import { backupCheck } from '../creator/security';
 import { uploadFile } from '../testing/attachments';
-import { backupEmbedded, backupPath, backupPostgres, embeddedClient, lastBackup, sha256Hex, type BackupRecord } from './backup';
+import { backupEmbedded, backupPath, backupPostgres, lastBackup, sha256Hex, type BackupRecord } from './backup';
 import { MAX_DATABASE_BYTES, RestoreRefused, restoreEmbedded } from './restore';
 
 /** What must survive a round trip: row counts, and every message's ciphertext in id order. */

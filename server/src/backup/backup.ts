@@ -15,11 +15,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PGlite } from '@electric-sql/pglite';
 import { desc } from 'drizzle-orm';
 import * as tar from 'tar-stream';
 import { z } from 'zod';
-import type { Db } from '../db/client';
+import { embeddedClient, type Db } from '../db/client';
+import { erasableTables, scrub } from '../db/erasure';
 import { attachments, backups } from '../db/schema';
 
 export type BackupKind = (typeof backups.$inferInsert)['kind'];
@@ -75,23 +75,18 @@ export function backupPath(dataDir: string, kind: BackupKind, out?: string, now 
   return out;
 }
 
-/** The PGlite under a Drizzle handle, or null for PostgreSQL. */
-export function embeddedClient(db: Db): PGlite | null {
-  const client = (db as { $client?: unknown }).$client;
-  return client instanceof PGlite ? client : null;
-}
-
 /**
  * Writes the embedded database and, when `attachmentsDir` is given (local attachments), the files
- * of its attachments to `file`, and records the backup. The dump runs between queries (PGlite's
- * query lock) after a checkpoint: every committed transaction is in it, and loading it is at worst
+ * of its attachments to `file`, and records the backup. Erased rows are scrubbed first (ending with
+ * a checkpoint), so that the archive holds no erased secret, however recent; the dump runs between
+ * queries (PGlite's query lock): every committed transaction is in it, and loading it is at worst
  * a crash recovery from its own WAL. Attachment ids are read after the dump, so every attachment
  * the dump knows is there (unless deleted meanwhile, as it would be anyway); files are streamed.
  */
 export async function backupEmbedded(db: Db, file: string, attachmentsDir: string | null): Promise<BackupResult> {
   const client = embeddedClient(db);
   if (!client) throw new Error('not an embedded database');
-  await client.exec('CHECKPOINT');
+  await scrub(db, erasableTables);
   const database = Buffer.from(await (await client.dumpDataDir('gzip')).arrayBuffer());
   const ids = attachmentsDir ? (await db.select({ id: attachments.id }).from(attachments)).map((r) => r.id) : [];
 

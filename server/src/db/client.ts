@@ -58,13 +58,21 @@ export async function openDatabase(opts: {
   }
   const dir = path.join(opts.dataDir, 'db');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const client = await PGlite.create(dir);
+  // Finished log segments are deleted, not renamed for reuse with their old records in them:
+  // erased rows must leave every file (db/erasure.ts).
+  const client = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'wal_recycle=off'] });
   const db = drizzlePglite(client, { schema, logger });
   await migratePglite(db, { migrationsFolder });
   return { db: db as unknown as Db, close: () => client.close() };
 }
 
 const CONNECT_TIMEOUT_MS = 5000;
+
+/** The PGlite under a Drizzle handle, or null for PostgreSQL. */
+export function embeddedClient(db: Db): PGlite | null {
+  const client = (db as { $client?: unknown }).$client;
+  return client instanceof PGlite ? client : null;
+}
 
 function defaultPoolError(err: Error): void {
   console.error('database connection lost while idle:', err.message);

@@ -118,7 +118,7 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     await sleep(CAP_MS + 100);
     // Expired: out of the history at once, before any sweep.
     expect((await bob.history(alice.id)).map((m) => m.id)).not.toContain(gone.id);
-    await sweepExpired({ db: database.db, gateway: capped.app.gateway, attachments: capped.app.attachments });
+    await sweepExpired({ db: database.db, gateway: capped.app.gateway, attachments: capped.app.attachments, scrubber: capped.app.scrubber });
     const row = await stored(gone.id);
     expect(row?.encryptedContent).toBeNull();
     for (const socket of [aliceSocket, bobSocket]) {
@@ -202,7 +202,7 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('deletion across t
     const expiring = (await onA.send(onB.id, 'expires soon')).body!.message;
     await sleep(CAP_MS + 100);
     // Instance A sweeps (both run the sweep; whichever takes the row, B's socket hears it).
-    await sweepExpired({ db: database.db, gateway: a.app.gateway, attachments: a.app.attachments });
+    await sweepExpired({ db: database.db, gateway: a.app.gateway, attachments: a.app.attachments, scrubber: a.app.scrubber });
     await socketB.waitFor(deletedFrame(expiring.id, 'expired'));
     socketB.close();
   });

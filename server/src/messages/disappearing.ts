@@ -20,7 +20,8 @@ import { deleteMessageAttachments } from '../attachments/service';
 import { conversationFor } from '../conversations/membership';
 import type { Db } from '../db/client';
 import { conversations, messages, timerChanges } from '../db/schema';
-import { serve } from '../http/routes';
+import { perMember } from '../conversations/routes';
+import { rateLimit, serve } from '../http/routes';
 
 /** How often each instance looks for expired messages: a message outlives its time by at most this. */
 export const EXPIRY_SWEEP_MS = 5_000;
@@ -103,7 +104,7 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
     const event = toTimelineEvent(row);
     await gateway.publishCommitted({ kind: 'deliver', to: audienceOf(conversationId), frame: { type: 'timeline_event', event } });
     return { event };
-  });
+  }, { rateLimit: rateLimit(ctx.config.rateLimits.timerChange, perMember) });
 
   serve(app, routes.deleteMessage, async (req) => {
     const auth = requireAuth(req);
@@ -121,12 +122,16 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
       .returning({ id: messages.id });
     // None when the sweep erased it meanwhile (and said so, and took its attachments): it is gone either way.
     if (erased.length > 0) {
-      await deleteMessageAttachments(db, ctx.attachments, [id]);
+      ctx.scrubber.erased('messages');
       await gateway.publishCommitted({
         kind: 'deliver',
         to: audienceOf(target.conversationId),
         frame: { type: 'messages_deleted', conversationId: target.conversationId, ids: [id], reason: 'deleted' },
       });
+      // The message is erased whatever the attachment store says: a blob it could not delete now, the sweep deletes later.
+      await deleteMessageAttachments(db, ctx.attachments, [id]).catch((err: unknown) =>
+        req.log.warn({ err }, 'could not delete an erased message’s attachments yet; the sweep will'),
+      );
     }
     return { ok: true as const };
   });
@@ -153,7 +158,7 @@ function logSweepError(log: FastifyBaseLogger, err: unknown): void {
  * Erases the content of every message past its expiry (at most one batch) and publishes one
  * `messages_deleted` frame per conversation; their attachments go too. Answers how many it erased.
  */
-export async function sweepExpired({ db, gateway, attachments }: Pick<AppContext, 'db' | 'gateway' | 'attachments'>): Promise<number> {
+export async function sweepExpired({ db, gateway, attachments, scrubber }: Pick<AppContext, 'db' | 'gateway' | 'attachments' | 'scrubber'>): Promise<number> {
   const due = db
     .select({ id: messages.id })
     .from(messages)
@@ -165,8 +170,7 @@ export async function sweepExpired({ db, gateway, attachments }: Pick<AppContext
     .set({ encryptedContent: null })
     .where(inArray(messages.id, due))
     .returning({ id: messages.id, conversationId: messages.conversationId });
-  // After the erase committed: a deleted blob does not come back (attachments/service.ts).
-  await deleteMessageAttachments(db, attachments, erased.map((m) => m.id));
+  if (erased.length) scrubber.erased('messages');
   const byConversation = new Map<string, number[]>();
   for (const m of erased) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m.id]);
   for (const [conversationId, ids] of byConversation) {
@@ -176,5 +180,7 @@ export async function sweepExpired({ db, gateway, attachments }: Pick<AppContext
       frame: { type: 'messages_deleted', conversationId, ids, reason: 'expired' },
     });
   }
+  // After the erase committed; blobs the store could not delete are retried by its sweep (attachments/service.ts).
+  await deleteMessageAttachments(db, attachments, erased.map((m) => m.id));
   return erased.length;
 }

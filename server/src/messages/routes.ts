@@ -157,7 +157,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       const inserted = body.attachmentIds?.length
         ? await db.transaction(async (tx) => {
             const row = await store(tx);
-            if (row) await linkAttachments(tx, { ids: body.attachmentIds, senderId: me, conversationId, messageId: row.id });
+            if (row) await linkAttachments(tx, { ids: body.attachmentIds, senderId: me, conversationId, messageId: row.id, orphanAfterMs: ctx.config.attachments.orphanAfterMs });
             return row;
           })
         : await store(db);
