@@ -79,6 +79,9 @@ const JSON_BODY_LIMIT = 64 * KiB;
 // The epoch route takes one share per member of the channel (server/src/messages/routes.ts).
 const EPOCH_BODY_LIMIT = limits.epochMaxRecipients * 640;
 
+/** `{"a":[[…]]}`: `levels` objects and arrays, one inside the other. */
+const deep = (levels: number) => `{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+
 /** A syntactically valid JSON object just over `limit` bytes. */
 const oversize = (limit: number) => JSON.stringify({ pad: 'x'.repeat(limit) });
 
@@ -114,6 +117,9 @@ function bodyBasics(route: string, who: Who, limit = JSON_BODY_LIMIT): Row[] {
     row({ name: 'JSON array', body: '[]', expectStatus: 400, expectMessage: /expected object, received array/ }),
     row({ name: 'JSON string', body: '"hello"', expectStatus: 400, expectMessage: /expected object, received string/ }),
     row({ name: 'prototype-poisoning key', body: '{"__proto__":{"role":"admin"}}', expectStatus: 400, expectMessage: /JSON/ }),
+    // Text PostgreSQL cannot store, and nesting that overflowed a recursive walk: 500s before (http/json-input.ts).
+    row({ name: 'a lone surrogate', body: '{"x":"\\udc00"}', expectStatus: 400, expectMessage: /^x: must be well-formed Unicode text/ }),
+    row({ name: 'nested 5,000 deep', body: deep(5_000), expectStatus: 400, expectMessage: /^Request body is nested too deeply \(at most 64 levels\)$/ }),
     row({ name: `body over the ${limit / KiB} KiB limit`, body: oversize(limit), expectStatus: 413, expectMessage: /too large/i }),
   ];
 }
@@ -358,6 +364,8 @@ const rows: Row[] = [
       ['timestamp not a date', { ...breachBody(), timestamp: 'yesterday' }, /timestamp: /],
       ['a field naming another account', { ...breachBody(), userId: randomUUID() }, /Unrecognized key.*"userId"/],
       ['a reported address that is not one', { ...breachBody(), addresses: { publicIP: 'example.org' } }, /addresses\.publicIP: must be an IP address/],
+      ['a reason with a lone surrogate', { ...breachBody(), reason: 'tamper \udc00' }, /^reason: must be well-formed Unicode text/],
+      ['a vector description with a lone surrogate', { ...breachBody(), threatVectors: [{ ...vector, description: '\ud800' }] }, /^threatVectors\.0\.description: must be well-formed Unicode text/],
     ] as const
   ).map(([name, body, expectMessage]): Row => ({
     name: `POST /api/security/breach — ${name}`,
@@ -695,6 +703,13 @@ const frameCases: FrameCase[] = [
     send: (s) => s.send({ type: 'ping', pad: 'x'.repeat(41 * 1024) }),
     expectMessage: /Frames must be JSON text of at most 40960 bytes/,
   },
+  {
+    name: 'a lone surrogate',
+    send: (s) => s.send('{"type":"typing","conversationId":"\\udc00"}'),
+    expectMessage: /^conversationId: must be well-formed Unicode text/,
+  },
+  { name: 'a NUL character', send: (s) => s.send({ type: 'p2p_close', connectionId: '\u0000' }), expectMessage: /^connectionId: must not contain the NUL character$/ },
+  { name: 'nested 5,000 deep', send: (s) => s.send(`{"type":"ping","x":${deep(5_000)}}`), expectMessage: /^Frame is nested too deeply \(at most 64 levels\)$/ },
   {
     name: 'p2p_signal with an SDP over 16 KiB',
     send: (s) => s.send({ type: 'p2p_signal', connectionId: randomUUID(), signal: { kind: 'offer', payload: 'v'.repeat(16 * 1024 + 1) } }),

@@ -6,7 +6,7 @@
 import { errorResponseSchema, type ParsedInput, type RouteDefinition, type RouteResponse } from '@enclave/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitOptions } from '@fastify/rate-limit';
-import { refuseNulText } from './nul-text';
+import { refuseUnfitInput } from './json-input';
 
 /** A request whose body, query and params have been parsed by the route's schemas. */
 export type RouteRequest<R extends RouteDefinition> = Omit<FastifyRequest, 'body' | 'query' | 'params'> & ParsedInput<R>;
@@ -51,8 +51,8 @@ export function serve<R extends RouteDefinition>(app: FastifyInstance, route: R,
     ...(opts.bodyLimit || route.rawBody ? { bodyLimit: opts.bodyLimit ?? route.rawBody?.maxBytes } : {}),
     ...(opts.preParsing ? { preParsing: opts.preParsing } : {}),
     ...(opts.rateLimit ? { config: { rateLimit: opts.rateLimit } } : {}),
-    // U+0000 in any text is a 400 before validation: PostgreSQL cannot store it (nul-text.ts).
-    preValidation: refuseNulText,
+    // Text PostgreSQL cannot store, or nesting too deep, is a 400 before validation (json-input.ts).
+    preValidation: refuseUnfitInput,
     handler: async (req, reply) => {
       reply.status(route.status);
       if (route.contentType) reply.header('content-type', route.contentType);

@@ -28,13 +28,19 @@ const connectionColumns = {
   status: p2pConnections.status,
 };
 
+/**
+ * A banned, locked or wiped host's node is removed with the ban or the breach policy's action
+ * (users/moderation.ts, security/breach.ts); this keeps one hosted meanwhile out of sight too.
+ */
+const hostMaySignIn = () => and(eq(users.isBanned, false), eq(users.isLocked, false), eq(users.isCompromised, false));
+
 /** Every node with its host's presence and the open connections of joiners online now. */
 export async function listNodes(db: Db, only?: { hostId: string }): Promise<P2pNode[]> {
   const nodes = await db
     .select({ node: p2pNodes, hostUsername: users.username })
     .from(p2pNodes)
     .innerJoin(users, eq(users.id, p2pNodes.hostId))
-    .where(and(eq(users.isBanned, false), only ? eq(p2pNodes.hostId, only.hostId) : undefined))
+    .where(and(hostMaySignIn(), only ? eq(p2pNodes.hostId, only.hostId) : undefined))
     .orderBy(p2pNodes.createdAt);
   if (!nodes.length) return [];
   const online = await onlineUserIds(db);
@@ -101,12 +107,12 @@ export async function removeP2pOf(db: Db, userIds: readonly string[], opts: { jo
 export async function openConnection(db: Db, nodeId: string, joinerId: string): Promise<{ connection: P2pConnection; replaced: P2pConnection | null }> {
   return db.transaction(async (tx) => {
     const [node] = await tx
-      .select({ id: p2pNodes.id, hostId: p2pNodes.hostId, maxConnections: p2pNodes.maxConnections, hostBanned: users.isBanned })
+      .select({ id: p2pNodes.id, hostId: p2pNodes.hostId, maxConnections: p2pNodes.maxConnections })
       .from(p2pNodes)
       .innerJoin(users, eq(users.id, p2pNodes.hostId))
-      .where(eq(p2pNodes.id, nodeId))
+      .where(and(eq(p2pNodes.id, nodeId), hostMaySignIn()))
       .for('update', { of: p2pNodes });
-    if (!node || node.hostBanned) throw new HttpError(404, errorCodes.notFound, 'No such node');
+    if (!node) throw new HttpError(404, errorCodes.notFound, 'No such node');
     if (node.hostId === joinerId) throw new HttpError(409, errorCodes.invalidRequest, 'You cannot connect to your own node');
     const online = await onlineUserIds(tx);
     if (!online.has(node.hostId)) throw new HttpError(409, errorCodes.nodeOffline, 'This node is offline: its host is not connected');

@@ -17,6 +17,7 @@ import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
 import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE, sha256Hex } from '../auth/sessions';
 import { isDatabaseUnavailable } from '../db/client';
+import { describeUnfit, unfitInput } from '../http/json-input';
 import type { WorkGate } from '../http/overload';
 import { eventHeaders, eventTypes, recordEvent, type EventSource } from '../security/events';
 import type { Bus, BusEvent } from './bus';
@@ -246,6 +247,9 @@ export class Gateway {
       } catch {
         return send({ type: 'error', message: 'Frame is not valid JSON' });
       }
+      // As every route's input (http/json-input.ts): text PostgreSQL refuses, or nesting too deep.
+      const unfit = unfitInput(json);
+      if (unfit) return send({ type: 'error', message: describeUnfit(unfit, 'Frame', 'frame') });
       const frame = clientFrameSchema.safeParse(json);
       if (!frame.success) {
         return send({ type: 'error', message: `Unknown or malformed frame: ${frame.error.issues[0]?.message ?? 'invalid'}` });

@@ -6,17 +6,19 @@
  * touched: anonymous reports are events only, and no report can name anyone.
  */
 import { deriveLoginKey } from '@enclave/crypto';
-import { errorTexts, GENERAL_CONVERSATION, routes, conversationIdFor, type BreachPolicy, type BreachReport } from '@enclave/protocol';
+import { errorTexts, GENERAL_CONVERSATION, routes, conversationIdFor, type BreachPolicy, type BreachReport, type ServerFrame } from '@enclave/protocol';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimits } from '../config';
+import type { AppContext } from '../context';
 import type { Database } from '../db/client';
-import { conversations, epochShares, securityEvents, sessions, users } from '../db/schema';
+import { conversations, epochShares, p2pConnections, p2pNodes, securityEvents, sessions, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { CLOSE_SESSION_ENDED } from '../realtime/gateway';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
-import { BREACH_MESSAGE, WIPED_BUNDLE } from './breach';
+import { applyBreachPolicy, BREACH_MESSAGE, WIPED_BUNDLE, WIPED_CANNOT_UNLOCK } from './breach';
+import { eventTypes, recordEvent } from './events';
 
 const report = (): BreachReport => ({
   reason: 'function integrity violation',
@@ -24,6 +26,9 @@ const report = (): BreachReport => ({
   threatVectors: [{ type: 'modified_native_function', severity: 'critical', description: 'fetch was replaced', timestamp: new Date().toISOString() }],
   securityMetrics: { threatLevel: 90, detections: 1 },
 });
+
+const hostBody = { nodeType: 'community_host' as const, capabilities: ['chat'], maxConnections: 10, location: 'Berlin' };
+const isConnection = (id: string, state: string) => (f: ServerFrame) => f.type === 'p2p_connection' && f.connectionId === id && f.state === state;
 
 describe.each(backends)('the breach policy (%s)', (backend) => {
   let database: Database;
@@ -140,6 +145,15 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const refused = await freshLogin(server, dave);
     expect(refused.status).toBe(403);
     expect(refused.error).toEqual({ code: 'wiped', error: errorTexts.wiped });
+    expect(await reportEvents(dave.id)).toEqual([expect.objectContaining({ severity: 'critical', details: expect.objectContaining({ action: 'wiped', reporter: 'member' }) })]);
+
+    // The creator's unlock says plainly that nothing can be restored, and changes nothing.
+    const unlock = await new TestMember.Anonymous(server.url).attempt(routes.unlockUser, { body: { userId: dave.id } }, creatorHeaders);
+    expect(unlock.status).toBe(409);
+    expect(unlock.error).toEqual({ code: 'wiped', error: WIPED_CANNOT_UNLOCK });
+    expect(WIPED_CANNOT_UNLOCK).toMatch(/^This account was wiped by the breach policy; its keys are gone and it cannot be restored\./);
+    expect((await freshLogin(server, dave)).status).toBe(403);
+    expect(await database.db.select().from(securityEvents).where(and(eq(securityEvents.type, 'member_unlocked'), eq(securityEvents.userId, dave.id)))).toEqual([]);
 
     // Listed as compromised, never a recipient again; Erin can no longer write to Dave.
     const listed = (await erin.call(routes.users, {})).users.find((u) => u.id === dave.id);
@@ -151,6 +165,73 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     expect(erinSocket.ws.readyState).toBe(erinSocket.ws.OPEN);
     expect((await erin.send('all', 'still here')).status).toBe(201);
   });
+
+  it('wipe: a report with text PostgreSQL cannot store is a 400, and wipes nothing', async () => {
+    const server = servers.wipe;
+    const hana = await join(server, 'hana-wipe');
+    for (const body of [{ ...report(), reason: 'tamper \udc00' }, { ...report(), threatVectors: [{ ...report().threatVectors[0]!, description: '\ud800' }] }]) {
+      const res = await hana.request('POST', routes.breachReport.path, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_request', error: expect.stringMatching(/must be well-formed Unicode text/) });
+    }
+    expect((await hana.attempt(routes.me, {})).status).toBe(200);
+    const [row] = await database.db.select().from(users).where(eq(users.id, hana.id));
+    expect(row).toMatchObject({ isCompromised: false, isLocked: false });
+    expect(row!.encryptedPrivateKey).not.toBe(WIPED_BUNDLE);
+    expect(await reportEvents(hana.id)).toEqual([]);
+  });
+
+  it('wipe: the action and its audit row are one transaction: an audit that fails undoes the wipe', async () => {
+    const server = servers.wipe;
+    const ivan = await join(server, 'ivan-wipe');
+    const erin = await join(server, 'ivan-peer');
+    expect((await erin.send(ivan.id, 'to ivan')).status).toBe(201);
+    const shares = async () => (await database.db.select().from(epochShares).where(eq(epochShares.recipientId, ivan.id))).length;
+    const before = await shares();
+    expect(before).toBeGreaterThan(0);
+    const ctx = { db: database.db, gateway: server.app.gateway } as AppContext;
+    // Details jsonb refuses (a lone surrogate): the audit row fails after the wipe's statements ran.
+    const failing = applyBreachPolicy(ctx, ivan.id, 'wipe', (tx, action) =>
+      recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action, reason: '\udc00' } }, tx),
+    );
+    await expect(failing).rejects.toThrow();
+    const [row] = await database.db.select().from(users).where(eq(users.id, ivan.id));
+    expect(row).toMatchObject({ isCompromised: false });
+    expect(row!.encryptedPrivateKey).not.toBe(WIPED_BUNDLE);
+    expect(await shares()).toBe(before);
+    expect(await liveSessions(ivan.id)).toBeGreaterThan(0);
+    expect((await ivan.attempt(routes.me, {})).status).toBe(200);
+    expect(await reportEvents(ivan.id)).toEqual([]);
+
+    // The same call with an audit that can be written does both.
+    expect(await applyBreachPolicy(ctx, ivan.id, 'wipe', (tx, action) => recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action } }, tx))).toBe('wiped');
+    expect(await shares()).toBe(0);
+    expect(await reportEvents(ivan.id)).toEqual([expect.objectContaining({ details: expect.objectContaining({ action: 'wiped' }) })]);
+  });
+
+  for (const policy of ['lock', 'wipe'] as const) {
+    it(`${policy}: the reporter's P2P node leaves the registry, and both parties of their connections are told`, async () => {
+      const server = servers[policy];
+      const [host, joiner, other] = [await join(server, `host-${policy}`), await join(server, `joiner-${policy}`), await join(server, `other-${policy}`)];
+      await connect(host);
+      const [joinerSocket, otherSocket] = [await connect(joiner), await connect(other)];
+      const { node } = await host.call(routes.p2pHost, { body: hostBody });
+      const { node: otherNode } = await other.call(routes.p2pHost, { body: hostBody });
+      // Presence is written a tick after `authenticated`: connecting needs the hosts online.
+      await expect.poll(async () => (await joiner.call(routes.p2pNodes, {})).nodes.filter((n) => [host.id, other.id].includes(n.hostId) && n.status === 'online').length).toBe(2);
+      const toHost = await joiner.call(routes.p2pConnect, { params: { id: node.id } });
+      const fromHost = await host.call(routes.p2pConnect, { params: { id: otherNode.id } });
+
+      expect(await host.call(routes.breachReport, { body: report() })).toEqual({ policy, action: policy === 'lock' ? 'locked' : 'wiped' });
+      await joinerSocket.waitFor(isConnection(toHost.connectionId, 'closed'));
+      await otherSocket.waitFor(isConnection(fromHost.connectionId, 'closed'));
+      expect((await joiner.call(routes.p2pNodes, {})).nodes.map((n) => n.hostId)).not.toContain(host.id);
+      expect(await database.db.select().from(p2pNodes).where(eq(p2pNodes.hostId, host.id))).toEqual([]);
+      expect(await database.db.select().from(p2pConnections).where(eq(p2pConnections.joinerId, host.id))).toEqual([]);
+      expect((await joiner.attempt(routes.p2pConnect, { params: { id: node.id } })).status).toBe(404);
+      await other.call(routes.p2pStopHosting, {});
+    });
+  }
 
   it('wipe: an anonymous report wipes no one', async () => {
     const server = servers.wipe;

@@ -5,15 +5,22 @@
  *
  * - log: the report is an event, nothing more;
  * - lock: the account cannot sign in until the creator unlocks it; its sessions end now;
- * - wipe: in one transaction the sealed key bundle and every share wrapped for the member are
- *   deleted, the account marked compromised and its conversations moved to a new member set (as a
- *   ban does, so no later epoch is wrapped for it); then its sockets get `security_breach` and close.
+ * - wipe: the sealed key bundle and every share wrapped for the member are deleted, the account
+ *   marked compromised and its conversations moved to a new member set (as a ban does, so no later
+ *   epoch is wrapped for it); then its sockets get `security_breach` and close. Nothing on the
+ *   server can bring the keys back: a wiped account cannot be unlocked (security/routes.ts).
+ *
+ * A lock or wipe, the removal of the member's P2P node and connections, and the report's audit
+ * row are one transaction: all of them happen, or none.
  */
 import { errorTexts, type BreachPolicy } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
+import type { Db } from '../db/client';
 import { epochShares, users } from '../db/schema';
-import { announceMoves, moveConversationsOf, revokeSessionsOf } from '../users/moderation';
+import { removeP2pOf, type P2pConnection } from '../p2p/registry';
+import { announceConnection } from '../p2p/signaling';
+import { announceMoves, moveConversationsOf, revokeSessionsOf, type MovedConversation } from '../users/moderation';
 
 /** What a wiped member's `encrypted_private_key` holds: no bundle (a real one is base64 of at least 44 bytes). */
 export const WIPED_BUNDLE = '';
@@ -21,29 +28,43 @@ export const WIPED_BUNDLE = '';
 /** docs/spec.md §8: the socket's breach alert. */
 export const BREACH_MESSAGE = 'SECURITY BREACH: Your account has been compromised. All data wiped for protection.';
 
+/** The creator's unlock of a wiped member (security/routes.ts), a 409. */
+export const WIPED_CANNOT_UNLOCK =
+  'This account was wiped by the breach policy; its keys are gone and it cannot be restored. The member can join again with a new invite key.';
+
 export type BreachAction = 'logged' | 'locked' | 'wiped';
 
-export async function applyBreachPolicy(ctx: AppContext, userId: string, policy: BreachPolicy): Promise<BreachAction> {
-  if (policy === 'log') return 'logged';
-  if (policy === 'lock') {
-    await ctx.db.transaction(async (tx) => {
-      await tx.update(users).set({ isLocked: true }).where(eq(users.id, userId));
-      await revokeSessionsOf(tx, [userId]);
-    });
-    await ctx.gateway.publishCommitted({
-      kind: 'end_sessions',
-      userIds: [userId],
-      frame: { type: 'session_ended', reason: 'locked', message: errorTexts.locked },
-    });
-    return 'locked';
+/** Writes the report's event with the action taken, in the transaction of that action when there is one. */
+export type BreachAudit = (tx: Db, action: BreachAction) => Promise<void>;
+
+/** `userId`: the reporter's, or null for an anonymous report (logged only, whatever the policy). */
+export async function applyBreachPolicy(ctx: AppContext, userId: string | null, policy: BreachPolicy, audit: BreachAudit): Promise<BreachAction> {
+  if (policy === 'log' || userId === null) {
+    await audit(ctx.db, 'logged');
+    return 'logged';
   }
-  const moved = await ctx.db.transaction(async (tx) => {
-    await tx.update(users).set({ encryptedPrivateKey: WIPED_BUNDLE, isCompromised: true }).where(eq(users.id, userId));
-    await tx.delete(epochShares).where(eq(epochShares.recipientId, userId));
+  const action = policy === 'lock' ? 'locked' : 'wiped';
+  const done = await ctx.db.transaction(async (tx): Promise<{ moved: MovedConversation[]; ended: P2pConnection[] }> => {
+    let moved: MovedConversation[] = [];
+    if (action === 'locked') {
+      await tx.update(users).set({ isLocked: true }).where(eq(users.id, userId));
+    } else {
+      await tx.update(users).set({ encryptedPrivateKey: WIPED_BUNDLE, isCompromised: true }).where(eq(users.id, userId));
+      await tx.delete(epochShares).where(eq(epochShares.recipientId, userId));
+    }
     await revokeSessionsOf(tx, [userId]);
-    return moveConversationsOf(tx, [userId]);
+    if (action === 'wiped') moved = await moveConversationsOf(tx, [userId]);
+    // As a ban: a member who cannot sign in hosts nothing and joins nothing.
+    const ended = await removeP2pOf(tx, [userId], { joined: true });
+    await audit(tx, action);
+    return { moved, ended };
   });
-  await ctx.gateway.publishCommitted({ kind: 'end_sessions', userIds: [userId], frame: { type: 'security_breach', message: BREACH_MESSAGE } });
-  await announceMoves(ctx, moved);
-  return 'wiped';
+  await ctx.gateway.publishCommitted({
+    kind: 'end_sessions',
+    userIds: [userId],
+    frame: action === 'locked' ? { type: 'session_ended', reason: 'locked', message: errorTexts.locked } : { type: 'security_breach', message: BREACH_MESSAGE },
+  });
+  for (const c of done.ended) await announceConnection(ctx, c, 'closed');
+  if (action === 'wiped') await announceMoves(ctx, done.moved);
+  return action;
 }

@@ -162,8 +162,13 @@ export type EventInput = {
   reported?: ReportedAddresses;
 };
 
-/** Records an event seen on a request (or, without one, by the server itself). */
-export async function recordEvent(db: Db, req: EventSource | null, event: EventInput): Promise<void> {
+/**
+ * Records an event seen on a request (or, without one, by the server itself). `tx`: a transaction
+ * of the caller's that the row is written in, so that it commits with the action it records (a
+ * breach report's lock or wipe) or not at all. Such a row is always written, never held in memory:
+ * the actions that need it are themselves bounded (a member's own account is acted on once).
+ */
+export async function recordEvent(db: Db, req: EventSource | null, event: EventInput, tx?: Db): Promise<void> {
   const analysis = req ? analyzeRequest(req, event.reported ?? {}) : null;
   const row = {
     type: event.type,
@@ -175,10 +180,10 @@ export async function recordEvent(db: Db, req: EventSource | null, event: EventI
   };
   if (event.actor) {
     // Audit: an administrator or the creator acting, signed in; each action is a record of its own.
-    await db.insert(securityEvents).values({ ...row, actor: event.actor });
+    await (tx ?? db).insert(securityEvents).values({ ...row, actor: event.actor });
     return;
   }
-  await coalescerOf(db).record(row, req?.log ?? null);
+  await coalescerOf(db).record(row, req?.log ?? null, tx);
 }
 
 /** Writes the repeats held in memory (at shutdown, before the database closes). */
@@ -238,7 +243,8 @@ class Coalescer {
 
   constructor(private readonly db: Db) {}
 
-  async record(event: Coalesced, log: FastifyBaseLogger | null): Promise<void> {
+  /** `tx`: written in the caller's transaction, whatever the window's writes so far (recordEvent). */
+  async record(event: Coalesced, log: FastifyBaseLogger | null, tx?: Db): Promise<void> {
     if (log) this.log = log;
     const now = Date.now();
     const source = event.ip ?? '';
@@ -250,9 +256,9 @@ class Coalescer {
       this.timer ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
     }
     const at = new Date(now);
-    if (win.writes < MAX_WRITES_PER_SOURCE) {
+    if (win.writes < MAX_WRITES_PER_SOURCE || tx) {
       win.writes += 1;
-      await addToWindowRow(this.db, event, 1, at, at);
+      await addToWindowRow(tx ?? this.db, event, 1, at, at);
       return;
     }
     let key = keyOf(event);

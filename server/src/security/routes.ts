@@ -5,7 +5,7 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { errorCodes, routes, severityScores, type RouteDefinition, type RouteResponse, type Severity } from '@enclave/protocol';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { users } from '../db/schema';
@@ -13,7 +13,7 @@ import { requireAuth } from '../access/policy';
 import { listSessions, resolveSession, revokeSessionOfUser, revokeSessionsOfUser, SESSION_COOKIE } from '../auth/sessions';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve, type RouteRequest } from '../http/routes';
-import { applyBreachPolicy } from './breach';
+import { applyBreachPolicy, WIPED_CANNOT_UNLOCK } from './breach';
 import { activeBlocks, blockIp, normalizeIp, unblockable, unblockIp } from './blocks';
 import { eventTypes, recordEvent } from './events';
 import { liveEvents, mySecurity, securityMetrics } from './metrics';
@@ -77,8 +77,18 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
 
   serve(app, routes.unlockUser, async (req) => {
     const { userId } = req.body;
-    const rows = await db.update(users).set({ isLocked: false }).where(eq(users.id, userId)).returning({ id: users.id });
-    if (!rows.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
+    const rows = await db
+      .update(users)
+      .set({ isLocked: false })
+      .where(and(eq(users.id, userId), eq(users.isCompromised, false)))
+      .returning({ id: users.id });
+    if (!rows.length) {
+      const [member] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId));
+      if (!member) throw new HttpError(404, errorCodes.notFound, 'No such member');
+      // The wipe deleted the keys only the member's token could open: unlocking would let them sign
+      // in to an account that can read nothing, so the answer says so instead (breach.ts).
+      throw new HttpError(409, errorCodes.wiped, WIPED_CANNOT_UNLOCK);
+    }
     await recordEvent(db, req, { type: eventTypes.memberUnlocked, severity: 'medium', userId, actor: 'creator' });
     await gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
     return { ok: true as const };
@@ -141,21 +151,28 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       // The reporter is the request's own session, never anything the body says.
       const reporter = await sessionOf(req);
       const severity = threatVectors.reduce<Severity>((worst, v) => (severityScores[v.severity] > severityScores[worst] ? v.severity : worst), 'low');
-      const action = reporter ? await applyBreachPolicy(ctx, reporter.user.id, config.breachPolicy) : 'logged';
-      await recordEvent(db, req, {
-        type: eventTypes.breachReport,
-        severity,
-        userId: reporter?.user.id ?? null,
-        details: {
-          reason,
-          reporter: reporter ? 'member' : 'anonymous',
-          action,
-          threatLevel: reported.threatLevel,
-          detections: reported.detections,
-          vectors: threatVectors.map((v) => ({ type: v.type, severity: v.severity, description: v.description.slice(0, DESCRIPTION_MAX), ...(v.source ? { source: v.source } : {}) })),
-        },
-        ...(addresses ? { reported: addresses } : {}),
-      });
+      // The event is written in the transaction of the lock or wipe it records (breach.ts).
+      const action = await applyBreachPolicy(ctx, reporter?.user.id ?? null, config.breachPolicy, (tx, action) =>
+        recordEvent(
+          db,
+          req,
+          {
+            type: eventTypes.breachReport,
+            severity,
+            userId: reporter?.user.id ?? null,
+            details: {
+              reason,
+              reporter: reporter ? 'member' : 'anonymous',
+              action,
+              threatLevel: reported.threatLevel,
+              detections: reported.detections,
+              vectors: threatVectors.map((v) => ({ type: v.type, severity: v.severity, description: v.description.slice(0, DESCRIPTION_MAX), ...(v.source ? { source: v.source } : {}) })),
+            },
+            ...(addresses ? { reported: addresses } : {}),
+          },
+          tx,
+        ),
+      );
       return { policy: config.breachPolicy, action };
     },
     { rateLimit: rateLimit(config.rateLimits.breach) },

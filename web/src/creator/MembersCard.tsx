@@ -136,7 +136,8 @@ export function MembersCard() {
                     </td>
                     <td className="px-3 py-2">
                       <div className="flex justify-end gap-1.5">
-                        {u.isLocked ? (
+                        {/* A wiped account has no keys left to unlock: the server refuses it (409). */}
+                        {u.isLocked && !u.isCompromised ? (
                           <Button size="sm" variant="secondary" disabled={busy} aria-label={`Unlock ${u.username}`} onClick={() => unlock.mutate(u)}>
                             <Lock aria-hidden="true" /> Unlock
                           </Button>
@@ -205,7 +206,7 @@ function MemberStatus({ user }: { user: MonitoredUser }) {
         </Badge>
       ) : null}
       {user.isCompromised ? (
-        <Badge tone="danger" data-member-compromised title="Wiped by the breach policy: keys gone, no share of later messages">
+        <Badge tone="danger" data-member-compromised title="Wiped by the breach policy: its keys are gone and it cannot be restored or unlocked; the person can join again with a new invite key">
           <ShieldAlert aria-hidden="true" /> Compromised
         </Badge>
       ) : null}
