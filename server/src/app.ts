@@ -192,7 +192,7 @@ export async function buildApp(opts: {
   await app.register(attachmentRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
   await app.register(securityRoutes, { ctx });
-  await app.register(p2pRoutes, { ctx });
+  await app.register(p2pRoutes, { ctx, signals: counter, signalPrefix: `${config.redisPrefix}:rl:p2p-signals:` });
 
   await registerWebApp(app, config);
 

@@ -219,6 +219,12 @@ export const configSchema = z.object({
     register: limitSchema,
     send: limitSchema,
     epoch: limitSchema,
+    /** Disappearing-timer changes per member (each is a timeline event every member of the conversation sees). */
+    timerChange: limitSchema,
+    /** P2P connection requests per member. */
+    p2pConnect: limitSchema,
+    /** P2P signaling frames (offers, answers, candidates, closes) per member, over every socket of theirs. */
+    p2pSignal: limitSchema,
     /** Wrong master keys per address; counted in the security events, so it holds across instances. */
     masterKey: limitSchema,
     /** Client breach reports (a public route). */
@@ -244,6 +250,12 @@ export const defaultRateLimits: Config['rateLimits'] = {
   send: { max: 30, windowMs: 10_000 },
   // A rotation writes one share per member: far rarer than messages.
   epoch: { max: 20, windowMs: 60_000 },
+  // A person sets a timer now and then; each change is an event in the conversation's history.
+  timerChange: { max: 10, windowMs: 60_000 },
+  // One connection per node joined; a few retries.
+  p2pConnect: { max: 20, windowMs: 60_000 },
+  // A connection's negotiation is an offer, an answer and a few dozen candidates each way.
+  p2pSignal: { max: 600, windowMs: 60_000 },
   masterKey: { max: 5, windowMs: 60_000 },
   // A client reports once per detection burst; more is a flood of the events table.
   breach: { max: 10, windowMs: 60_000 },
@@ -271,6 +283,9 @@ export function rateLimitsWithWindowCap(limits: Config['rateLimits'], capMs: num
     register: capped(limits.register),
     send: capped(limits.send),
     epoch: capped(limits.epoch),
+    timerChange: capped(limits.timerChange),
+    p2pConnect: capped(limits.p2pConnect),
+    p2pSignal: capped(limits.p2pSignal),
     masterKey: capped(limits.masterKey),
     breach: capped(limits.breach),
     attachmentUpload: capped(limits.attachmentUpload),

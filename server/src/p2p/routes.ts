@@ -8,15 +8,30 @@ import type { AppContext } from '../context';
 import { requireAuth } from '../access/policy';
 import { emergencyState } from '../creator/emergency';
 import { HttpError } from '../http/errors';
-import { serve } from '../http/routes';
+import { rateLimit, serve } from '../http/routes';
+import type { WindowCounter } from '../http/rate-limit-store';
+import { perMember } from '../conversations/routes';
 import { normalizeIp } from '../security/blocks';
 import { listNodes, openConnection, removeP2pOf, upsertNode } from './registry';
 import { announceConnection, p2pFrameHandler } from './signaling';
 import { iceServersFor } from './turn';
 
-export async function p2pRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+/**
+ * `signals`: where each member's signaling frames are counted (rateLimits.p2pSignal, over all their
+ * sockets and, with Redis, all instances; keys under `signalPrefix`).
+ */
+export async function p2pRoutes(
+  app: FastifyInstance,
+  { ctx, signals, signalPrefix }: { ctx: AppContext; signals: WindowCounter; signalPrefix: string },
+): Promise<void> {
   const { db, config, gateway } = ctx;
-  gateway.onP2pFrame(p2pFrameHandler(ctx));
+  const { p2pSignal } = config.rateLimits;
+  gateway.onP2pFrame(
+    p2pFrameHandler(ctx, async (userId) => {
+      const { current, ttl } = await signals.increment(`${signalPrefix}${userId}`, p2pSignal.windowMs);
+      return current > p2pSignal.max ? ttl : 0;
+    }),
+  );
 
   const refuseInEmergency = async () => {
     if ((await emergencyState(db)).active) throw new HttpError(403, errorCodes.forbidden, errorTexts.p2pSuspended);
@@ -41,14 +56,19 @@ export async function p2pRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     return { ok: true as const };
   });
 
-  serve(app, routes.p2pConnect, async (req) => {
-    const auth = requireAuth(req);
-    await refuseInEmergency();
-    const { connection, replaced } = await openConnection(db, req.params.id, auth.user.id);
-    if (replaced) await announceConnection(ctx, replaced, 'closed');
-    await announceConnection(ctx, connection, 'requested');
-    return { connectionId: connection.id, nodeId: connection.nodeId, hostId: connection.hostId };
-  });
+  serve(
+    app,
+    routes.p2pConnect,
+    async (req) => {
+      const auth = requireAuth(req);
+      await refuseInEmergency();
+      const { connection, replaced } = await openConnection(db, req.params.id, auth.user.id);
+      if (replaced) await announceConnection(ctx, replaced, 'closed');
+      await announceConnection(ctx, connection, 'requested');
+      return { connectionId: connection.id, nodeId: connection.nodeId, hostId: connection.hostId };
+    },
+    { rateLimit: rateLimit(config.rateLimits.p2pConnect, perMember) },
+  );
 
   serve(app, routes.p2pConfig, async (req) => iceServersFor(config, requireAuth(req).user.id, Date.now()));
 }

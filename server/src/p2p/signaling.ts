@@ -16,8 +16,17 @@ export async function announceConnection(ctx: AppContext, c: P2pConnection, stat
   await ctx.gateway.publishCommitted({ kind: 'deliver', to: [c.hostId, c.joinerId], frame });
 }
 
-export function p2pFrameHandler(ctx: AppContext): FrameHandler {
+/** Counts one of a member's P2P frames: 0 while within their limit, else the milliseconds until it resets. */
+export type SignalCount = (userId: string) => Promise<number>;
+
+export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandler {
   return async ({ userId, origin }, frame, send) => {
+    // Counted before any database work, so that a flood costs none.
+    const waitMs = await count(userId);
+    if (waitMs) {
+      await recordEvent(ctx.db, origin, { type: eventTypes.rateLimited, severity: 'medium', userId, details: { frame: frame.type } });
+      return send({ type: 'error', message: `Too many P2P signals. Retry in ${Math.ceil(waitMs / 1000)} s.` });
+    }
     if ((await emergencyState(ctx.db)).active) return send({ type: 'error', message: errorTexts.p2pSuspended });
     const connection = await findConnection(ctx.db, frame.connectionId);
     // Unknown and foreign connections are refused alike: an id says nothing of whose it is.
