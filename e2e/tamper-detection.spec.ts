@@ -1,9 +1,11 @@
 /**
- * The browser's tamper detection (docs/spec.md §4): ten minutes of ordinary use trip nothing, with
- * the page's clock fast-forwarded through every scheduled check; forced detections on the login
+ * The browser's tamper detection (docs/spec.md §4, docs/security.md §10): ten minutes of ordinary
+ * use trip nothing, with the page's clock fast-forwarded through every scheduled check; what a
+ * browser extension does (wrapped fetch and XMLHttpRequest, added script elements) warns and is
+ * recorded but never escalates, on the login screen or after it; forced strikes on the login
  * screen escalate as specified (decoys after 2 s and 4 s, a wipe and the breach screen at the
- * third, / 3 s later); a critical detection elsewhere reports to the server once and shows the
- * breach screen.
+ * third, / 3 s later); a critical detection wipes at once, and in the chat reports to the server
+ * once.
  */
 import { breachReportSchema, liveEventsResponseSchema } from '@enclave/protocol';
 import type { BrowserContext, Page } from '@playwright/test';
@@ -41,6 +43,90 @@ async function say(from: Page, to: Page, text: string): Promise<void> {
 const realWait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const breachHeading = (page: Page) => page.getByRole('heading', { name: 'SECURITY BREACH DETECTED' });
+
+/** The login screen's notice of what escalates nothing (web/src/security/TamperWarning.tsx). */
+const tamperWarning = (page: Page) => page.getByRole('status').filter({ hasText: 'Something in this browser is changing this page.' });
+
+/** An inert script element from elsewhere (a non-JavaScript type: nothing loads and the CSP has nothing to refuse). */
+function addScriptElement(page: Page, src: string): Promise<void> {
+  return page.evaluate((url) => {
+    const script = document.createElement('script');
+    script.type = 'text/plain';
+    script.src = url;
+    document.body.append(script);
+  }, src);
+}
+
+test('an extension that wraps fetch and XMLHttpRequest and adds scripts is recorded and shown, never wipes, and the member signs in', async ({ network }) => {
+  const context = await network.newContext();
+  // What common extensions do before any page script runs: wrappers that call the originals.
+  await context.addInitScript(() => {
+    const originalFetch = window.fetch;
+    window.fetch = function fetch(this: unknown, ...args: Parameters<typeof window.fetch>) {
+      return originalFetch.apply(this, args);
+    };
+    const { open, send } = XMLHttpRequest.prototype;
+    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, ...args: unknown[]) {
+      return (open as (...a: unknown[]) => void).apply(this, args);
+    };
+    XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, ...args: Parameters<XMLHttpRequest['send']>) {
+      return send.apply(this, args);
+    };
+  });
+  const [key] = await network.mintKeys(1);
+  const alice = await joinThroughUi(context, key!, 'alice');
+  const page = alice.page;
+
+  // Signed out, back on the login screen (a fresh page: the extension's wrappers are there again).
+  await page.getByRole('button', { name: 'Logout' }).click();
+  await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
+  // What the browser holds that a wipe would clear: storage, a cache, the key store (as the
+  // escalation test below makes it).
+  await page.evaluate(async () => {
+    localStorage.setItem('enclave.user', '{}');
+    sessionStorage.setItem('enclave.notice', '{}');
+    await (await caches.open('enclave-test')).put('/probe', new Response('x'));
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('enclave');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const tx = db.transaction(['identity'], 'readwrite');
+    tx.objectStore('identity').put({ note: 'stand-in for a member identity' }, 'stand-in');
+    await new Promise((resolve) => (tx.oncomplete = resolve));
+    db.close();
+  });
+  const held = await browserData(page);
+  expect(held).toMatchObject({ session: 1, caches: 1, records: { identity: 1 } });
+  expect(held.local).toBeGreaterThanOrEqual(1);
+
+  // The extension adds a script element, and the login screen's native check (every 10 s) finds its wrappers.
+  await addScriptElement(page, 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/inject.js');
+  await tamperWarning(page).getByText('What was found (4)').click({ timeout: 15_000 });
+  await expect(tamperWarning(page).getByRole('listitem')).toHaveText([
+    'Unauthorized script injection: chrome-extension://abcdefghijklmnopabcdefghijklmnop',
+    "Modified native function: fetch is not the browser's own",
+    "Modified native function: XMLHttpRequest.prototype.open is not the browser's own",
+    "Modified native function: XMLHttpRequest.prototype.send is not the browser's own",
+  ]);
+  await shot(page, '04-extension-warning-on-login');
+
+  // Nothing wiped, no breach screen (and, checked for every test, no decoy or breach report sent).
+  await expect(breachHeading(page)).toBeHidden();
+  expect(await browserData(page)).toEqual(held);
+
+  // Alice signs in and reaches the chat; the monitor there records the same wrappers and escalates nothing.
+  await page.getByLabel('Access Token', { exact: true }).fill(alice.token);
+  await page.getByRole('button', { name: 'Decrypt & Access' }).click();
+  await expect(page).toHaveURL(/\/chat$/);
+  await expect(page.locator('[data-connection-state="authenticated"]')).toBeVisible();
+  await page.getByRole('link', { name: 'Security' }).click();
+  const detections = page.getByRole('region', { name: 'Browser detections' }).getByRole('listitem');
+  await expect(detections.filter({ hasText: "XMLHttpRequest.prototype.send is not the browser's own" })).toHaveCount(2, { timeout: 10_000 });
+  const severities = await detections.locator('[data-severity]').evaluateAll((badges) => badges.map((b) => b.getAttribute('data-severity')));
+  expect(new Set(severities)).toEqual(new Set(['medium']));
+  await expect(breachHeading(page)).toBeHidden();
+});
 
 test('ten minutes of ordinary use trip no detection', async ({ network }) => {
   test.setTimeout(240_000);
@@ -162,13 +248,17 @@ test.describe('forced detections', () => {
     await page.clock.runFor(1);
     await expect.poll(() => decoys().length).toBe(6);
 
-    // 3: a script element from elsewhere (inert: a non-JavaScript type, so nothing loads and the CSP has nothing to refuse).
-    await page.evaluate(() => {
-      const script = document.createElement('script');
-      script.type = 'text/plain';
-      script.src = 'https://evil.example.net/payload.js';
-      document.body.append(script);
-    });
+    // A script element from elsewhere is what extensions do: shown and recorded, not a strike.
+    await addScriptElement(page, 'https://evil.example.net/payload.js');
+    await tamperWarning(page).getByText('What was found (1)').click();
+    await expect(tamperWarning(page).getByRole('listitem')).toHaveText(['Unauthorized script injection: https://evil.example.net']);
+    await page.clock.runFor(10_000);
+    await noNewRequest(6);
+    await expect(breachHeading(page)).toBeHidden();
+
+    // 3: a third forged token.
+    await token.fill('f'.repeat(64));
+    await go.click();
     await expect(breachHeading(page)).toBeVisible();
     // Wiped: storage, caches and the key store; the contacts' pins stay (docs/security.md §3).
     await expect.poll(() => browserData(page)).toEqual({ local: 0, session: 0, caches: 0, records: { identity: 0, contacts: 1 } });
@@ -185,6 +275,25 @@ test.describe('forced detections', () => {
     await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
     // No more decoys, and the login side reports nothing to the server.
     expect(requests).toHaveLength(6);
+  });
+
+  test('a critical detection on the login screen wipes at once, with no decoys first', async ({ network }) => {
+    const context = await network.newContext();
+    const requests = countermeasureRequests(context);
+    const page = await context.newPage();
+    await page.goto('/');
+    await expect(page.getByRole('button', { name: 'Decrypt & Access' })).toBeVisible();
+    await page.evaluate(() => localStorage.setItem('enclave.user', '{}'));
+
+    // Someone replaces WebCrypto's digest in the running page: critical, at the login screen's next native check (10 s).
+    await page.evaluate(() => {
+      const digest = crypto.subtle.digest.bind(crypto.subtle);
+      Object.defineProperty(crypto.subtle, 'digest', { value: (algorithm: AlgorithmIdentifier, data: BufferSource) => digest(algorithm, data) });
+    });
+    await expect(breachHeading(page)).toBeVisible({ timeout: 15_000 });
+    await expect.poll(async () => (await browserData(page)).local).toBe(0);
+    // The login side reports nothing to the server, and sent no decoys before the wipe.
+    expect(requests).toEqual([]);
   });
 
   test('a critical detection in the chat reports to the server once and shows the breach screen', async ({ network }) => {

@@ -11,6 +11,7 @@ import { NewTokenPanel } from './NewTokenPanel';
 import { SignInForm } from './SignInForm';
 import { useWarnBeforeLeaving } from './token-saving';
 import { HeroPage } from '../components/HeroPage';
+import { TamperWarning } from '../security/TamperWarning';
 
 type Mode = 'signin' | 'create';
 
@@ -65,6 +66,7 @@ export function LoginPage() {
       ) : null}
 
       {mode === 'signin' ? <WipeBanner /> : null}
+      <TamperWarning />
 
       <Card>
         <CardHeader>

@@ -4,12 +4,27 @@
  * from here; none is written out anywhere else. (Token format and login-rate constants are the
  * protocol's `limits`.)
  */
-import { severityScores } from '@enclave/protocol';
+import { severityScores, type Severity } from '@enclave/protocol';
 
 export { severityScores };
 
+/** What a detection sets off: nothing but its record, a strike (decoys), or the emergency wipe. */
+export type Escalation = 'record' | 'strike' | 'emergency';
+
+/**
+ * The one rule of both detectors, the login screen's and the monitor's (docs/security.md §10):
+ * a detection escalates by its severity alone. Low and medium ones — what browser extensions
+ * commonly cause — are recorded and shown to the member, never answered with decoys or a wipe; a
+ * high one is a strike (decoys; on the login screen the third strike wipes); a critical one runs
+ * the emergency protocol at once.
+ */
+export function escalation(severity: Severity): Escalation {
+  if (severity === 'critical') return 'emergency';
+  return severity === 'high' ? 'strike' : 'record';
+}
+
 export const tamper = {
-  /** Login side: the third detection wipes the browser; the first two schedule decoy calls. */
+  /** Login side: the third strike (see {@link escalation}) wipes the browser; the first two schedule decoy calls. */
   threshold: 3,
   /** Decoy calls after 2^n seconds, n = the detection's number. */
   countermeasureDelayMs: (attempt: number) => 2 ** attempt * 1000,

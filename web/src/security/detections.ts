@@ -27,8 +27,9 @@ export function cryptoSelfTestDetection(source: DetectionSource, now: number): D
   return detection(detectionTypes.cryptoCompromised, 'critical', detectionTexts.cryptoCompromised('WebCrypto failed its known-answer test'), source, now);
 }
 
+/** Medium: extensions add script elements routinely, and under the server's CSP a foreign or inline one cannot run. */
 export function scriptDetection(src: string | null, origin: string, source: DetectionSource, now: number): Detection {
-  return detection(detectionTypes.scriptInjection, 'high', detectionTexts.scriptInjection(scriptOrigin(src, origin)), source, now);
+  return detection(detectionTypes.scriptInjection, 'medium', detectionTexts.scriptInjection(scriptOrigin(src, origin)), source, now);
 }
 
 /** The key under which a lasting native-function finding counts once. */

@@ -16,8 +16,18 @@ function page() {
   };
 }
 
-function setup({ relaxed = false } = {}) {
+/** What common extensions do before any page script runs: wrappers that call the originals. */
+function wrapNetwork(host: ReturnType<typeof page>) {
+  const fetch = host.fetch;
+  host.fetch = (...args: number[]) => fetch(...args);
+  const { open, send } = host.XMLHttpRequest.prototype;
+  host.XMLHttpRequest.prototype.open = (...args: number[]) => open(...args);
+  host.XMLHttpRequest.prototype.send = (x: number) => send(x);
+}
+
+function setup({ relaxed = false, beforeLoad = (_host: ReturnType<typeof page>) => {} } = {}) {
   const host = page();
+  beforeLoad(host);
   let inject: (src: string | null) => void = () => {};
   // A debugger holding each probe: every reading of the clock is 150 ms after the last.
   const devtools = { open: false, docked: false, drift: 0 };
@@ -38,20 +48,21 @@ function setup({ relaxed = false } = {}) {
     },
   };
   const decoys = vi.fn();
+  const wipe = vi.fn(async () => {});
   const shield = new LoginShield(
     {
       record: (d) => threatStore.record(d),
       countermeasure: (n) => threatStore.countermeasure(n),
       later: (ms, run) => void setTimeout(run, ms),
       decoys,
-      wipe: async () => {},
+      wipe,
       showBreach: () => {},
       leave: () => {},
     },
     relaxed,
   );
   const stop = startLoginChecks(shield, env, (ran) => threatStore.checked(ran));
-  return { host, shield, stop, inject: (src: string | null) => inject(src), decoys, devtools };
+  return { host, shield, stop, inject: (src: string | null) => inject(src), decoys, wipe, devtools };
 }
 
 beforeEach(() => {
@@ -71,16 +82,15 @@ describe('login-screen checks', () => {
     expect(s.shield.detections).toBe(0);
   });
 
-  it('count a replaced function once, however many checks see it', async () => {
+  it('record a replaced function once, however many checks see it', async () => {
     const s = setup();
     Reflect.set(s.host, 'fetch', async () => new Response());
     await vi.advanceTimersByTimeAsync(60_000);
     s.stop();
-    expect(threatStore.get().detections.map((d) => d.type)).toEqual(['modified_native_function']);
-    expect(s.shield.detections).toBe(1);
+    expect(threatStore.get().detections.map((d) => [d.type, d.severity])).toEqual([['modified_native_function', 'medium']]);
   });
 
-  it('count every injected script element', async () => {
+  it('record every injected script element', async () => {
     const s = setup();
     s.inject('https://evil.example.net/x.js');
     s.inject(null);
@@ -89,6 +99,43 @@ describe('login-screen checks', () => {
       'Unauthorized script injection: https://evil.example.net',
       'Unauthorized script injection: inline script',
     ]);
+  });
+
+  it("record an extension's network wrappers and scripts, and never escalate them: no decoys, no wipe", async () => {
+    const s = setup({ beforeLoad: wrapNetwork });
+    await vi.advanceTimersByTimeAsync(10_000);
+    s.inject('chrome-extension://abcdefghijklmnop/inject.js');
+    s.inject(null);
+    // Wrapped again while the page runs, as extensions that inject late do.
+    wrapNetwork(s.host);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    s.stop();
+    expect(threatStore.get().detections.map((d) => d.description)).toEqual([
+      "Modified native function: fetch is not the browser's own",
+      "Modified native function: XMLHttpRequest.prototype.open is not the browser's own",
+      "Modified native function: XMLHttpRequest.prototype.send is not the browser's own",
+      'Unauthorized script injection: chrome-extension://abcdefghijklmnop',
+      'Unauthorized script injection: inline script',
+      'Modified native function: fetch was replaced while the page ran',
+      'Modified native function: XMLHttpRequest.prototype.open was replaced while the page ran',
+      'Modified native function: XMLHttpRequest.prototype.send was replaced while the page ran',
+    ]);
+    expect(threatStore.get().detections.every((d) => d.severity === 'medium')).toBe(true);
+    expect(s.shield.detections).toBe(0);
+    expect(threatStore.get().countermeasures).toEqual([]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(s.decoys).not.toHaveBeenCalled();
+    expect(s.wipe).not.toHaveBeenCalled();
+  });
+
+  it('wipe at once when WebCrypto is replaced while the page runs, counting it once', async () => {
+    const s = setup();
+    Reflect.set(s.host.crypto.subtle, 'digest', async () => new ArrayBuffer(32));
+    await vi.advanceTimersByTimeAsync(60_000);
+    s.stop();
+    expect(threatStore.get().detections.map((d) => [d.type, d.severity])).toEqual([['crypto_api_compromised', 'critical']]);
+    expect(s.wipe).toHaveBeenCalledTimes(1);
+    expect(s.decoys).not.toHaveBeenCalled();
   });
 
   it('name a confirmed debugger stop, and call it developer tools only when they look docked', async () => {

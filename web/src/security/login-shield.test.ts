@@ -1,9 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { tamper } from './constants';
+import { escalation, tamper } from './constants';
 import { LoginShield, type ShieldActions } from './login-shield';
 import type { Detection } from './threat-state';
 
-const d = (type = 'invalid_token_format'): Detection => ({ type, severity: 'medium', description: type, timestamp: 0, source: 'login_screen' });
+const d = (type = 'invalid_token_format', severity: Detection['severity'] = 'high'): Detection => ({
+  type,
+  severity,
+  description: type,
+  timestamp: 0,
+  source: 'login_screen',
+});
 
 function shield(relaxed = false) {
   const log: string[] = [];
@@ -22,6 +28,12 @@ function shield(relaxed = false) {
   };
   return { shield: new LoginShield(actions, relaxed), log, finishWipe: () => finishWipe() };
 }
+
+describe('the escalation rule of both detectors', () => {
+  it('records low and medium detections only, strikes on high ones, and runs the emergency on critical ones', () => {
+    expect((['low', 'medium', 'high', 'critical'] as const).map(escalation)).toEqual(['record', 'record', 'strike', 'emergency']);
+  });
+});
 
 describe('login-side escalation (docs/spec.md §4)', () => {
   beforeEach(() => void vi.useFakeTimers({ now: 0 }));
@@ -73,9 +85,43 @@ describe('login-side escalation (docs/spec.md §4)', () => {
 
   it('counts a lasting condition once', () => {
     const s = shield();
-    s.shield.detectOnce('native:fetch:replaced', d('modified_native_function'));
-    s.shield.detectOnce('native:fetch:replaced', d('modified_native_function'));
+    s.shield.detectOnce('debugger', d('debugger_detected'));
+    s.shield.detectOnce('debugger', d('debugger_detected'));
     expect(s.shield.detections).toBe(1);
+  });
+
+  it('records what extensions cause (medium and low) and never escalates it, however much', async () => {
+    const s = shield();
+    for (const name of ['fetch', 'XMLHttpRequest.prototype.open', 'XMLHttpRequest.prototype.send']) {
+      s.shield.detectOnce(`native:${name}:not_native`, d('modified_native_function', 'medium'));
+    }
+    for (let i = 0; i < 10; i++) s.shield.detect(d('unauthorized_script_injection', i % 2 ? 'low' : 'medium'));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(s.log).toHaveLength(13);
+    expect(s.log.every((l) => l.startsWith('record'))).toBe(true);
+    expect(s.shield.detections).toBe(0);
+  });
+
+  it('counts only strikes towards the threshold: medium detections between them change nothing', async () => {
+    const s = shield();
+    s.shield.detect(d());
+    s.shield.detect(d('unauthorized_script_injection', 'medium'));
+    s.shield.detect(d());
+    s.shield.detect(d('modified_native_function', 'medium'));
+    expect(s.log.some((l) => l.startsWith('wipe'))).toBe(false);
+    s.shield.detect(d());
+    expect(s.log.filter((l) => l.startsWith('wipe'))).toHaveLength(1);
+    expect(s.shield.detections).toBe(tamper.threshold);
+  });
+
+  it('wipes at once on a critical detection, as after sign-in, without decoys first', async () => {
+    const s = shield();
+    s.shield.detect(d('crypto_api_compromised', 'critical'));
+    expect(s.log).toEqual(['record crypto_api_compromised', 'countermeasure browser_wipe', 'breach at 0', 'wipe at 0']);
+    s.finishWipe();
+    await vi.advanceTimersByTimeAsync(tamper.redirectAfterWipeMs);
+    expect(s.log).toContain('leave at 3000');
+    expect(s.log.some((l) => l.startsWith('decoys'))).toBe(false);
   });
 
   it('only records on a relaxed host', async () => {

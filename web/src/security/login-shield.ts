@@ -1,11 +1,12 @@
 /**
- * The login side of tamper detection (docs/spec.md §4 "Anti-tamper escalation"): every detection
- * counts; the first two each schedule decoy calls after 2^n seconds (n = the detection's number),
- * the third wipes the browser, shows the breach screen and returns to / after 3 s. The count lasts
- * as long as the page (the return to / reloads it). On a relaxed host detections are recorded and
- * nothing else happens.
+ * The login side of tamper detection (docs/spec.md §4 "Anti-tamper escalation"). Detections
+ * escalate by the rule the monitor uses too ({@link escalation}): low and medium ones are only
+ * recorded; each high one is a strike, and the first two strikes each schedule decoy calls after
+ * 2^n seconds (n = the strike's number); the third strike, or any critical detection, wipes the
+ * browser, shows the breach screen and returns to / after 3 s. The count lasts as long as the page
+ * (the return to / reloads it). On a relaxed host detections are recorded and nothing else happens.
  */
-import { tamper } from './constants';
+import { escalation, tamper } from './constants';
 import type { Detection } from './threat-state';
 
 export type ShieldActions = {
@@ -39,7 +40,7 @@ export class LoginShield {
     readonly relaxed: boolean,
   ) {}
 
-  /** Detections counted towards escalation so far. */
+  /** Strikes counted so far (detections that escalated). */
   get detections(): number {
     return this.attempts;
   }
@@ -51,12 +52,14 @@ export class LoginShield {
     this.detect(detection);
   }
 
-  /** A detection of an event (a submitted token, a refused attempt, a debugger stop): each counts. */
+  /** A detection of an event (a submitted token, a refused attempt, a debugger stop): each is judged. */
   detect(detection: Detection): void {
     this.actions.record(detection);
     if (this.relaxed || this.wiping) return;
+    const step = escalation(detection.severity);
+    if (step === 'record') return;
     this.attempts += 1;
-    if (this.attempts < tamper.threshold) {
+    if (step === 'strike' && this.attempts < tamper.threshold) {
       this.actions.countermeasure(countermeasures.decoys);
       this.actions.later(tamper.countermeasureDelayMs(this.attempts), () => this.actions.decoys());
       return;

@@ -61,11 +61,12 @@ describe('native-function integrity', () => {
     expect(findNativeTampering(page, captureNatives(page), sourceOf)).toEqual([]);
   });
 
-  it('rates a live replacement of WebCrypto critical, older or network findings lower', () => {
+  it('rates a live replacement of WebCrypto critical, what extensions do (older code, network wrappers) medium', () => {
     expect(nativeFindingSeverity({ name: 'crypto.subtle.digest', kind: 'crypto', when: 'replaced' })).toBe('critical');
     expect(nativeFindingSeverity({ name: 'Function.prototype.toString', kind: 'integrity', when: 'replaced' })).toBe('critical');
-    expect(nativeFindingSeverity({ name: 'crypto.subtle.digest', kind: 'crypto', when: 'not_native' })).toBe('high');
-    expect(nativeFindingSeverity({ name: 'fetch', kind: 'network', when: 'replaced' })).toBe('high');
+    expect(nativeFindingSeverity({ name: 'crypto.subtle.digest', kind: 'crypto', when: 'not_native' })).toBe('medium');
+    expect(nativeFindingSeverity({ name: 'Function.prototype.toString', kind: 'integrity', when: 'not_native' })).toBe('medium');
+    expect(nativeFindingSeverity({ name: 'fetch', kind: 'network', when: 'replaced' })).toBe('medium');
     expect(nativeFindingSeverity({ name: 'fetch', kind: 'network', when: 'not_native' })).toBe('medium');
   });
 });

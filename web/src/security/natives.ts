@@ -98,13 +98,14 @@ export function findNativeTampering(host: object, captured: NativeCapture, sourc
 }
 
 /**
- * How serious a finding is. A replacement while the page runs is someone at work in this very
- * page (critical for WebCrypto and for the function that would hide it); code that was already
- * there when the app loaded is usually a browser extension, serious but not proof of an attack.
+ * How serious a finding is, which decides what it sets off (`escalation` in constants.ts). Code
+ * already there when the app loaded comes from an extension or the browser itself, and network
+ * functions are what extensions wrap at any time (ad blockers, price trackers, developer helpers):
+ * medium, recorded and shown, never escalated. WebCrypto, or the function that would hide a
+ * replacement, replaced while the page runs is someone at work in this very page: critical.
  */
 export function nativeFindingSeverity(f: NativeFinding): Severity {
-  if (f.kind === 'network') return f.when === 'replaced' ? 'high' : 'medium';
-  return f.when === 'replaced' ? 'critical' : 'high';
+  return f.kind === 'network' || f.when === 'not_native' ? 'medium' : 'critical';
 }
 
 const SHA256_ABC = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';

@@ -22,5 +22,7 @@ describe('script elements', () => {
   it('names where a script came from without its path or query', () => {
     expect(scriptOrigin('https://evil.example.net/x.js?token=secret', origin)).toBe('https://evil.example.net');
     expect(scriptOrigin(null, origin)).toBe('inline script');
+    expect(scriptOrigin('chrome-extension://abcdefghijklmnop/inject.js', origin)).toBe('chrome-extension://abcdefghijklmnop');
+    expect(scriptOrigin('data:text/javascript,alert(1)', origin)).toBe('data:');
   });
 });

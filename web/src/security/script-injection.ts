@@ -21,7 +21,10 @@ export function classifyScript(src: string | null, origin: string): ScriptVerdic
 export function scriptOrigin(src: string | null, origin: string): string {
   if (src === null || src.trim() === '') return 'inline script';
   try {
-    return new URL(src, origin).origin;
+    const url = new URL(src, origin);
+    // Schemes the URL parser does not know (an extension's, data:) have the opaque origin "null".
+    if (url.origin !== 'null') return url.origin;
+    return url.host ? `${url.protocol}//${url.host}` : url.protocol;
   } catch {
     return 'unparseable source';
   }

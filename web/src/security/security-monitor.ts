@@ -1,14 +1,15 @@
 /**
  * The hidden security monitor, on every screen but the login screen (docs/spec.md §4 "Tamper
  * detection (dashboard side)"): an integrity check every 5 s, each finding recorded in the threat
- * store. A critical finding runs the emergency protocol once: wipe the browser, report to the
- * server, show the breach screen, and go to / 3 s later (a full load, so the member's keys leave
- * memory too). Lesser findings each send a decoy call after 2^n s. On a relaxed host findings are
- * recorded and nothing else happens.
+ * store, escalating by the login screen's rule ({@link escalation}). A critical finding runs the
+ * emergency protocol once: wipe the browser, report to the server, show the breach screen, and go
+ * to / 3 s later (a full load, so the member's keys leave memory too). A high one sends a decoy
+ * call after 2^n s; low and medium ones are only recorded. On a relaxed host findings are recorded
+ * and nothing else happens.
  */
 import { breachReportSchema, type BreachReport } from '@enclave/protocol';
 import type { CheckEnv } from './check-env';
-import { dashboardDetection, missedCheckFactor, tamper } from './constants';
+import { dashboardDetection, escalation, missedCheckFactor, tamper } from './constants';
 import { CRYPTO_SELF_TEST_KEY, cryptoSelfTestDetection, detection, nativeDetection, nativeKey, scriptDetection } from './detections';
 import { countermeasures, type ShieldActions } from './login-shield';
 import { cryptoSelfTest, findNativeTampering } from './natives';
@@ -69,7 +70,9 @@ export class SecurityMonitor {
   detect(d: Detection): void {
     this.actions.record(d);
     if (this.relaxed || this.emergencyStarted) return;
-    if (d.severity === 'critical') return this.emergency(d);
+    const step = escalation(d.severity);
+    if (step === 'emergency') return this.emergency(d);
+    if (step === 'record') return;
     this.decoysSent += 1;
     const n = this.decoysSent;
     this.actions.countermeasure(countermeasures.decoys);

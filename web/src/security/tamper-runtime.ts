@@ -49,13 +49,17 @@ export function checkEnv(): CheckEnv {
 
 export const recordChecked = (ran: boolean): void => threatStore.checked(ran);
 
-/** The login form refused an attempt over the client's rate limit (docs/spec.md §5: a tamper attempt). */
+/**
+ * The login form refused an attempt over the client's rate limit (docs/spec.md §5: a tamper
+ * attempt). High, like a forged token below: guessing at the token is the attack the login side's
+ * strikes are for.
+ */
 export function reportRateLimitExceeded(): void {
-  loginShield.detect(detection(detectionTypes.rateLimit, 'medium', detectionTexts.rateLimit, 'login_screen', Date.now()));
+  loginShield.detect(detection(detectionTypes.rateLimit, 'high', detectionTexts.rateLimit, 'login_screen', Date.now()));
 }
 
 /** The login form refused a token on integrity (docs/spec.md §5); a token that is only too short is no detection. */
 export function reportRefusedToken(token: string): void {
   const finding = tokenIntegrityFinding(token);
-  if (finding) loginShield.detect(detection(finding.type, 'medium', finding.description, 'login_screen', Date.now()));
+  if (finding) loginShield.detect(detection(finding.type, 'high', finding.description, 'login_screen', Date.now()));
 }

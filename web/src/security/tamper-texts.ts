@@ -36,3 +36,10 @@ export const breachTexts = {
   body: "Tampering was detected in this page. Enclave's data in this browser has been wiped.",
   leaving: 'Returning to the sign-in screen…',
 } as const;
+
+/** The login screen's notice of detections that escalate nothing (TamperWarning.tsx). */
+export const warningTexts = {
+  title: 'Something in this browser is changing this page.',
+  body: 'Most likely an extension: it has replaced functions this page uses or added scripts to it. Nothing has been wiped and you can sign in, but an extension that changes this page can also read what you type into it. Sign in here only if you trust your extensions.',
+  details: (n: number) => `What was found (${n})`,
+} as const;
