@@ -18,7 +18,7 @@ import { CLOSE_SESSION_ENDED } from '../realtime/gateway';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
 import { applyBreachPolicy, BREACH_MESSAGE, WIPED_BUNDLE, WIPED_CANNOT_UNLOCK } from './breach';
-import { eventTypes, recordEvent } from './events';
+import { eventTypes, MAX_WRITES_PER_SOURCE, recordEvent } from './events';
 
 const report = (): BreachReport => ({
   reason: 'function integrity violation',
@@ -207,6 +207,16 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     expect(await applyBreachPolicy(ctx, ivan.id, 'wipe', (tx, action) => recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action } }, tx))).toBe('wiped');
     expect(await shares()).toBe(0);
     expect(await reportEvents(ivan.id)).toEqual([expect.objectContaining({ details: expect.objectContaining({ action: 'wiped' }) })]);
+  });
+
+  it('wipe: the audit row is written with its details however many events its source sent in the window', async () => {
+    const server = servers.wipe;
+    const jana = await join(server, 'jana-wipe');
+    const ctx = { db: database.db, gateway: server.app.gateway } as AppContext;
+    // Events without a request have one source: past its budget they would be held in memory or folded.
+    for (let i = 0; i < MAX_WRITES_PER_SOURCE; i++) await recordEvent(database.db, null, { type: eventTypes.decoyHit, severity: 'high', details: { path: `/api/decoy/${i}` } });
+    await applyBreachPolicy(ctx, jana.id, 'wipe', (tx, action) => recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: jana.id, details: { action } }, tx));
+    expect(await reportEvents(jana.id)).toEqual([expect.objectContaining({ details: expect.objectContaining({ action: 'wiped' }) })]);
   });
 
   for (const policy of ['lock', 'wipe'] as const) {
