@@ -23,7 +23,7 @@ import { uploadFile } from '../testing/attachments';
 import { backends, makeDatabase, relaxedRateLimits, startServer, type Backend, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { openDatabase, type Database } from './client';
-import { attachments, messages } from './schema';
+import { attachments, epochShares, messages, users } from './schema';
 
 /** The scrub delay of the server under test: erased bytes must be gone from its files this soon after. */
 const SCRUB_MS = 500;
@@ -148,6 +148,29 @@ describe.each(backends)('erased messages leave the files (%s)', (backend: Backen
     expect(contents.includes(keptBytes)).toBe(true);
     for (const n of needles) expect(contents.includes(n.bytes), n.what).toBe(false);
     expect(leftovers()).toEqual([]);
+  });
+
+  it("takes a wiped member's sealed key bundle and shares out of the files", async () => {
+    const wiping = await startServer(database, { config: { dataDir, rateLimits: relaxedRateLimits, breachPolicy: 'wipe', erasureScrubMs: SCRUB_MS } });
+    try {
+      const [k1, k2] = await mintKeys(database.db, { count: 2 });
+      const carol = await TestMember.join(wiping.url, k1!, 'carol-wiped');
+      const dave = await TestMember.join(wiping.url, k2!, 'dave-wiped');
+      // Dave's first message wraps a share of his epoch for Carol.
+      expect((await dave.send(carol.id, 'for carol')).status).toBe(201);
+      const [user] = await database.db.select({ bundle: users.encryptedPrivateKey }).from(users).where(eq(users.id, carol.id));
+      const shares = await database.db.select({ key: epochShares.wrappedKey }).from(epochShares).where(eq(epochShares.recipientId, carol.id));
+      expect(shares.length).toBeGreaterThan(0);
+      const secrets = [user!.bundle, ...shares.map((r) => r.key)].map((text) => Buffer.from(text));
+
+      const report = { reason: 'function integrity violation', timestamp: new Date().toISOString(), threatVectors: [], securityMetrics: { threatLevel: 90, detections: 1 } };
+      expect(await carol.call(routes.breachReport, { body: report })).toMatchObject({ action: 'wiped' });
+      const leftovers = () => secrets.flatMap((bytes, i) => filesHolding(dataDir, bytes).map((f) => `secret ${i} in ${f}`));
+      if (backend === 'pglite') await expect.poll(leftovers, { timeout: 15_000, interval: 200 }).toEqual([]);
+      else expect(leftovers()).toEqual([]);
+    } finally {
+      await wiping.close();
+    }
   });
 
   it('deletes the blobs before the rows, so that a store that fails keeps the row for the sweep to retry', async () => {

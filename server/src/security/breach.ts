@@ -65,6 +65,10 @@ export async function applyBreachPolicy(ctx: AppContext, userId: string | null, 
     frame: action === 'locked' ? { type: 'session_ended', reason: 'locked', message: errorTexts.locked } : { type: 'security_breach', message: BREACH_MESSAGE },
   });
   for (const c of done.ended) await announceConnection(ctx, c, 'closed');
-  if (action === 'wiped') await announceMoves(ctx, done.moved);
+  if (action === 'wiped') {
+    // The sealed bundle and the shares must leave the database's files too, not only its rows.
+    ctx.scrubber.erased('users', 'epoch_shares');
+    await announceMoves(ctx, done.moved);
+  }
   return action;
 }
