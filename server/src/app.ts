@@ -4,7 +4,7 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
-import { errorCodes, SOCKET_PATH } from '@enclave/protocol';
+import { errorCodes, limits, SOCKET_PATH } from '@enclave/protocol';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAccessControl } from './access/policy';
@@ -19,6 +19,7 @@ import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
 import { registerOverloadGate, WorkGate } from './http/overload';
+import { bodyDeadlineMs, registerBodyDeadline, slowRequestDefaults } from './http/slow-requests';
 import { redisRateLimitStore, WindowCounter } from './http/rate-limit-store';
 import { serializerCompiler } from './http/serializer';
 import { serviceRoutes } from './http/service-routes';
@@ -33,7 +34,7 @@ import type { Bus } from './realtime/bus';
 import { Gateway, onSocketError, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
-export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; close: () => Promise<void> };
+export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; gate: WorkGate; close: () => Promise<void> };
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 /**
@@ -53,6 +54,7 @@ export async function buildApp(opts: {
   logStream?: Writable;
 }): Promise<App> {
   const { config, db, bus } = opts;
+  const slowRequests = { ...slowRequestDefaults, ...config.requestLimits };
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -61,6 +63,11 @@ export async function buildApp(opts: {
     },
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 64 * 1024,
+    // Slow clients (http/slow-requests.ts): headers within their timeout, checked every few
+    // seconds rather than Node's 30; the whole request, whatever its body, within the longest
+    // body deadline (the hook there answers sooner, by the body's own length).
+    http: { headersTimeout: slowRequests.headersTimeoutMs, connectionsCheckingInterval: Math.min(5_000, slowRequests.headersTimeoutMs) },
+    requestTimeout: slowRequests.headersTimeoutMs + bodyDeadlineMs(slowRequests, limits.attachmentCiphertextMaxBytes) + 60_000,
     exposeHeadRoutes: false,
     // While closing, a request arriving on an open connection gets our own 503 (below): an
     // `{error, code}` body with Retry-After, where Fastify's has neither.
@@ -75,13 +82,13 @@ export async function buildApp(opts: {
   app.removeContentTypeParser('text/plain');
 
   // One bound for the HTTP requests and the socket tasks that work on the database.
-  const gate = new WorkGate(config.maxInFlight);
+  const gate = new WorkGate(config.maxInFlight, config.requestLimits?.degradedForMs);
   const gateway = new Gateway(db, bus, app.log, gate);
   const blocks = new BlockList(db, app.log);
   blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
   await blocks.start(bus);
   const attachmentStore = await openAttachmentStore(config.attachments.store, config.dataDir);
-  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore };
+  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate };
   const stopSweeping = startSweeping(db, attachmentStore, { orphanAfterMs: config.attachments.orphanAfterMs, everyMs: config.attachments.sweepEveryMs, log: app.log });
   // Fails at once while Redis is away (the store then counts in memory), rather than queueing.
   // ioredis is loaded only when used: importing it costs a tenth of a second of every start.
@@ -107,6 +114,7 @@ export async function buildApp(opts: {
   app.addHook('onSend', async (_req, reply) => {
     if (draining) reply.header('connection', 'close');
   });
+  registerBodyDeadline(app, db, slowRequests);
   registerOverloadGate(app, gate);
   // Before @fastify/websocket's own preClose (which closes with no code): 1001 "going away", so
   // that clients reconnect at once; by then no new connection is accepted.
@@ -163,7 +171,7 @@ export async function buildApp(opts: {
     errorHandler: (err, socket, req) => onSocketError(req.log, err, socket),
   });
 
-  registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey, blocks);
+  registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey, blocks, gate);
   // CSRF: state changes and socket upgrades only from our own origin.
   const ownOrigin = originCheck(config);
   app.addHook('onRequest', async (req) => {
@@ -201,6 +209,7 @@ export async function buildApp(opts: {
     gateway,
     blocks,
     attachments: attachmentStore,
+    gate,
     /**
      * Drains: stops accepting connections, closes sockets with 1001, answers what is in flight
      * (Fastify waits for it), then removes this instance's presence and writes the security events
@@ -222,7 +231,8 @@ export async function buildApp(opts: {
 
 /**
  * A request Node's HTTP parser refuses before any route (a header block over 16 KiB, a malformed
- * request line) is answered in our error shape too, `{error, code}`, and the connection closed.
+ * request line, headers not in within their timeout) is answered in our error shape too,
+ * `{error, code}`, and the connection closed.
  */
 function refuseUnparsable(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -230,11 +240,14 @@ function refuseUnparsable(err: Error & { code?: string }, socket: Duplex): void 
     return;
   }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const [status, reason] = tooLarge ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-  const body = JSON.stringify({
-    error: tooLarge ? 'Request headers and URL must fit in 16 KiB' : 'Malformed HTTP request',
-    code: errorCodes.invalidRequest,
-  });
+  // Node's headersTimeout or requestTimeout (http/slow-requests.ts).
+  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const [status, reason, error] = tooLarge
+    ? [431, 'Request Header Fields Too Large', 'Request headers and URL must fit in 16 KiB']
+    : timedOut
+      ? [408, 'Request Timeout', 'The request did not arrive in time']
+      : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ error, code: errorCodes.invalidRequest });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

@@ -208,6 +208,14 @@ export const configSchema = z.object({
   turnSecret: z.string().optional(),
   /** Database work in flight at once (MAX_IN_FLIGHT), past which requests are refused with 503 and Retry-After. */
   maxInFlight: z.number().int().positive(),
+  /**
+   * Testing aid, no setting: shorter timeouts for slow requests (http/slow-requests.ts) and a
+   * shorter "degraded" answer of the health check after a refusal (http/overload.ts).
+   */
+  requestLimits: z
+    .object({ headersTimeoutMs: z.number(), bodyGraceMs: z.number(), minBodyBytesPerSecond: z.number(), degradedForMs: z.number() })
+    .partial()
+    .optional(),
   rateLimits: z.object({
     /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,

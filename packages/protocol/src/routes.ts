@@ -118,6 +118,8 @@ export type RouteDefinition = {
   readonly status: 200 | 201;
   /** Schema of a successful answer's body (`z.undefined()` when it has none). */
   readonly response: z.ZodType;
+  /** Schema of the 503 a route answers of itself: the health check while the instance refuses work. */
+  readonly degraded?: z.ZodType;
   /** An answer that is not JSON (the CSV export, an attachment): sent as it is, never serialized. */
   readonly contentType?: 'text/csv; charset=utf-8' | 'application/octet-stream';
   /** A request body that is not JSON but raw bytes of this type, at most `maxBytes` (an upload). */
@@ -143,13 +145,16 @@ export type RouteResponse<R extends RouteDefinition> = z.output<R['response']>;
 const route = <const R extends RouteDefinition>(definition: R): R => definition;
 
 const noBody = z.undefined();
+
+/** The health check's answer (503) while the instance refuses work for want of capacity, and a few seconds after. */
+export const degradedResponseSchema = z.object({ ok: z.literal(false), status: z.literal('degraded') });
 const csv = z.string().describe('CSV: key, status, purchase ID, sale price, generated, expires, used, username');
 /** The generated OpenAPI document (its shape is OpenAPI's, not ours). */
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
 
 export const routes = {
-  health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up', status: 200, response: noBody }),
-  healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up (for load balancers that only GET)', status: 200, response: okResponseSchema }),
+  health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 while it refuses some for want of capacity (degraded)', status: 200, response: noBody, degraded: noBody }),
+  healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 degraded while it refuses some (for load balancers that only GET)', status: 200, response: okResponseSchema, degraded: degradedResponseSchema }),
   openApi: route({ method: 'GET', path: '/api/openapi.json', access: 'public', summary: 'This API as an OpenAPI document', status: 200, response: openApiDocumentSchema }),
 
   // Invite keys: validation for anyone, administration for admins and the creator.

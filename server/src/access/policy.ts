@@ -7,6 +7,7 @@ import { errorCodes, errorTexts, routeKey, routes, SOCKET_PATH, type Access } fr
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
 import { HttpError } from '../http/errors';
+import { inPlace, type WorkGate } from '../http/overload';
 import { bannedOwner, resolveSession, SESSION_COOKIE, type AuthContext } from '../auth/sessions';
 import type { BlockList } from '../security/blocks';
 import { matchesMasterKey, presentedMasterKey } from '../creator/master-key';
@@ -41,7 +42,8 @@ export function requireAuth(req: FastifyRequest): AuthContext {
 /**
  * `masterKeyLimit`: wrong master keys per address within its window before the server stops
  * checking them (config `rateLimits.masterKey`). `blocks`: the addresses refused before anything
- * else (security/blocks.ts).
+ * else (security/blocks.ts). `gate`: the session is read in a place of the overload gate of its
+ * own, held for that query only (the request's body has not arrived yet: http/overload.ts).
  */
 export function registerAccessControl(
   app: FastifyInstance,
@@ -49,6 +51,7 @@ export function registerAccessControl(
   masterKeyHash: string,
   masterKeyLimit: { max: number; windowMs: number },
   blocks: BlockList,
+  gate: WorkGate,
 ): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('isCreator', false);
@@ -109,12 +112,15 @@ export function registerAccessControl(
     if (access === 'public') return;
     if (access === 'creator' || (access === 'admin' && req.headers.authorization)) return checkCreator(req);
     const token = req.cookies[SESSION_COOKIE];
-    req.auth = token ? await resolveSession(db, token) : null;
-    if (!req.auth && token) {
-      // A banned member still holding the cookie of a session their ban revoked.
-      const banned = await bannedOwner(db, token);
-      if (banned) await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { route: url } });
-    }
+    req.auth = token
+      ? await inPlace(gate, req, async () => {
+          const auth = await resolveSession(db, token);
+          // A banned member still holding the cookie of a session their ban revoked.
+          const banned = auth ? null : await bannedOwner(db, token);
+          if (banned) await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { route: url } });
+          return auth;
+        })
+      : null;
     const auth = requireAuth(req);
     if (access === 'admin' && auth.user.role !== 'admin') {
       throw new HttpError(403, errorCodes.forbidden, 'Administrator access required');

@@ -4,7 +4,7 @@
  */
 import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { AttachmentStoreConfig } from '../config';
-import { checkedId, type AttachmentStore } from './store';
+import { BodyMismatch, checkedId, exactly, type AttachmentStore } from './store';
 
 /** S3's own ceiling on the keys of one DeleteObjects call. */
 const DELETE_BATCH = 1000;
@@ -14,11 +14,21 @@ export function s3Store(config: Extract<AttachmentStoreConfig, { kind: 's3' }>):
     region: config.region,
     ...(config.endpoint ? { endpoint: config.endpoint, forcePathStyle: true } : {}),
     ...(config.credentials ? { credentials: config.credentials } : {}),
+    // A streamed PUT is sent as it is, with its Content-Length, rather than in the aws-chunked
+    // encoding of a checksum trailer, which several S3-compatible stores do not understand.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
   });
   const key = (id: string) => `${config.prefix}${checkedId(id)}`;
   return {
-    async put(id, bytes) {
-      await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key(id), Body: bytes, ContentType: 'application/octet-stream' }));
+    async put(id, body, size) {
+      // Streamed with its known length (no multipart upload needed up to S3's 5 GB): a body that
+      // fails or is not `size` bytes aborts the PUT, and S3 keeps no object of it.
+      const checked = exactly(body, size);
+      try {
+        await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key(id), Body: checked, ContentLength: size, ContentType: 'application/octet-stream' }));
+      } catch (err) {
+        throw checked.errored instanceof BodyMismatch ? checked.errored : err;
+      }
     },
     async get(id) {
       try {

@@ -2,49 +2,55 @@
  * Attachment rows and their blobs: an upload within the member's quota, the link to its message
  * when the message is stored, deletion with a message, and the sweep of uploads no message took.
  */
+import type { Readable } from 'node:stream';
 import { errorCodes, errorTexts } from '@enclave/protocol';
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
 import { attachments, messages, users } from '../db/schema';
 import { HttpError } from '../http/errors';
-import type { AttachmentStore } from './store';
+import { BodyMismatch, type AttachmentStore } from './store';
 
 const MiB = 1024 * 1024;
 
 /**
- * Stores one upload: its row first, within the uploader's quota (counted under a lock on their
- * row, so two uploads at once cannot both slip under it), then the blob. A blob that cannot be
- * written takes its row with it.
+ * Reserves an upload of `size` bytes within the uploader's quota, before a byte of it is read: its
+ * row, counted under a lock on the uploader's row, so that two uploads at once cannot both slip
+ * under the quota. The blob follows (writeAttachment), or the row goes.
  */
-export async function storeAttachment(
-  db: Db,
-  store: AttachmentStore,
-  upload: { uploaderId: string; conversationId: string; bytes: Uint8Array; quotaBytes: number },
-): Promise<{ id: string; size: number }> {
-  const size = upload.bytes.length;
-  const row = await db.transaction(async (tx) => {
+export async function reserveAttachment(db: Db, upload: { uploaderId: string; conversationId: string; size: number; quotaBytes: number }): Promise<{ id: string }> {
+  return db.transaction(async (tx) => {
     await tx.select({ id: users.id }).from(users).where(eq(users.id, upload.uploaderId)).for('no key update');
     const [used] = await tx
       .select({ bytes: sql<string>`coalesce(sum(${attachments.size}), 0)` })
       .from(attachments)
       .where(eq(attachments.uploaderId, upload.uploaderId));
     const usedBytes = Number(used?.bytes ?? 0);
-    if (usedBytes + size > upload.quotaBytes) throw quotaExceeded(usedBytes, upload.quotaBytes);
+    if (usedBytes + upload.size > upload.quotaBytes) throw quotaExceeded(usedBytes, upload.quotaBytes);
     const [inserted] = await tx
       .insert(attachments)
-      .values({ uploaderId: upload.uploaderId, conversationId: upload.conversationId, size })
+      .values({ uploaderId: upload.uploaderId, conversationId: upload.conversationId, size: upload.size })
       .returning({ id: attachments.id });
     if (!inserted) throw new Error('attachment insert returned no row');
     return inserted;
   });
+}
+
+/**
+ * Streams a reserved upload's body to the store. A body that is not the reserved size (the client
+ * lied about its length, or hung up) is a 400, and like any failure takes its row with it: the
+ * store keeps nothing of it either.
+ */
+export async function writeAttachment(db: Db, store: AttachmentStore, id: string, body: Readable, size: number): Promise<void> {
   try {
-    await store.put(row.id, upload.bytes);
+    await store.put(id, body, size);
   } catch (err) {
-    await db.delete(attachments).where(eq(attachments.id, row.id));
+    await db.delete(attachments).where(eq(attachments.id, id));
+    if (err instanceof BodyMismatch || body.errored || body.readableAborted) {
+      throw new HttpError(400, errorCodes.invalidRequest, 'The upload did not match its Content-Length');
+    }
     throw err;
   }
-  return { id: row.id, size };
 }
 
 function quotaExceeded(usedBytes: number, quotaBytes: number): HttpError {

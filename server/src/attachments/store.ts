@@ -4,13 +4,19 @@
  * the ids the server made (UUIDs), never anything a client wrote, so no path comes from input.
  */
 import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { AttachmentStoreConfig } from '../config';
 
 export type AttachmentStore = {
-  /** Stores a blob under a fresh id, whole or not at all. */
-  put(id: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores a blob under a fresh id, whole or not at all, as it streams in: `body` must be exactly
+   * `size` bytes (BodyMismatch otherwise), and is never held whole in memory.
+   */
+  put(id: string, body: Readable | Uint8Array, size: number): Promise<void>;
   /** The blob, or null when there is none. */
   get(id: string): Promise<Buffer | null>;
   /** Deletes these blobs; ids without one are ignored. */
@@ -28,6 +34,27 @@ export function checkedId(id: string): string {
   return id;
 }
 
+/** A body longer or shorter than the size it was declared with. */
+export class BodyMismatch extends Error {}
+
+/** `body` as a stream that fails with BodyMismatch unless it is exactly `size` bytes. */
+export function exactly(body: Readable | Uint8Array, size: number): Readable {
+  let seen = 0;
+  const check = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      done(seen > size ? new BodyMismatch(`body longer than its ${size} bytes`) : null, chunk);
+    },
+    flush(done) {
+      done(seen === size ? null : new BodyMismatch(`body of ${seen} bytes, not ${size}`));
+    },
+  });
+  const source = body instanceof Readable ? body : Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]);
+  // The check fails with the source (a client that hung up) as well as on a wrong length.
+  pipeline(source, check).catch(() => undefined);
+  return check;
+}
+
 /** Where the local store keeps its files; backups and restores read and write the same folder. */
 export const localAttachmentsDir = (dataDir: string) => path.join(dataDir, 'attachments');
 
@@ -43,18 +70,18 @@ export function localStore(dir: string): AttachmentStore {
   let ready: Promise<unknown> | null = null;
   const file = (id: string) => path.join(dir, checkedId(id));
   return {
-    async put(id, bytes) {
+    async put(id, body, size) {
       ready ??= fs.mkdir(dir, { recursive: true, mode: 0o700 });
       await ready;
       const temp = path.join(dir, `.${checkedId(id)}.${randomUUID()}.tmp`);
-      const handle = await fs.open(temp, 'wx', 0o600);
       try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      try {
+        await pipeline(exactly(body, size), createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+        const handle = await fs.open(temp, 'r+');
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
         await fs.rename(temp, file(id));
       } catch (err) {
         await fs.rm(temp, { force: true });

@@ -37,8 +37,8 @@ describe.each(['local', 's3'] as const)('the %s attachment store', (kind) => {
   it('stores, reads and deletes blobs by id', async () => {
     const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 7919) % 251);
-    await store.put(a, bytes);
-    await store.put(b, new Uint8Array(16));
+    await store.put(a, bytes, bytes.length);
+    await store.put(b, new Uint8Array(16), 16);
     expect(Buffer.compare((await store.get(a))!, Buffer.from(bytes))).toBe(0);
     await store.delete([a, crypto.randomUUID()]);
     expect(await store.get(a)).toBeNull();
@@ -49,14 +49,14 @@ describe.each(['local', 's3'] as const)('the %s attachment store', (kind) => {
   it('answers null for an id it never stored, and refuses anything but an id as a name', async () => {
     expect(await store.get(crypto.randomUUID())).toBeNull();
     for (const bad of ['../../etc/passwd', 'a/b', '', `${crypto.randomUUID()}/..`]) {
-      await expect(store.put(bad, new Uint8Array(16))).rejects.toThrow(/not an attachment id/);
+      await expect(store.put(bad, new Uint8Array(16), 16)).rejects.toThrow(/not an attachment id/);
       await expect(store.get(bad)).rejects.toThrow(/not an attachment id/);
     }
   });
 
   it.runIf(kind === 'local')('leaves no temporary file behind, and the blob only readable by the server', async () => {
     const id = crypto.randomUUID();
-    await store.put(id, new Uint8Array(64));
+    await store.put(id, new Uint8Array(64), 64);
     const names = fs.readdirSync(path.join(dir, 'attachments'));
     expect(names.filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(fs.statSync(path.join(dir, 'attachments', id)).mode & 0o077).toBe(0);

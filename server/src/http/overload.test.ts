@@ -15,7 +15,7 @@ import { oneInstance } from '../testing/one-instance';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(backends)('overload (%s)', (backend) => {
-  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits, maxInFlight: 1 } });
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits, maxInFlight: 1, requestLimits: { degradedForMs: 1_000 } } });
   let alice: TestMember;
 
   beforeAll(async () => {
@@ -43,8 +43,10 @@ describe.each(backends)('overload (%s)', (backend) => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.error).toMatchObject({ code: 'unavailable', error: 'The server is busy. Try again in a moment.' });
-    // The health check is never refused: a load balancer tells busy from down.
-    expect((await alice.request('HEAD', routes.health.path)).status).toBe(200);
+    // The health check is never refused, and says so: a load balancer sends new work elsewhere.
+    expect((await alice.request('HEAD', routes.health.path)).status).toBe(503);
+    const health = await alice.request('GET', routes.healthGet.path);
+    expect([health.status, health.body]).toEqual([503, { ok: false, status: 'degraded' }]);
 
     release();
     await held;
@@ -54,5 +56,8 @@ describe.each(backends)('overload (%s)', (backend) => {
     expect(stored?.n).toBe(3);
     const texts = (await alice.decrypt(await alice.history('all'))).map((m) => m.text);
     expect(texts).toEqual(['first', 'held up', 'after']);
+    // Healthy again a moment after the last refusal.
+    await expect.poll(async () => (await alice.request('GET', routes.healthGet.path)).body, { timeout: 10_000 }).toEqual({ ok: true });
+    expect((await alice.request('HEAD', routes.health.path)).status).toBe(200);
   });
 });

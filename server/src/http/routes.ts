@@ -6,13 +6,17 @@
 import { errorResponseSchema, type ParsedInput, type RouteDefinition, type RouteResponse } from '@enclave/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitOptions } from '@fastify/rate-limit';
+import type { z } from 'zod';
 import { refuseUnfitInput } from './json-input';
 
 /** A request whose body, query and params have been parsed by the route's schemas. */
 export type RouteRequest<R extends RouteDefinition> = Omit<FastifyRequest, 'body' | 'query' | 'params'> & ParsedInput<R>;
 
 /** What a handler returns: the answer its schema describes, or the bytes of a binary answer. */
-type HandlerResult<R extends RouteDefinition> = RouteResponse<R> | (R['contentType'] extends 'application/octet-stream' ? Uint8Array : never);
+type HandlerResult<R extends RouteDefinition> =
+  | RouteResponse<R>
+  | (R['contentType'] extends 'application/octet-stream' ? Uint8Array : never)
+  | (R['degraded'] extends z.ZodType ? z.output<R['degraded']> : never);
 
 export type RouteHandler<R extends RouteDefinition> = (req: RouteRequest<R>, reply: FastifyReply) => Promise<HandlerResult<R>>;
 
@@ -46,6 +50,7 @@ export function serve<R extends RouteDefinition>(app: FastifyInstance, route: R,
       response: {
         [route.status]: route.contentType ? { description: route.summary, content: { [route.contentType]: { schema: route.response } } } : route.response,
         '4xx': errorResponseSchema,
+        ...(route.degraded ? { 503: route.degraded } : {}),
       },
     },
     ...(opts.bodyLimit || route.rawBody ? { bodyLimit: opts.bodyLimit ?? route.rawBody?.maxBytes } : {}),

@@ -4,9 +4,19 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context';
 import { serve } from './routes';
 
-export async function serviceRoutes(app: FastifyInstance, _opts: { ctx: AppContext }): Promise<void> {
-  serve(app, routes.health, async () => undefined);
-  serve(app, routes.healthGet, async () => ({ ok: true as const }));
+export async function serviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  // Degraded (503) while the overload gate refuses work for want of a place, and a few seconds
+  // after (http/overload.ts): a load balancer then sends new work elsewhere. One address over its
+  // own share does not count, or any client could take every instance out of rotation.
+  serve(app, routes.health, async (_req, reply) => {
+    if (ctx.gate.degraded()) reply.status(503);
+    return undefined;
+  });
+  serve(app, routes.healthGet, async (_req, reply) => {
+    if (!ctx.gate.degraded()) return { ok: true as const };
+    reply.status(503);
+    return { ok: false as const, status: 'degraded' as const };
+  });
   // Generated from the registered routes' schemas (@fastify/swagger), so it cannot drift from them.
   serve(app, routes.openApi, async () => app.swagger() as RouteResponse<typeof routes.openApi>);
 }

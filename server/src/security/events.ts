@@ -76,6 +76,8 @@ export const eventTypes = {
   sessionsRevoked: 'sessions_revoked',
   /** A P2P signal or close for a connection the sender is not a party of. */
   p2pSignalRefused: 'p2p_signal_refused',
+  /** A request body that did not arrive in time (http/slow-requests.ts): its connection was closed. */
+  slowRequest: 'slow_request',
 } as const;
 
 const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);

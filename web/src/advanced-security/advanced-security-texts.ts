@@ -157,4 +157,5 @@ export const eventDescriptions: Readonly<Record<string, string>> = {
   ip_unblocked: 'An address was unblocked',
   member_unlocked: 'A locked member was unlocked',
   sessions_revoked: 'A member ended their sessions',
+  slow_request: 'A request body did not arrive in time: its connection was closed',
 };

@@ -186,7 +186,10 @@ export async function setDisappearing(receiverId: string, seconds: DisappearingT
   return (await call(routes.setDisappearing, { body: { receiverId, seconds } })).event;
 }
 
-/** Resolves when the server answers 2xx; an ApiError otherwise, a network one when `signal` aborts first. */
+/**
+ * Resolves when the server answers 2xx; an ApiError otherwise (503 while it is degraded: up, but
+ * refusing some work), a network one when `signal` aborts first.
+ */
 export async function health(signal?: AbortSignal): Promise<void> {
   await send(routes.health, {}, {}, signal);
 }
