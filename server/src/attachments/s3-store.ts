@@ -24,8 +24,13 @@ export function s3Store(config: Extract<AttachmentStoreConfig, { kind: 's3' }>):
       // Streamed with its known length (no multipart upload needed up to S3's 5 GB): a body that
       // fails or is not `size` bytes aborts the PUT, and S3 keeps no object of it.
       const checked = exactly(body, size);
+      // The SDK pipes the body into its request, and a pipe does not pass an error on: abort it.
+      const abort = new AbortController();
+      checked.once('error', (err) => abort.abort(err));
       try {
-        await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key(id), Body: checked, ContentLength: size, ContentType: 'application/octet-stream' }));
+        await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key(id), Body: checked, ContentLength: size, ContentType: 'application/octet-stream' }), {
+          abortSignal: abort.signal,
+        });
       } catch (err) {
         throw checked.errored instanceof BodyMismatch ? checked.errored : err;
       }

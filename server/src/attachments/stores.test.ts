@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { mintKeys } from '../keys/service';
@@ -14,7 +15,7 @@ import { makeDatabase, relaxedRateLimits, startServer } from '../testing/harness
 import { TestMember } from '../testing/member';
 import { startLocalS3, type LocalS3 } from '../testing/s3';
 import { s3Store } from './s3-store';
-import { localStore, type AttachmentStore } from './store';
+import { BodyMismatch, localStore, type AttachmentStore } from './store';
 
 let s3: LocalS3;
 let dir: string;
@@ -52,6 +53,20 @@ describe.each(['local', 's3'] as const)('the %s attachment store', (kind) => {
       await expect(store.put(bad, new Uint8Array(16), 16)).rejects.toThrow(/not an attachment id/);
       await expect(store.get(bad)).rejects.toThrow(/not an attachment id/);
     }
+  });
+
+  it('keeps nothing of a body shorter or longer than the size it was declared with', async () => {
+    for (const [sent, size] of [
+      [16, 32],
+      [48, 32],
+    ] as const) {
+      const id = crypto.randomUUID();
+      await expect(store.put(id, Readable.from([Buffer.alloc(sent, 7)]), size)).rejects.toBeInstanceOf(BodyMismatch);
+      // S3 keeps no object of a PUT cut short; s3rver writes objects in place as they arrive, so
+      // only the refusal is looked at there.
+      if (kind === 'local') expect(await store.get(id)).toBeNull();
+    }
+    if (kind === 'local') expect(fs.readdirSync(path.join(dir, 'attachments')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it.runIf(kind === 'local')('leaves no temporary file behind, and the blob only readable by the server', async () => {
