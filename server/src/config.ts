@@ -98,6 +98,9 @@ const iceServersEnv = z
   });
 
 /** Rate limits: `max` requests (sign-ins: failures) per `windowMs`. The server enforces them; the client's are a courtesy. */
+/** Security events and audit entries are deleted after this many days unless SECURITY_EVENT_RETENTION_DAYS says otherwise. */
+export const SECURITY_EVENT_RETENTION_DAYS = 30;
+
 const limitSchema = z.object({ max: z.number().int().positive(), windowMs: z.number().int().positive() });
 
 const envSchema = z.object({
@@ -145,6 +148,8 @@ const envSchema = z.object({
   TURN_SECRET: z.string().min(16, 'TURN_SECRET must be at least 16 characters (coturn static-auth-secret)').optional(),
   /** Requests and socket tasks working on the database at once, past which this instance answers 503 (http/overload.ts). */
   MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
+  /** Security events and audit entries older than this many days are deleted (security/events.ts). */
+  SECURITY_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(SECURITY_EVENT_RETENTION_DAYS),
 }).refine((e) => !e.TURN_SECRET || e.ICE_SERVERS.some((u) => /^turns?:/.test(u)), {
   path: ['TURN_SECRET'],
   message: 'TURN_SECRET is set but ICE_SERVERS lists no turn: or turns: URL to use it with',
@@ -208,6 +213,8 @@ export const configSchema = z.object({
   turnSecret: z.string().optional(),
   /** Database work in flight at once (MAX_IN_FLIGHT), past which requests are refused with 503 and Retry-After. */
   maxInFlight: z.number().int().positive(),
+  /** Days security events and audit entries are kept (SECURITY_EVENT_RETENTION_DAYS). */
+  securityEventRetentionDays: z.number().int().positive(),
   /**
    * Testing aid, no setting: shorter timeouts for slow requests (http/slow-requests.ts) and a
    * shorter "degraded" answer of the health check after a refusal (http/overload.ts).
@@ -241,6 +248,8 @@ export const configSchema = z.object({
     attachmentUpload: limitSchema,
     /** Attachment downloads per member (a page of history may show dozens of images). */
     attachmentDownload: limitSchema,
+    /** Hits on each decoy route per address (an IPv6 address's /64); the login screen calls three decoys per detection. */
+    decoy: limitSchema,
   }),
 });
 export type Config = z.infer<typeof configSchema>;
@@ -270,6 +279,8 @@ export const defaultRateLimits: Config['rateLimits'] = {
   // 30 files of 10 MiB a minute is already far more than a person sends.
   attachmentUpload: { max: 30, windowMs: 60_000 },
   attachmentDownload: { max: 600, windowMs: 60_000 },
+  // Decoys are for attackers: an honest client calls each a few times (web/src/net/security-api.ts).
+  decoy: { max: 10, windowMs: 60_000 },
 };
 
 /** Uploads no message linked are deleted after an hour, looked for every ten minutes. */
@@ -298,6 +309,7 @@ export function rateLimitsWithWindowCap(limits: Config['rateLimits'], capMs: num
     breach: capped(limits.breach),
     attachmentUpload: capped(limits.attachmentUpload),
     attachmentDownload: capped(limits.attachmentDownload),
+    decoy: capped(limits.decoy),
   };
 }
 
@@ -333,6 +345,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     turnSecret: e.TURN_SECRET,
     maxInFlight: e.MAX_IN_FLIGHT,
+    securityEventRetentionDays: e.SECURITY_EVENT_RETENTION_DAYS,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
     disappearingCapMs: e.DISAPPEARING_TIMER_CAP_MS,
   };

@@ -1,14 +1,15 @@
 /** The console's security panels, computed from the security_events table and this deployment. */
 import path from 'node:path';
-import { routes, severityScores, type Compliance, type Heatmap, type Risk, type Severity } from '@enclave/protocol';
-import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import { routes, type Compliance, type Heatmap, type Risk } from '@enclave/protocol';
+import { and, count, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { accessKeys, securityEvents, users } from '../db/schema';
-import { defaultRateLimits } from '../config';
+import { defaultRateLimits, SECURITY_EVENT_RETENTION_DAYS as DEFAULT_RETENTION_DAYS } from '../config';
 import { lastBackup, type BackupRecord } from '../backup/backup';
-import { eventCount, eventsOf, lastSeenOf } from '../security/events';
+import { eventCount } from '../security/events';
+import { scoreSql, severityOfScore } from '../security/metrics';
 import { getSetting } from './master-key';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
@@ -34,48 +35,31 @@ export async function heatmap(db: Db, now = new Date()): Promise<Heatmap> {
 
 export async function risk(db: Db, now = new Date()): Promise<Risk> {
   const since = new Date(now.getTime() - WEEK_MS);
+  const { ip, userId, createdAt } = securityEvents;
+  // Summed by the database, per member and per address (a row of `n` repeats scores n times, events.ts).
   const rows = await db
     .select({
-      userId: securityEvents.userId,
-      username: users.username,
-      ip: securityEvents.ip,
-      severity: securityEvents.severity,
-      createdAt: securityEvents.createdAt,
-      details: securityEvents.details,
+      byMember: sql<number>`grouping(${userId})`.mapWith(Number),
+      userId,
+      ip,
+      score: sql<number>`sum(${scoreSql} * ${eventCount()})::float8`.mapWith(Number),
+      events: sql<number>`sum(${eventCount()})::float8`.mapWith(Number),
+      worst: sql<number>`max(${scoreSql})`.mapWith(Number),
+      lastSeen: sql<Date>`max(greatest(${createdAt}, (${securityEvents.details}->>'lastSeen')::timestamptz))`.mapWith(createdAt),
     })
     .from(securityEvents)
-    .leftJoin(users, eq(users.id, securityEvents.userId))
     // Audit entries (an admin or the creator acting) are not threats to score.
-    .where(and(gt(securityEvents.createdAt, since), isNull(securityEvents.actor)));
-  type Acc = { score: number; events: number; worst: Severity; lastSeen: Date };
-  // The score is per event: a row of `n` repeats (security/events.ts) scores n times.
-  const add = (map: Map<string, Acc>, key: string, severity: Severity, n: number, at: Date) => {
-    const acc = map.get(key) ?? { score: 0, events: 0, worst: 'low', lastSeen: at };
-    acc.score += severityScores[severity] * n;
-    acc.events += n;
-    if (severityScores[severity] > severityScores[acc.worst]) acc.worst = severity;
-    if (at > acc.lastSeen) acc.lastSeen = at;
-    map.set(key, acc);
-  };
-  const members = new Map<string, Acc>();
-  const names = new Map<string, string>();
-  const ips = new Map<string, Acc>();
-  for (const r of rows) {
-    const n = eventsOf(r.details);
-    const at = lastSeenOf(r.details, r.createdAt);
-    if (r.userId && r.username) {
-      add(members, r.userId, r.severity, n, at);
-      names.set(r.userId, r.username);
-    }
-    if (r.ip) add(ips, r.ip, r.severity, n, at);
-  }
-  const rank = (map: Map<string, Acc>) =>
-    [...map.entries()]
-      .sort((a, b) => b[1].score - a[1].score)
-      .map(([key, a]) => ({ key, score: a.score, events: a.events, worst: a.worst, lastSeen: a.lastSeen.toISOString() }));
+    .where(and(gt(createdAt, since), isNull(securityEvents.actor)))
+    .groupBy(sql`grouping sets ((${userId}), (${ip}))`);
+  const figures = (r: (typeof rows)[number]) => ({ score: r.score, events: r.events, worst: severityOfScore.get(r.worst) ?? 'low', lastSeen: r.lastSeen.toISOString() });
+  const perMember = rows.filter((r) => r.byMember === 0 && r.userId !== null);
+  const names = perMember.length
+    ? new Map((await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, perMember.map((r) => r.userId!)))).map((u) => [u.id, u.username]))
+    : new Map<string, string>();
+  const byScore = (a: { score: number }, b: { score: number }) => b.score - a.score;
   return {
-    members: rank(members).map(({ key, ...a }) => ({ userId: key, username: names.get(key) ?? '', ...a })),
-    ips: rank(ips).map(({ key, ...a }) => ({ ip: key, ...a })),
+    members: perMember.flatMap((r) => (names.has(r.userId!) ? [{ userId: r.userId!, username: names.get(r.userId!)!, ...figures(r) }] : [])).sort(byScore),
+    ips: rows.flatMap((r) => (r.byMember === 1 && r.ip !== null ? [{ ip: r.ip, ...figures(r) }] : [])).sort(byScore),
   };
 }
 
@@ -134,8 +118,18 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     description:
       `Wrong tokens: ${per(limits.login)} per browser, ${per(limits.loginPerAddress)} per address; ` +
       `per address: sign-ins ${per(limits.loginRequests)}, key validation ${per(limits.validateKey)}, registration ${per(limits.register)}, ` +
-      `wrong master keys ${per(limits.masterKey)}, breach reports ${per(limits.breach)}; per member: sending ${per(limits.send)}, key rotations ${per(limits.epoch)}.` +
+      `wrong master keys ${per(limits.masterKey)}, breach reports ${per(limits.breach)}, decoy hits ${per(limits.decoy)} per decoy; per member: sending ${per(limits.send)}, key rotations ${per(limits.epoch)}.` +
       (loosened.length === 0 ? '' : ` Looser than the defaults: ${loosened.join(', ')}.`),
+  });
+
+  // Events are kept for a bounded time (security/events.ts); the default is what docs/security.md §10 promises.
+  const days = config.securityEventRetentionDays;
+  checks.push({
+    name: 'Security event retention',
+    status: days <= DEFAULT_RETENTION_DAYS ? 'compliant' : 'warning',
+    description:
+      `Security events and audit entries older than ${days} days are deleted (SECURITY_EVENT_RETENTION_DAYS), checked every hour by each instance.` +
+      (days <= DEFAULT_RETENTION_DAYS ? '' : ` Longer than the default of ${DEFAULT_RETENTION_DAYS} days: the addresses and headers they hold are kept that long.`),
   });
 
   // DISAPPEARING_TIMER_CAP_MS makes every disappearing message vanish within the cap: a testing aid.

@@ -252,6 +252,11 @@ export const securityEvents = pgTable(
     /** Who acted: a member id, or 'creator' for the master key. */
     actor: text('actor'),
     ip: text('ip'),
+    /**
+     * What repeats coalesce and limits count by (security/blocks.ts limitedAddress): the IPv4
+     * address, or the /64 of an IPv6 one. Null on rows written before it existed.
+     */
+    source: text('source'),
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
     ipAnalysis: jsonb('ip_analysis').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),

@@ -13,30 +13,48 @@
  * the same event — on this instance or any other sharing the database — queue on the lock and add
  * to the same row, and no increment is lost (the count lives in the database, not in one process).
  *
- * Bounded: each instance writes at most MAX_WRITES_PER_SOURCE times per address per window. Beyond
- * that, repeats only add to an in-memory counter per event, written as one increment when the window
- * ends (a sweep) or the server closes (`flushSecurityEvents`). So the first events of a burst are in
- * the database at once — the master-key limit of 5 reads them exactly, on every instance — and a
- * flood costs at most MAX_WRITES_PER_SOURCE + MAX_HELD_PER_SOURCE writes per address per minute per
- * instance, whatever it sends. Audit entries (an actor acting) are not coalesced: one row each.
+ * Bounded: a source is an IPv4 address or the /64 of an IPv6 one (`limitedAddress`, as every limit
+ * counts), so moving within one's own network makes no new rows. Each instance writes at most
+ * MAX_WRITES_PER_SOURCE times per source per window. Beyond that, repeats only add to an in-memory
+ * counter per event, written as one increment when the window ends (a sweep) or the server closes
+ * (`flushSecurityEvents`). So the first events of a burst are in the database at once — the
+ * master-key limit of 5 reads them exactly, on every instance — and a flood costs at most
+ * MAX_WRITES_PER_SOURCE + MAX_KEYS_PER_SOURCE writes per source per minute per instance, whatever it
+ * sends. Details a caller can vary (a decoy's path, a username tried) make at most MAX_KEYS_PER_SOURCE
+ * distinct events per source and window; further ones fold into one per type. Each row keeps at most
+ * HEADERS_MAX characters of headers. Audit entries (an actor acting) are not coalesced: one row each.
+ *
+ * Kept SECURITY_EVENT_RETENTION_DAYS (30 by default), audit entries too: each instance deletes older
+ * rows in batches every RETENTION_SWEEP_MS (`startEventRetention`).
  */
 import net from 'node:net';
 import type { IpAnalysis, Severity } from '@enclave/protocol';
-import { and, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
 import { securityEvents } from '../db/schema';
+import { limitedAddress } from './blocks';
 
 /** Repeats of one event from one source within this window are one row. */
 export const EVENT_WINDOW_MS = 60_000;
 /** Database writes per source address, per window and instance; beyond it repeats are held in memory. */
 export const MAX_WRITES_PER_SOURCE = 100;
 /**
- * Distinct events held in memory per source; beyond it, further new ones fold into one held event
- * per type with `details: {mixed: true}` (details a caller can vary, such as a chosen username, cannot
- * make the held set grow).
+ * Distinct events (written or held) per source and window; beyond it, further new ones fold into one
+ * event per type with `details: {mixed: true}` (details a caller can vary, such as a decoy's path or a
+ * chosen username, cannot make more rows or a larger held set).
  */
-const MAX_HELD_PER_SOURCE = 20;
+export const MAX_KEYS_PER_SOURCE = 20;
+/**
+ * Characters of header names and values an event keeps: the headers Node accepts (16 KiB) cost a
+ * row at most this much; the value crossing it is cut, later headers dropped.
+ */
+export const HEADERS_MAX = 2048;
+/** Rows one retention batch deletes; the sweep repeats until a batch is short. */
+const RETENTION_BATCH = 5_000;
+/** How often each instance deletes events past their retention (the first time a minute after start). */
+export const RETENTION_SWEEP_MS = 60 * 60 * 1000;
+const RETENTION_FIRST_MS = 60 * 1000;
 /** How often windows that have ended are written and forgotten. */
 const SWEEP_MS = 10_000;
 /** First key of the advisory locks taken here (the second is the event key's hash). */
@@ -82,12 +100,20 @@ export const eventTypes = {
 
 const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);
 
-/** A request's headers as an event may show them: no credential, no empty value, one string each. */
+/**
+ * A request's headers as an event may show them: no credential, no empty value, one string each,
+ * HEADERS_MAX characters of names and values at most.
+ */
 export function eventHeaders(requestHeaders: EventSource['headers']): Record<string, string> {
   const headers: Record<string, string> = {};
+  let left = HEADERS_MAX;
   for (const [name, value] of Object.entries(requestHeaders)) {
     if (SECRET_HEADERS.has(name) || value === undefined || value === '') continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    left -= name.length;
+    if (left <= 0) break;
+    const text = (Array.isArray(value) ? value.join(', ') : value).slice(0, left);
+    headers[name] = text;
+    left -= text.length;
   }
   return headers;
 }
@@ -172,11 +198,13 @@ export type EventInput = {
  */
 export async function recordEvent(db: Db, req: EventSource | null, event: EventInput, tx?: Db): Promise<void> {
   const analysis = req ? analyzeRequest(req, event.reported ?? {}) : null;
+  const ip = analysis?.clientIP ?? null;
   const row = {
     type: event.type,
     severity: event.severity,
     userId: event.userId ?? null,
-    ip: analysis?.clientIP ?? null,
+    ip,
+    source: ip === null ? null : limitedAddress(ip),
     details: event.details ?? {},
     ipAnalysis: analysis ?? {},
   };
@@ -215,11 +243,13 @@ type Coalesced = {
   severity: Severity;
   userId: string | null;
   ip: string | null;
+  source: string | null;
   details: Record<string, unknown>;
   ipAnalysis: Record<string, unknown>;
 };
 type Held = { event: Coalesced; n: number; first: Date; last: Date };
-type SourceWindow = { start: number; writes: number; held: Map<string, Held> };
+/** `keys`: the distinct events of the window, written or held (at most MAX_KEYS_PER_SOURCE, plus one folded per type). */
+type SourceWindow = { start: number; writes: number; keys: Set<string>; held: Map<string, Held> };
 
 const coalescers = new WeakMap<Db, Coalescer>();
 function coalescerOf(db: Db): Coalescer {
@@ -229,12 +259,12 @@ function coalescerOf(db: Db): Coalescer {
 }
 
 /**
- * The same event: type, address, member and details. A row keeps the IP analysis (headers) of its
- * first event. What a caller can vary in details (a username tried with a canary key) only makes
- * more keys, and the held ones per source are capped (MAX_HELD_PER_SOURCE).
+ * The same event: type, source, member and details. A row keeps the address and IP analysis
+ * (headers) of its first event. What a caller can vary in details (a decoy's path, a username tried
+ * with a canary key) only makes more keys, and those per source are capped (MAX_KEYS_PER_SOURCE).
  */
 function keyOf(e: Coalesced): string {
-  return JSON.stringify([e.type, e.ip, e.userId, e.details]);
+  return JSON.stringify([e.type, e.source, e.userId, e.details]);
 }
 
 /** Per database (so per server): the writes each source has made in its window, and what is held. */
@@ -249,24 +279,26 @@ class Coalescer {
   async record(event: Coalesced, log: FastifyBaseLogger | null, tx?: Db): Promise<void> {
     if (log) this.log = log;
     const now = Date.now();
-    const source = event.ip ?? '';
+    const source = event.source ?? '';
     let win = this.sources.get(source);
     if (!win || now - win.start >= EVENT_WINDOW_MS) {
       if (win) this.write(win);
-      win = { start: now, writes: 0, held: new Map() };
+      win = { start: now, writes: 0, keys: new Set(), held: new Map() };
       this.sources.set(source, win);
       this.timer ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
     }
     const at = new Date(now);
+    let key = keyOf(event);
+    // An event in a caller's transaction keeps its details: it is the audit of an action (recordEvent).
+    if (!tx && !win.keys.has(key) && win.keys.size >= MAX_KEYS_PER_SOURCE) {
+      event = { ...event, details: { mixed: true } };
+      key = keyOf(event);
+    }
+    win.keys.add(key);
     if (win.writes < MAX_WRITES_PER_SOURCE || tx) {
       win.writes += 1;
       await addToWindowRow(tx ?? this.db, event, 1, at, at);
       return;
-    }
-    let key = keyOf(event);
-    if (!win.held.has(key) && win.held.size >= MAX_HELD_PER_SOURCE) {
-      event = { ...event, details: { mixed: true } };
-      key = keyOf(event);
     }
     const held = win.held.get(key);
     if (held) {
@@ -328,7 +360,7 @@ async function addToWindowRow(db: Db, e: Coalesced, n: number, first: Date, last
       .where(
         and(
           eq(securityEvents.type, e.type),
-          e.ip === null ? isNull(securityEvents.ip) : eq(securityEvents.ip, e.ip),
+          e.source === null ? isNull(securityEvents.source) : eq(securityEvents.source, e.source),
           e.userId === null ? isNull(securityEvents.userId) : eq(securityEvents.userId, e.userId),
           isNull(securityEvents.actor),
           gt(securityEvents.createdAt, new Date(first.getTime() - EVENT_WINDOW_MS)),
@@ -358,7 +390,7 @@ export function actorOf(req: FastifyRequest): string | null {
 }
 
 /**
- * Events of one type from one address in the last minute: a rate limit that holds across instances.
+ * Events of one type from one address (its /64 for IPv6) in the last minute: a rate limit that holds across instances.
  * It sums the events of the rows whose last event is in the window (a row's events all count while
  * its latest is recent, so a burst is remembered for at most a minute after it stops).
  */
@@ -370,11 +402,57 @@ export async function recentFailures(db: Db, ip: string, type: string, windowMs:
     .where(
       and(
         eq(securityEvents.type, type),
-        eq(securityEvents.ip, ip),
+        eq(securityEvents.source, limitedAddress(ip)),
         // A row's events come within EVENT_WINDOW_MS of its creation: older rows cannot qualify.
         gt(securityEvents.createdAt, new Date(since.getTime() - EVENT_WINDOW_MS)),
         sql`coalesce((${securityEvents.details}->>'lastSeen')::timestamptz, ${securityEvents.createdAt}) > ${since.toISOString()}::timestamptz`,
       ),
     );
   return row?.n ?? 0;
+}
+
+/**
+ * Deletes the events and audit entries created more than `days` ago, oldest first, in batches (each
+ * a short transaction); several instances may run it at once (SKIP LOCKED hands a row to one).
+ * Answers how many it deleted.
+ */
+export async function deleteExpiredEvents(db: Db, days: number, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - days * 24 * 60 * 60 * 1000);
+  let deleted = 0;
+  for (;;) {
+    const batch = db
+      .select({ id: securityEvents.id })
+      .from(securityEvents)
+      .where(lt(securityEvents.createdAt, cutoff))
+      .orderBy(asc(securityEvents.id))
+      .limit(RETENTION_BATCH)
+      .for('update', { skipLocked: true });
+    const gone = await db.delete(securityEvents).where(inArray(securityEvents.id, batch)).returning({ id: securityEvents.id });
+    deleted += gone.length;
+    if (gone.length < RETENTION_BATCH) return deleted;
+  }
+}
+
+/** Runs `deleteExpiredEvents` a minute after start and then every `everyMs`; answers a stop that waits for a run in progress. */
+export function startEventRetention(db: Db, opts: { days: number; everyMs: number; log: FastifyBaseLogger }): () => Promise<void> {
+  let running: Promise<unknown> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  const run = () => {
+    running = deleteExpiredEvents(db, opts.days)
+      .then(
+        (n) => n && opts.log.info({ securityEvents: n }, 'deleted security events past their retention'),
+        // The database may be away for a while: the next run takes what this one left.
+        (err: unknown) => opts.log.warn({ err }, 'could not delete security events past their retention'),
+      )
+      .finally(() => {
+        running = null;
+        if (timer) timer = setTimeout(run, opts.everyMs).unref();
+      });
+  };
+  timer = setTimeout(run, Math.min(RETENTION_FIRST_MS, opts.everyMs)).unref();
+  return async () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    await running;
+  };
 }

@@ -15,7 +15,7 @@ import { HttpError } from '../http/errors';
 import { rateLimit, serve, type RouteRequest } from '../http/routes';
 import { applyBreachPolicy, WIPED_CANNOT_UNLOCK } from './breach';
 import { activeBlocks, blockIp, normalizeIp, unblockable, unblockIp } from './blocks';
-import { eventTypes, recordEvent } from './events';
+import { eventTypes, recordEvent, RETENTION_SWEEP_MS, startEventRetention } from './events';
 import { liveEvents, mySecurity, securityMetrics } from './metrics';
 
 /** A decoy takes any body, but not a large one: it has nothing to do with it. */
@@ -26,6 +26,10 @@ const DESCRIPTION_MAX = 100;
 
 export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db, config, gateway, blocks } = ctx;
+
+  // Every instance deletes the events past their retention (events.ts); closing waits for a run in progress.
+  const stopRetention = startEventRetention(db, { days: config.securityEventRetentionDays, everyMs: RETENTION_SWEEP_MS, log: app.log });
+  app.addHook('onClose', stopRetention);
 
   /** The signed-in member behind the request's cookie, on a public route (no session required). */
   const sessionOf = async (req: FastifyRequest) => {
@@ -190,7 +194,8 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
         await recordEvent(db, fastifyReq, { type: eventTypes.decoyHit, severity: 'high', userId: member?.user.id ?? null, details: { method: route.method, path } });
         return answer();
       },
-      { bodyLimit: DECOY_BODY_LIMIT },
+      // Per address (an IPv6 address's /64), each route its own count: a refusal is one coalesced rate_limit event.
+      { bodyLimit: DECOY_BODY_LIMIT, rateLimit: rateLimit(config.rateLimits.decoy) },
     );
   const hex = (bytes: number) => randomBytes(bytes).toString('hex');
   decoy(routes.decoyAuth, () => ({ success: true as const, token: hex(32), user: { id: randomUUID(), username: `user_${hex(3)}` } }));

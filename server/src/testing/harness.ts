@@ -91,6 +91,7 @@ export const relaxedRateLimits: Config['rateLimits'] = {
   breach: { max: 10_000, windowMs: 60_000 },
   attachmentUpload: { max: 10_000, windowMs: 60_000 },
   attachmentDownload: { max: 10_000, windowMs: 60_000 },
+  decoy: { max: 10_000, windowMs: 60_000 },
 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -106,6 +107,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     breachPolicy: 'log',
     iceServers: [],
     maxInFlight: 128,
+    securityEventRetentionDays: 30,
     attachments: { store: { kind: 'local' }, quotaBytes: 500 * 1024 * 1024, orphanAfterMs: ATTACHMENT_ORPHAN_MS, sweepEveryMs: ATTACHMENT_SWEEP_MS },
     ...overrides,
   };

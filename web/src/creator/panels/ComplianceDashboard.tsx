@@ -23,7 +23,7 @@ function scoreColour(score: number): string {
 /** Checks of this deployment as the server sees it, each with the reason for its verdict. */
 export function ComplianceDashboard() {
   const compliance = useCompliance();
-  const description = 'Checks of this deployment, made by the server when you open this panel: transport, master key, headers, rate limits, keys, backups and canaries.';
+  const description = 'Checks of this deployment, made by the server when you open this panel: transport, master key, headers, rate limits, event retention, keys, backups and canaries.';
   const aside = (
     <div className="flex items-center gap-3">
       <UpdatedAt at={compliance.dataUpdatedAt} fetching={compliance.isFetching} />
