@@ -118,6 +118,8 @@ export function registerOverloadGate(app: FastifyInstance, gate: WorkGate): void
     if (streamedBodies.has(`${req.method} ${url}`)) return;
     const address = placeAddress(req);
     if (!gate.tryEnter(address)) throw overloaded();
-    reply.raw.once('close', () => gate.leave(address));
+    // A client that hung up while its body was parsed: its 'close' has come and gone already.
+    if (reply.raw.closed) gate.leave(address);
+    else reply.raw.once('close', () => gate.leave(address));
   });
 }
