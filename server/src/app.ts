@@ -17,6 +17,7 @@ import { conversationRoutes } from './conversations/routes';
 import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
+import { Scrubber } from './db/erasure';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
 import { registerOverloadGate, WorkGate } from './http/overload';
 import { bodyDeadlineMs, registerBodyDeadline, slowRequestDefaults } from './http/slow-requests';
@@ -34,7 +35,7 @@ import type { Bus } from './realtime/bus';
 import { Gateway, onSocketError, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
-export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; gate: WorkGate; close: () => Promise<void> };
+export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; gate: WorkGate; scrubber: Scrubber; close: () => Promise<void> };
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 /**
@@ -88,7 +89,8 @@ export async function buildApp(opts: {
   blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
   await blocks.start(bus);
   const attachmentStore = await openAttachmentStore(config.attachments.store, config.dataDir);
-  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate };
+  const scrubber = new Scrubber(db, config.erasureScrubMs, app.log);
+  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber };
   const stopSweeping = startSweeping(db, attachmentStore, { orphanAfterMs: config.attachments.orphanAfterMs, everyMs: config.attachments.sweepEveryMs, log: app.log });
   // Fails at once while Redis is away (the store then counts in memory), rather than queueing.
   // ioredis is loaded only when used: importing it costs a tenth of a second of every start.
@@ -210,6 +212,7 @@ export async function buildApp(opts: {
     blocks,
     attachments: attachmentStore,
     gate,
+    scrubber,
     /**
      * Drains: stops accepting connections, closes sockets with 1001, answers what is in flight
      * (Fastify waits for it), then removes this instance's presence and writes the security events
@@ -221,6 +224,8 @@ export async function buildApp(opts: {
       await gateway.close().catch((err: unknown) => app.log.warn({ err }, 'could not clear this instance’s presence'));
       await blocks.close();
       stopSweeping();
+      // After the sweeps and routes that erase: what they erased leaves the files before the database closes.
+      await scrubber.close();
       await attachmentStore.close();
       // Repeats of security events held in memory (security/events.ts), before the database closes.
       await flushSecurityEvents(db);

@@ -148,6 +148,8 @@ const envSchema = z.object({
   TURN_SECRET: z.string().min(16, 'TURN_SECRET must be at least 16 characters (coturn static-auth-secret)').optional(),
   /** Requests and socket tasks working on the database at once, past which this instance answers 503 (http/overload.ts). */
   MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
+  /** Longest an erased message or key stays in the embedded database's files, in seconds (db/erasure.ts). */
+  ERASURE_SCRUB_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Security events and audit entries older than this many days are deleted (security/events.ts). */
   SECURITY_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(SECURITY_EVENT_RETENTION_DAYS),
 }).refine((e) => !e.TURN_SECRET || e.ICE_SERVERS.some((u) => /^turns?:/.test(u)), {
@@ -213,8 +215,8 @@ export const configSchema = z.object({
   turnSecret: z.string().optional(),
   /** Database work in flight at once (MAX_IN_FLIGHT), past which requests are refused with 503 and Retry-After. */
   maxInFlight: z.number().int().positive(),
-  /** Days security events and audit entries are kept (SECURITY_EVENT_RETENTION_DAYS). */
-  securityEventRetentionDays: z.number().int().positive(),
+  /** How soon after an erasure its table is scrubbed (ERASURE_SCRUB_SECONDS, db/erasure.ts). */
+  erasureScrubMs: z.number().int().positive(),
   /**
    * Testing aid, no setting: shorter timeouts for slow requests (http/slow-requests.ts) and a
    * shorter "degraded" answer of the health check after a refusal (http/overload.ts).
@@ -223,6 +225,8 @@ export const configSchema = z.object({
     .object({ headersTimeoutMs: z.number(), bodyGraceMs: z.number(), minBodyBytesPerSecond: z.number(), degradedForMs: z.number() })
     .partial()
     .optional(),
+  /** Days security events and audit entries are kept (SECURITY_EVENT_RETENTION_DAYS). */
+  securityEventRetentionDays: z.number().int().positive(),
   rateLimits: z.object({
     /** Wrong tokens per browser (its id, or the address for a client without one); the right token is never counted. */
     login: limitSchema,
@@ -345,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     turnSecret: e.TURN_SECRET,
     maxInFlight: e.MAX_IN_FLIGHT,
+    erasureScrubMs: e.ERASURE_SCRUB_SECONDS * 1000,
     securityEventRetentionDays: e.SECURITY_EVENT_RETENTION_DAYS,
     rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
     disappearingCapMs: e.DISAPPEARING_TIMER_CAP_MS,

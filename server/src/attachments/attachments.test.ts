@@ -129,6 +129,17 @@ describe.each(backends)('encrypted attachments (%s)', (backend) => {
     expect((await alice.send(bob.id, { text: 'again', attachment })).status).toBe(400);
   });
 
+  it('links an upload only within half an hour, so that the sweep deleting an older one never races a send', async () => {
+    const [alice, bob] = [await join('alice-window'), await join('bob-window')];
+    const stale = (await uploadFile(alice, bob.id, file())).attachment;
+    await database.db.update(attachments).set({ createdAt: sql`now() - interval '31 minutes'` }).where(eq(attachments.id, stale.id));
+    const refused = await alice.send(bob.id, { text: 'too late', attachment: stale });
+    expect(refused.status).toBe(400);
+    expect(refused.error?.error).toMatch(/attachmentIds/);
+    const fresh = (await uploadFile(alice, bob.id, file())).attachment;
+    expect((await alice.send(bob.id, { text: 'in time', attachment: fresh })).status).toBe(201);
+  });
+
   it('sweeps uploads no message linked after the hour, with their blobs, and keeps linked ones', async () => {
     const [alice, bob] = [await join('alice-sweep'), await join('bob-sweep')];
     const orphan = (await uploadFile(alice, bob.id, file())).attachment;
@@ -170,7 +181,7 @@ describe.each(backends)('encrypted attachments (%s)', (backend) => {
     expect((await downloadBytes(bob, deleted.id)).status).toBe(404);
     // Past its time (as a timer would have set it): the expiry sweep erases it, and its file.
     await database.db.update(messages).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(messages.id, m2.id));
-    await sweepExpired({ db: database.db, gateway: server.app.gateway, attachments: server.app.attachments });
+    await sweepExpired({ db: database.db, gateway: server.app.gateway, attachments: server.app.attachments, scrubber: server.app.scrubber });
     expect(fs.existsSync(blobPath(expired.id))).toBe(false);
     expect(await database.db.select().from(attachments).where(eq(attachments.id, expired.id))).toEqual([]);
   });

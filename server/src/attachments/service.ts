@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { errorCodes, errorTexts } from '@enclave/protocol';
-import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
 import { attachments, messages, users } from '../db/schema';
@@ -51,6 +51,8 @@ export async function writeAttachment(db: Db, store: AttachmentStore, id: string
     }
     throw err;
   }
+  // The link window and the sweep count from the upload's end: a slow 10 MiB body may take minutes.
+  await db.update(attachments).set({ createdAt: sql`now()` }).where(eq(attachments.id, id));
 }
 
 function quotaExceeded(usedBytes: number, quotaBytes: number): HttpError {
@@ -63,12 +65,12 @@ export const attachmentTooLarge = (): HttpError => new HttpError(413, errorCodes
 
 /**
  * Links the attachments a new message names to it, inside the send transaction: each must be the
- * sender's own upload, for this conversation, and not linked yet; otherwise the message is not
- * stored either.
+ * sender's own upload, for this conversation, not linked yet, and within the link window (the
+ * sweep may be deleting older ones); otherwise the message is not stored either.
  */
 export async function linkAttachments(
   tx: Db,
-  link: { ids: readonly string[] | undefined; senderId: string; conversationId: string; messageId: number },
+  link: { ids: readonly string[] | undefined; senderId: string; conversationId: string; messageId: number; orphanAfterMs: number },
 ): Promise<void> {
   if (!link.ids?.length) return;
   const linked = await tx
@@ -80,6 +82,7 @@ export async function linkAttachments(
         eq(attachments.uploaderId, link.senderId),
         eq(attachments.conversationId, link.conversationId),
         isNull(attachments.messageId),
+        gt(attachments.createdAt, new Date(Date.now() - linkWindowMs(link.orphanAfterMs))),
       ),
     )
     .returning({ id: attachments.id });
@@ -89,30 +92,54 @@ export async function linkAttachments(
 }
 
 /**
- * Deletes the attachments of these messages, rows and blobs: call it whenever messages' content
- * is deleted (disappearing messages, delete for everyone), outside a transaction that may still
- * roll back, since a deleted blob does not come back. A message row deleted without it leaves
- * its attachments unlinked (the foreign key sets null), and the next sweep deletes them.
+ * Deletes the attachments of these messages, blobs then rows: call it whenever messages' content
+ * is erased (disappearing messages, delete for everyone), after the erasure committed. A blob the
+ * store could not delete (S3 away) keeps its row, which the sweep finds by its erased message and
+ * deletes again: no blob outlives its message by more than a sweep once the store answers.
  */
 export async function deleteMessageAttachments(db: Db, store: AttachmentStore, messageIds: readonly number[]): Promise<number> {
   if (!messageIds.length) return 0;
-  const gone = await db.delete(attachments).where(inArray(attachments.messageId, [...messageIds])).returning({ id: attachments.id });
-  await store.delete(gone.map((r) => r.id));
+  const linked = await db.select({ id: attachments.id }).from(attachments).where(inArray(attachments.messageId, [...messageIds]));
+  return deleteAttachments(db, store, linked.map((r) => r.id));
+}
+
+/** Blobs first, then rows: a row stays as long as its blob may still exist. */
+async function deleteAttachments(db: Db, store: AttachmentStore, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
+  await store.delete(ids);
+  const gone = await db.delete(attachments).where(inArray(attachments.id, ids)).returning({ id: attachments.id });
   return gone.length;
 }
 
+/** Rows one sweep deletes at most; the next sweep takes the rest. */
+const SWEEP_BATCH = 1_000;
+
 /**
- * Deletes uploads that no message linked within `orphanAfterMs` (and those whose message was
- * deleted). Several instances may sweep at once: each row is deleted, and its blob, by one.
+ * How long after its upload an attachment may still be linked to a message: half the time after
+ * which the sweep deletes unlinked ones, so that an upload whose blob the sweep is deleting can
+ * no longer be taken by a message, whatever the clocks of two instances say.
+ */
+export const linkWindowMs = (orphanAfterMs: number): number => orphanAfterMs / 2;
+
+/**
+ * Deletes the uploads no message linked within `orphanAfterMs` (and those whose message row was
+ * deleted), and the attachments of erased messages whose blobs could not be deleted before.
+ * Several instances may sweep at once: deleting a blob or a row twice is harmless.
  */
 export async function sweepOrphans(db: Db, store: AttachmentStore, orphanAfterMs: number, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - orphanAfterMs);
-  const gone = await db
-    .delete(attachments)
-    .where(and(isNull(attachments.messageId), lt(attachments.createdAt, cutoff)))
-    .returning({ id: attachments.id });
-  await store.delete(gone.map((r) => r.id));
-  return gone.length;
+  const due = await db
+    .select({ id: attachments.id })
+    .from(attachments)
+    .leftJoin(messages, eq(messages.id, attachments.messageId))
+    .where(
+      or(
+        and(isNull(attachments.messageId), lt(attachments.createdAt, cutoff)),
+        and(isNotNull(attachments.messageId), isNull(messages.encryptedContent)),
+      ),
+    )
+    .limit(SWEEP_BATCH);
+  return deleteAttachments(db, store, due.map((r) => r.id));
 }
 
 /** Runs the sweep every `everyMs` until stopped; a failed sweep is logged and tried again next time. */
@@ -134,6 +161,7 @@ export async function attachmentForAccess(db: Db, id: string) {
       uploaderId: attachments.uploaderId,
       conversationId: attachments.conversationId,
       messageCreatedAt: messages.createdAt,
+      messageErased: sql<boolean>`${messages.id} is not null and ${messages.encryptedContent} is null`,
     })
     .from(attachments)
     .leftJoin(messages, eq(messages.id, attachments.messageId))

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { routes, type Message } from '@enclave/protocol';
 import { eq, inArray, sql } from 'drizzle-orm';
@@ -48,18 +49,14 @@ function filesHolding(dir: string, needle: Buffer): string[] {
 async function archiveContents(file: string): Promise<Buffer> {
   const parts: Buffer[] = [];
   const extract = tar.extract();
-  extract.on('entry', (_header, stream, next) => {
+  const reading = pipeline(fs.createReadStream(file), extract);
+  for await (const entry of extract) {
     const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      const body = Buffer.concat(chunks);
-      parts.push(body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body) : body);
-      next();
-    });
-  });
-  const done = new Promise<void>((resolve, reject) => extract.on('finish', resolve).on('error', reject));
-  extract.end(fs.readFileSync(file));
-  await done;
+    for await (const chunk of entry) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    parts.push(body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body) : body);
+  }
+  await reading;
   return Buffer.concat(parts);
 }
 

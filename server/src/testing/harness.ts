@@ -107,6 +107,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     breachPolicy: 'log',
     iceServers: [],
     maxInFlight: 128,
+    erasureScrubMs: 300_000,
     securityEventRetentionDays: 30,
     attachments: { store: { kind: 'local' }, quotaBytes: 500 * 1024 * 1024, orphanAfterMs: ATTACHMENT_ORPHAN_MS, sweepEveryMs: ATTACHMENT_SWEEP_MS },
     ...overrides,
