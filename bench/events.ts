@@ -9,23 +9,21 @@
  * day). For each, the median of EVENTS_RUNS (7) calls of `securityMetrics` and of the risk panel.
  * The figures are appended to EVENTS_RESULTS (bench/RESULTS.md; empty for none).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 // The server's request decorations and plugins' types, which the modules below rely on.
 import type {} from '../server/src/app';
 import { risk } from '../server/src/creator/security';
-import { openDatabase, type Database } from '../server/src/db/client';
+import type { Database } from '../server/src/db/client';
 import { securityMetrics } from '../server/src/security/metrics';
+import { makeDatabase } from '../server/src/testing/harness';
 import { repoRoot } from './soak/server-process';
 
 const total = Number(process.env.EVENTS_ROWS ?? '1000000');
 const runs = Number(process.env.EVENTS_RUNS ?? '7');
 const resultsFile = process.env.EVENTS_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
-const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Fills security_events with `total` rows created over the last `spreadHours`. */
@@ -68,16 +66,10 @@ async function time(call: () => Promise<unknown>): Promise<number> {
   return median(times);
 }
 
-const admin = new pg.Client({ connectionString: postgresUrl });
-await admin.connect();
-const name = `enclave_bench_${randomBytes(6).toString('hex')}`;
-await admin.query(`CREATE DATABASE ${name}`);
-await admin.end();
-const url = new URL(postgresUrl);
-url.pathname = `/${name}`;
-const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir() });
+const { database, drop } = await makeDatabase('postgres');
 
 const rows: string[] = [];
+const serverVersion = ((await database.db.execute(sql`SHOW server_version`)) as unknown as { rows: { server_version: string }[] }).rows[0]?.server_version ?? '';
 try {
   for (const [label, hours] of [
     ['over 30 days', 30 * 24],
@@ -93,16 +85,13 @@ try {
   }
 } finally {
   await database.close();
-  const a = new pg.Client({ connectionString: postgresUrl });
-  await a.connect();
-  await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await a.end();
+  await drop();
 }
 
 const report = [
   `### Security metrics over a million events, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',
-  `\`npm run bench:events\` (bench/events.ts): PostgreSQL ${(await serverVersion()) ?? ''}, ${os.cpus().length} cores; median of ${runs} calls after one to warm.`,
+  `\`npm run bench:events\` (bench/events.ts): PostgreSQL ${serverVersion}, ${os.cpus().length} cores; median of ${runs} calls after one to warm.`,
   '',
   '| rows | table with indexes | events in the day | threat sources | `securityMetrics` | risk panel (7 days) |',
   '|---|---|---|---|---|---|',
@@ -112,10 +101,3 @@ const report = [
 process.stdout.write(`${report}\n`);
 if (resultsFile) fs.appendFileSync(resultsFile, `\n${report}`);
 
-async function serverVersion(): Promise<string | null> {
-  const c = new pg.Client({ connectionString: postgresUrl });
-  await c.connect();
-  const { rows: [v] } = await c.query<{ server_version: string }>('SHOW server_version');
-  await c.end();
-  return v?.server_version ?? null;
-}

@@ -3,25 +3,23 @@
  * each size of SCRUB_SIZES (10,000, 100,000 and 300,000 messages of 584 bytes, as a chat frame's
  * ciphertext), an embedded database with the real schema, one message in a thousand erased, then
  * the scrub: `VACUUM FULL messages`, a log switch and a checkpoint; with TEST_POSTGRES_URL
- * answering, the same on a PostgreSQL database made for the run (a plain VACUUM there). Median of
+ * answering (as the tests' harness reads it), the same on a PostgreSQL database made for the run (a plain VACUUM there). Median of
  * SCRUB_RUNS (3). The figures are appended to SCRUB_RESULTS (bench/RESULTS.md; empty for none).
  * While the embedded scrub runs the database answers nothing else: that is the pause members see.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
-import { openDatabase, type Database } from '../server/src/db/client';
+import type { Database } from '../server/src/db/client';
 import { scrub } from '../server/src/db/erasure';
 import { users } from '../server/src/db/schema';
+import { makeDatabase, POSTGRES_ADMIN_URL } from '../server/src/testing/harness';
 import { repoRoot } from './soak/server-process';
 
 const sizes = (process.env.SCRUB_SIZES ?? '10000,100000,300000').split(',').map(Number);
 const runs = Number(process.env.SCRUB_RUNS ?? '3');
 const resultsFile = process.env.SCRUB_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
-const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Fills `messages` with `n` rows of one sender and epoch, and erases one in a thousand. */
@@ -60,48 +58,25 @@ async function measure(database: Database, n: number): Promise<{ ms: number; mb:
   return { ms: median(times), mb: bytes / 1e6 };
 }
 
-async function postgres(): Promise<{ database: Database; drop: () => Promise<void> } | null> {
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  try {
-    await admin.connect();
-  } catch {
-    log(`no PostgreSQL at ${postgresUrl}: embedded only`);
-    return null;
-  }
-  const name = `enclave_bench_${randomBytes(6).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir() });
-  return {
-    database,
-    drop: async () => {
-      await database.close();
-      const a = new pg.Client({ connectionString: postgresUrl });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
-
 const rows: string[] = [];
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-scrub-'));
-const embedded = await openDatabase({ dataDir });
-const remote = await postgres();
+const embedded = await makeDatabase('pglite');
+const remote = await makeDatabase('postgres').catch((err: unknown) => {
+  log(`no PostgreSQL at ${POSTGRES_ADMIN_URL} (${(err as Error).message}): embedded only`);
+  return null;
+});
 try {
   for (const n of sizes) {
-    const e = await measure(embedded, n);
+    const e = await measure(embedded.database, n);
     const p = remote ? await measure(remote.database, n) : null;
     const row = `| ${n.toLocaleString('en')} | ${e.mb.toFixed(0)} MB | ${e.ms.toFixed(0)} ms (${((e.ms / n) * 1000).toFixed(1)} ms per 1,000) | ${p ? `${p.ms.toFixed(0)} ms` : 'not run'} |`;
     log(row);
     rows.push(row);
   }
 } finally {
-  await embedded.close();
-  await remote?.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const made of [embedded, remote]) {
+    await made?.database.close();
+    await made?.drop();
+  }
 }
 
 const report = [

@@ -5,14 +5,13 @@
  * surely in flight when the next one comes.
  */
 import { routes } from '@enclave/protocol';
-import { count, sql } from 'drizzle-orm';
+import { count } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../db/schema';
-import { backends, relaxedRateLimits } from '../testing/harness';
+import { backends, holdSessionReads, relaxedRateLimits } from '../testing/harness';
 import type { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(backends)('overload (%s)', (backend) => {
   const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits, maxInFlight: 1, requestLimits: { degradedForMs: 1_000 } } });
@@ -26,19 +25,11 @@ describe.each(backends)('overload (%s)', (backend) => {
   });
 
   it('answers 503 with Retry-After while its one place is taken, stores what it accepted, and takes requests again after', async () => {
-    let release!: () => void;
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const held = suite.database.db.transaction(async (tx) => {
-      // Every session read waits for this lock: the request that took the place stays in flight.
-      await tx.execute(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`);
-      locked();
-      await new Promise<void>((resolve) => (release = resolve));
-    });
-    await lockTaken;
+    // Every session read waits: the request that took the place stays in flight.
+    const release = await holdSessionReads(suite.database);
     const accepted = alice.send('all', 'held up');
-    // Give it time to reach the server and take the place (waiting, not asserting a time).
-    await sleep(500);
+    // It reached the server and holds the one place.
+    await expect.poll(() => suite.server.app.gate.held).toBe(1);
     const refused = await alice.attempt(routes.users, {});
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -48,8 +39,7 @@ describe.each(backends)('overload (%s)', (backend) => {
     const health = await alice.request('GET', routes.healthGet.path);
     expect([health.status, health.body]).toEqual([503, { ok: false, status: 'degraded' }]);
 
-    release();
-    await held;
+    await release();
     expect((await accepted).status).toBe(201);
     expect((await alice.send('all', 'after')).status).toBe(201);
     const [stored] = await suite.database.db.select({ n: count() }).from(messages);

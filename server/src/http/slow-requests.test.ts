@@ -10,12 +10,12 @@
 import http from 'node:http';
 import net from 'node:net';
 import { routes } from '@enclave/protocol';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../auth/sessions';
 import { securityEvents } from '../db/schema';
 import { eventsOf, flushSecurityEvents } from '../security/events';
-import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
+import { backends, creatorHeaders, holdSessionReads, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 
@@ -105,16 +105,8 @@ describe.each(backends)('slow requests and the per-address share (%s)', (backend
   it('gives one address at most a quarter of the places, and says degraded only while the whole gate refuses work', async () => {
     const { gate } = suite.server.app;
     expect(gate.perAddress).toBe(2);
-    // Every session read waits for this lock: a request that took its place stays in flight.
-    let release!: () => void;
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const held = suite.database.db.transaction(async (tx) => {
-      await tx.execute(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`);
-      locked();
-      await new Promise<void>((resolve) => (release = resolve));
-    });
-    await lockTaken;
+    // Every session read waits: a request that took its place stays in flight.
+    const release = await holdSessionReads(suite.database);
 
     const hanging = [fromAddress(port, '127.0.0.3', routes.users.path), fromAddress(port, '127.0.0.3', routes.users.path)];
     await expect.poll(() => gate.held).toBe(2);
@@ -130,8 +122,7 @@ describe.each(backends)('slow requests and the per-address share (%s)', (backend
     expect(refused.status).toBe(503);
     expect(await health()).toEqual({ status: 503, body: { ok: false, status: 'degraded' }, head: 503 });
 
-    release();
-    await held;
+    await release();
     // The held requests are answered as usual (no such session), and the instance is healthy again.
     expect(await Promise.all(hanging)).toEqual(Array(8).fill(401));
     await expect.poll(health, { timeout: 10_000 }).toEqual({ status: 200, body: { ok: true }, head: 200 });

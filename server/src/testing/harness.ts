@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp, type App } from '../app';
 import { ATTACHMENT_ORPHAN_MS, ATTACHMENT_SWEEP_MS, defaultRateLimits, type Config } from '../config';
@@ -144,5 +145,25 @@ export async function startServer(database: Database, opts: ServerOptions = {}):
       await app.close();
       await bus.close();
     },
+  };
+}
+
+/**
+ * Holds every session read (an exclusive lock on `sessions`, in a transaction left open) until
+ * the answer is called: requests that reach the server meanwhile stay in flight with their place.
+ */
+export async function holdSessionReads(database: Database): Promise<() => Promise<void>> {
+  let release!: () => void;
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const held = database.db.transaction(async (tx) => {
+    await tx.execute(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`);
+    locked();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await lockTaken;
+  return async () => {
+    release();
+    await held;
   };
 }
