@@ -38,6 +38,7 @@ export default defineConfig({
     'generate-keys': 'src/cli/generate-keys.ts',
     backup: 'src/cli/backup.ts',
     restore: 'src/cli/restore.ts',
+    migrate: 'src/cli/migrate.ts',
   },
   platform: 'node',
   tsconfig: 'tsconfig.json',

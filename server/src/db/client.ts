@@ -53,7 +53,21 @@ export async function openDatabase(opts: {
     pool.on('connect', (client) => client.on('error', () => undefined));
     const close = trackClients(pool);
     const db = drizzlePg(pool, { schema, logger });
-    await migratePg(db, { migrationsFolder });
+    // Instances starting at once take turns: the migrator runs on the connection that holds the
+    // lock, and the next one finds every migration applied.
+    const client = await pool.connect();
+    let failed: Error | undefined;
+    try {
+      await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+      await migratePg(drizzlePg(client, { logger }), { migrationsFolder });
+      await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+    } catch (err) {
+      // Its connection is closed rather than reused, which lets go of the lock whatever happened.
+      failed = err as Error;
+      throw err;
+    } finally {
+      client.release(failed);
+    }
     return { db: db as unknown as Db, close };
   }
   const dir = path.join(opts.dataDir, 'db');
@@ -67,6 +81,8 @@ export async function openDatabase(opts: {
 }
 
 const CONNECT_TIMEOUT_MS = 5000;
+/** The session-level advisory lock the migrator runs under (PostgreSQL scopes it to the database). */
+const MIGRATION_LOCK = "hashtext('enclave.migrations')";
 
 /** The PGlite under a Drizzle handle, or null for PostgreSQL. */
 export function embeddedClient(db: Db): PGlite | null {
