@@ -189,7 +189,7 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const shares = async () => (await database.db.select().from(epochShares).where(eq(epochShares.recipientId, ivan.id))).length;
     const before = await shares();
     expect(before).toBeGreaterThan(0);
-    const ctx = { db: database.db, gateway: server.app.gateway } as AppContext;
+    const ctx = { db: database.db, gateway: server.app.gateway, scrubber: server.app.scrubber } as AppContext;
     // Details jsonb refuses (a lone surrogate): the audit row fails after the wipe's statements ran.
     const failing = applyBreachPolicy(ctx, ivan.id, 'wipe', (tx, action) =>
       recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action, reason: '\udc00' } }, tx),
@@ -212,7 +212,7 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
   it('wipe: the audit row is written with its details however many events its source sent in the window', async () => {
     const server = servers.wipe;
     const jana = await join(server, 'jana-wipe');
-    const ctx = { db: database.db, gateway: server.app.gateway } as AppContext;
+    const ctx = { db: database.db, gateway: server.app.gateway, scrubber: server.app.scrubber } as AppContext;
     // Events without a request have one source: past its budget they would be held in memory or folded.
     for (let i = 0; i < MAX_WRITES_PER_SOURCE; i++) await recordEvent(database.db, null, { type: eventTypes.decoyHit, severity: 'high', details: { path: `/api/decoy/${i}` } });
     await applyBreachPolicy(ctx, jana.id, 'wipe', (tx, action) => recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: jana.id, details: { action } }, tx));
