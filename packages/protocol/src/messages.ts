@@ -80,9 +80,10 @@ export const messageSchema = z.object({
   timestamp: isoDate,
   /**
    * When the message disappears (the conversation's timer when it was stored), or null: the server
-   * erases it then, and clients drop it from view at that time by their own clock.
+   * erases it then, and clients drop it from view at that time by their own clock. Absent from
+   * servers older than the timers (a mixed-version bus, docs/architecture.md §3): never.
    */
-  expiresAt: isoDate.nullable(),
+  expiresAt: isoDate.nullable().default(null),
 });
 export type Message = z.infer<typeof messageSchema>;
 

@@ -5,11 +5,23 @@
  * Redis pub/sub keeps nothing for a subscriber that is away: an event published while a connection
  * is down (Redis restarting, say) is lost. The bus says so with a `resync` event once it is whole
  * again, and the gateway then has every socket catch up from the database (gateway.ts).
+ *
+ * Two versions of the server may share one bus during an upgrade (docs/architecture.md §3): each
+ * event carries the version of its publisher, fields this version does not know are dropped,
+ * fields it needs and an older publisher lacks take their defaults, and an event that still does
+ * not parse is logged and counted, never dropped without a trace.
  */
 import { EventEmitter } from 'node:events';
 import { serverFrameSchema } from '@enclave/protocol';
 import { z } from 'zod';
 
+/**
+ * The shape of frames and bus events this version publishes, sent as `v` with each event (none
+ * before it: 0). Raise it when a frame or a bus event changes.
+ */
+export const BUS_VERSION = 1;
+
+// Plain z.object options: a newer publisher's extra fields (and `v`) are dropped, not refused.
 export const busEventSchema = z.discriminatedUnion('kind', [
   /** Send a frame to every authenticated socket ('all') or to the sockets of these members. */
   z.object({ kind: z.literal('deliver'), to: z.union([z.literal('all'), z.array(z.string())]), frame: serverFrameSchema }),
@@ -34,6 +46,8 @@ export type Bus = {
   publish(event: BusEvent): Promise<void>;
   subscribe(handler: (event: BusEvent) => void): void;
   close(): Promise<void>;
+  /** Events from Redis that did not parse (each also passed to `onError`); absent on a bus without Redis. */
+  refused?(): number;
 };
 
 /** A publish that Redis has not answered by then fails (and is made good by a `resync`). */
@@ -60,7 +74,13 @@ export function memoryBus(): Bus {
  * hands a `resync` to this instance's handlers, and after a failed publish the publisher sends a
  * `resync` to every instance as soon as Redis answers again.
  */
-export async function redisBus(url: string, prefix: string, onError: (err: unknown) => void): Promise<Bus> {
+export async function redisBus(
+  url: string,
+  prefix: string,
+  onError: (err: unknown) => void,
+  /** Told once of each other version heard on the bus (an upgrade under way). */
+  onOtherVersion: (version: number) => void = () => undefined,
+): Promise<Bus> {
   const CHANNEL = `${prefix}:bus`;
   // Loaded here, not at the top: a server without Redis need not pay for importing ioredis at start.
   const { Redis } = await import('ioredis');
@@ -80,15 +100,19 @@ export async function redisBus(url: string, prefix: string, onError: (err: unkno
     for (const h of handlers) h(event);
   };
 
+  const versionsHeard = new Set([BUS_VERSION]);
+  let refused = 0;
   sub.on('message', (_channel, raw: string) => {
-    let parsed;
-    try {
-      parsed = busEventSchema.safeParse(JSON.parse(raw));
-    } catch (err) {
-      return onError(err);
+    const json = parseJson(raw);
+    const version = typeof json?.v === 'number' ? json.v : 0;
+    if (!versionsHeard.has(version)) {
+      versionsHeard.add(version);
+      onOtherVersion(version);
     }
-    if (!parsed.success) return onError(parsed.error);
-    deliver(parsed.data);
+    const parsed = busEventSchema.safeParse(json);
+    if (parsed.success) return deliver(parsed.data);
+    refused += 1;
+    onError(new BusEventRefused(String(json?.kind ?? '-'), String(json?.frame?.type ?? '-'), version, parsed.error));
   });
   pub.on('error', onError);
   sub.on('error', onError);
@@ -104,7 +128,7 @@ export async function redisBus(url: string, prefix: string, onError: (err: unkno
   let lost = false;
   const sendResync = () => {
     lost = false;
-    pub.publish(CHANNEL, JSON.stringify({ kind: 'resync' } satisfies BusEvent)).catch((err: unknown) => {
+    pub.publish(CHANNEL, encode({ kind: 'resync' })).catch((err: unknown) => {
       lost = true;
       onError(err);
     });
@@ -116,7 +140,7 @@ export async function redisBus(url: string, prefix: string, onError: (err: unkno
   return {
     async publish(event) {
       try {
-        await pub.publish(CHANNEL, JSON.stringify(event));
+        await pub.publish(CHANNEL, encode(event));
       } catch (err) {
         lost = true;
         throw err;
@@ -130,5 +154,25 @@ export async function redisBus(url: string, prefix: string, onError: (err: unkno
       sub.disconnect();
       pub.disconnect();
     },
+    refused: () => refused,
   };
+}
+
+const encode = (event: BusEvent) => JSON.stringify({ v: BUS_VERSION, ...event });
+
+/** What the refusal of an event names, read before its schema is applied; null (refused) when not JSON. */
+function parseJson(raw: string): { v?: unknown; kind?: unknown; frame?: { type?: unknown } } | null {
+  try {
+    return JSON.parse(raw) as never;
+  } catch {
+    return null;
+  }
+}
+
+/** An event from the bus that this version cannot read: its kind, its frame's type and its publisher's version. */
+export class BusEventRefused extends Error {
+  constructor(kind: string, frameType: string, version: number, error: z.ZodError) {
+    super(`bus event refused (kind ${kind}, frame ${frameType}, from version ${version}): ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    this.name = 'BusEventRefused';
+  }
 }

@@ -266,6 +266,28 @@ describe('RealtimeSocket', () => {
     expect(t.socket.state).toBe('authenticated');
   });
 
+  it('reads a newer server’s frames with fields it does not know, and an older one’s without expiresAt (docs/architecture.md §3)', () => {
+    const t = setup();
+    t.socket.start();
+    t.authenticate();
+    const message = {
+      id: 7,
+      conversationId: 'general',
+      senderId: USER,
+      senderUsername: 'alice',
+      epochId: '00000000-0000-4000-8000-0000000000e1',
+      index: 0,
+      encryptedContent: 'ciphertext',
+      timestamp: '2026-11-26T15:00:00.000Z',
+    };
+    t.latest().receive(JSON.stringify({ type: 'chat_message', message: { ...message, expiresAt: null, reactions: [] }, priority: 1 }));
+    t.latest().receive(JSON.stringify({ type: 'chat_message', message }));
+    expect(t.frames.slice(1)).toEqual([
+      { type: 'chat_message', message: { ...message, expiresAt: null } },
+      { type: 'chat_message', message: { ...message, expiresAt: null } },
+    ]);
+  });
+
   it('stops for good: idle, socket closed, no reconnect, no network listeners', async () => {
     const t = setup();
     const removed = vi.spyOn(t.network, 'removeEventListener');
