@@ -11,6 +11,7 @@
  * Files are read at run time relative to `src/paths.ts`, which sits one folder below the server's
  * own folder in `src/` and, bundled, in `dist/`: keep every entry's output at the top of `dist/`.
  */
+import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import { defineConfig } from 'rolldown';
 import pkg from './package.json' with { type: 'json' };
@@ -18,6 +19,20 @@ import pkg from './package.json' with { type: 'json' };
 const bundled = (id: string) => id.startsWith('.') || id.startsWith('/') || id.startsWith('@enclave/');
 const runtimeDependencies = new Set(Object.keys(pkg.dependencies));
 const packageName = (id: string) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');
+
+/**
+ * The commit the bundle is built from, for /api/health and the start line (src/version.ts):
+ * "-dirty" when tracked files differ from it, "unknown" outside a git checkout or without git.
+ */
+function gitCommit(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: import.meta.dirname, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const commit = git('rev-parse', 'HEAD');
+    return git('status', '--porcelain', '--untracked-files=no') ? `${commit}-dirty` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
 
 /**
  * Leaves npm packages to node_modules, and fails the build when one is not a runtime dependency
@@ -43,6 +58,7 @@ export default defineConfig({
   platform: 'node',
   tsconfig: 'tsconfig.json',
   external,
+  transform: { define: { __ENCLAVE_COMMIT__: JSON.stringify(gitCommit()) } },
   output: {
     dir: 'dist',
     format: 'esm',

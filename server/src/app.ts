@@ -5,7 +5,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import { errorCodes, limits, SOCKET_PATH } from '@enclave/protocol';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAccessControl } from './access/policy';
 import { attachmentRoutes } from './attachments/routes';
@@ -20,6 +20,7 @@ import type { Db } from './db/client';
 import { Scrubber } from './db/erasure';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
 import { registerOverloadGate, WorkGate } from './http/overload';
+import { createLogger, ProbesAtDebug } from './logging';
 import { bodyDeadlineMs, registerBodyDeadline, slowRequestDefaults } from './http/slow-requests';
 import { redisRateLimitStore, WindowCounter } from './http/rate-limit-store';
 import { serializerCompiler } from './http/serializer';
@@ -52,16 +53,15 @@ export async function buildApp(opts: {
   bus: Bus;
   /** SHA-256 of the master key (creator/master-key.ts). */
   masterKeyHash: string;
+  /** The process's logger (main.ts), which logged before the app existed; else one at `config.logLevel` on `logStream` or standard output. */
+  logger?: FastifyBaseLogger;
   logStream?: Writable;
 }): Promise<App> {
   const { config, db, bus } = opts;
   const slowRequests = { ...slowRequestDefaults, ...config.requestLimits };
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      ...(opts.logStream ? { stream: opts.logStream } : {}),
-      redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
-    },
+    loggerInstance: opts.logger ?? createLogger(config.logLevel, opts.logStream),
+    logController: new ProbesAtDebug(),
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 64 * 1024,
     // Slow clients (http/slow-requests.ts): headers within their timeout, checked every few

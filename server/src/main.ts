@@ -1,32 +1,38 @@
 import fs from 'node:fs';
+import type { FastifyBaseLogger } from 'fastify';
 import { attachmentsDirOf } from './attachments/store';
 import { defaultRateLimits, loadConfig } from './config';
 import { ensureMasterKey } from './creator/master-key';
 import { openDatabase } from './db/client';
+import { announceMasterKey, createLogger } from './logging';
 import { startOperatorSocket } from './operator/socket';
 import { memoryBus, redisBus } from './realtime/bus';
+import { build } from './version';
 
 /** Longest a shutdown may take before the process exits anyway. */
 const DRAIN_DEADLINE_MS = 20_000;
 
+/** Made once the configuration is read: from then on every line on standard output is JSON. */
+let processLog: FastifyBaseLogger | undefined;
+
 async function main(): Promise<void> {
   const config = loadConfig();
+  const log = (processLog = createLogger(config.logLevel));
+  // Which release starts and stops is written whatever LOG_LEVEL says, short of silent.
+  const lifecycle = config.logLevel === 'silent' ? log : log.child({}, { level: 'info' });
+  lifecycle.info({ version: build.version, commit: build.commit, node: process.version }, `starting Enclave ${build.version}`);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // Fastify, its plugins and the routes load while PGlite starts, rather than before it.
   const appModule = import('./app');
-  const database = await openDatabase(config);
+  const database = await openDatabase({ ...config, onPoolError: (err) => log.warn({ err }, 'database connection lost while idle') });
   const bus = config.redisUrl
-    ? await redisBus(config.redisUrl, config.redisPrefix, (err) => console.error('bus error', err))
+    ? await redisBus(config.redisUrl, config.redisPrefix, (err) => log.error({ err }, 'bus error'))
     : memoryBus();
   const masterKey = await ensureMasterKey(database.db, config);
-  if (masterKey.generated) {
-    console.log(
-      `\nNetwork creator master key (shown once; also saved, readable only by you, in ${masterKey.generated.file}):\n` +
-        `${masterKey.generated.key}\n`,
-    );
-  }
+  // The key itself goes to a terminal only, never to the log (logging.ts).
+  if (masterKey.generated) announceMasterKey(masterKey.generated, log);
   const { buildApp } = await appModule;
-  const { app, close } = await buildApp({ config, db: database.db, bus, masterKeyHash: masterKey.hash });
+  const { app, close } = await buildApp({ config, db: database.db, bus, masterKeyHash: masterKey.hash, logger: log });
   const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db, attachmentsDirOf(config.attachments.store, config.dataDir));
 
   // SIGTERM (or SIGINT) drains: no new connections, sockets closed with 1001 so that clients
@@ -36,19 +42,19 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: draining');
+    lifecycle.info({ signal }, 'shutting down: draining');
     setTimeout(() => {
-      console.error(`shutdown did not finish within ${DRAIN_DEADLINE_MS / 1000} s; exiting`);
+      app.log.error(`shutdown did not finish within ${DRAIN_DEADLINE_MS / 1000} s; exiting`);
       process.exit(1);
     }, DRAIN_DEADLINE_MS).unref();
     let status = 0;
     for (const step of [async () => operator?.close(), close, () => bus.close(), () => database.close()]) {
       await step().catch((err: unknown) => {
-        console.error('shutdown:', err);
+        app.log.error({ err }, 'shutdown step failed');
         status = 1;
       });
     }
-    app.log.info('stopped');
+    lifecycle.info('stopped');
     process.exit(status);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -56,17 +62,19 @@ async function main(): Promise<void> {
 
   // No default window is longer than login's, so it shows whether RATE_LIMIT_WINDOW_MS shortened any.
   if (config.rateLimits.login.windowMs < defaultRateLimits.login.windowMs) {
-    console.warn(`RATE_LIMIT_WINDOW_MS: every rate-limit window is at most ${config.rateLimits.login.windowMs} ms (a testing aid, not for production)`);
+    log.warn({ setting: 'RATE_LIMIT_WINDOW_MS' }, `RATE_LIMIT_WINDOW_MS: every rate-limit window is at most ${config.rateLimits.login.windowMs} ms (a testing aid, not for production)`);
   }
   if (config.disappearingCapMs !== undefined) {
-    console.warn(`DISAPPEARING_TIMER_CAP_MS: disappearing messages expire after at most ${config.disappearingCapMs} ms (a testing aid, not for production)`);
+    log.warn({ setting: 'DISAPPEARING_TIMER_CAP_MS' }, `DISAPPEARING_TIMER_CAP_MS: disappearing messages expire after at most ${config.disappearingCapMs} ms (a testing aid, not for production)`);
   }
   await app.listen({ port: config.port, host: config.host });
   const db = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
-  console.log(`Enclave is running at http://${config.host}:${config.port} (${db})`);
+  lifecycle.info({ version: build.version, commit: build.commit }, `Enclave is running at http://${config.host}:${config.port} (${db})`);
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  // Before the logger, only the configuration can fail (LOG_LEVEL is part of it): said on standard error.
+  if (processLog) processLog.fatal({ err }, 'the server could not start');
+  else console.error(err);
   process.exit(1);
 });

@@ -146,15 +146,19 @@ const route = <const R extends RouteDefinition>(definition: R): R => definition;
 
 const noBody = z.undefined();
 
+/** Which server answers: its release (semantic version) and the git commit it was built from ("unknown" when the build did not know it). */
+const buildSchema = { version: z.string(), commit: z.string() };
+/** The health check's answer while the instance takes work. */
+export const healthResponseSchema = z.object({ ok: z.literal(true), ...buildSchema });
 /** The health check's answer (503) while the instance refuses work for want of capacity, and a few seconds after. */
-export const degradedResponseSchema = z.object({ ok: z.literal(false), status: z.literal('degraded') });
+export const degradedResponseSchema = z.object({ ok: z.literal(false), status: z.literal('degraded'), ...buildSchema });
 const csv = z.string().describe('CSV: key, status, purchase ID, sale price, generated, expires, used, username');
 /** The generated OpenAPI document (its shape is OpenAPI's, not ours). */
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
 
 export const routes = {
   health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 while it refuses some for want of capacity (degraded)', status: 200, response: noBody, degraded: noBody }),
-  healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 degraded while it refuses some (for load balancers that only GET)', status: 200, response: okResponseSchema, degraded: degradedResponseSchema }),
+  healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 degraded while it refuses some (for load balancers that only GET); both name the version and commit', status: 200, response: healthResponseSchema, degraded: degradedResponseSchema }),
   openApi: route({ method: 'GET', path: '/api/openapi.json', access: 'public', summary: 'This API as an OpenAPI document', status: 200, response: openApiDocumentSchema }),
 
   // Invite keys: validation for anyone, administration for admins and the creator.

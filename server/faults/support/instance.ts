@@ -55,7 +55,7 @@ export class Instance {
     assertBuilt();
     const instance = new Instance(port, { ...env, PORT: String(port) });
     const deadline = Date.now() + START_TIMEOUT_MS;
-    while (!instance.lines.some((l) => l.startsWith('Enclave is running at'))) {
+    while (!instance.lines.some((l) => l.includes('"msg":"Enclave is running at'))) {
       const exit = await Promise.race([instance.exited, new Promise<null>((r) => setTimeout(() => r(null), 50))]);
       if (exit) throw new Error(`the server exited at start (${JSON.stringify(exit)}):\n${instance.lines.join('\n')}`);
       if (Date.now() > deadline) throw new Error(`the server did not start within ${START_TIMEOUT_MS} ms:\n${instance.lines.join('\n')}`);

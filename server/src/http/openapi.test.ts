@@ -4,6 +4,7 @@
  */
 import { routeKey, routes } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
+import rootPackage from '../../../package.json' with { type: 'json' };
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 
@@ -40,9 +41,10 @@ describe.each([false, true])('OpenAPI document (production: %s)', (production) =
     expect(Object.keys(login?.responses ?? {})).toEqual(expect.arrayContaining(['200', '4XX']));
   });
 
-  it('answers /api/health to HEAD and to GET (load balancers)', async () => {
+  it('answers /api/health to HEAD and to GET (load balancers), GET with the release and commit', async () => {
     const anyone = new TestMember.Anonymous(suite.server.url);
     expect((await anyone.attempt(routes.health, {})).status).toBe(200);
-    expect(await anyone.call(routes.healthGet, {})).toEqual({ ok: true });
+    // Run from the sources, not a build: the commit is not known.
+    expect(await anyone.call(routes.healthGet, {})).toEqual({ ok: true, version: rootPackage.version, commit: 'unknown' });
   });
 });

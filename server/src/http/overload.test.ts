@@ -11,6 +11,7 @@ import { messages } from '../db/schema';
 import { backends, holdSessionReads, relaxedRateLimits } from '../testing/harness';
 import type { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
+import { build } from '../version';
 
 
 describe.each(backends)('overload (%s)', (backend) => {
@@ -37,7 +38,7 @@ describe.each(backends)('overload (%s)', (backend) => {
     // The health check is never refused, and says so: a load balancer sends new work elsewhere.
     expect((await alice.request('HEAD', routes.health.path)).status).toBe(503);
     const health = await alice.request('GET', routes.healthGet.path);
-    expect([health.status, health.body]).toEqual([503, { ok: false, status: 'degraded' }]);
+    expect([health.status, health.body]).toEqual([503, { ok: false, status: 'degraded', ...build }]);
 
     await release();
     expect((await accepted).status).toBe(201);
@@ -47,7 +48,7 @@ describe.each(backends)('overload (%s)', (backend) => {
     const texts = (await alice.decrypt(await alice.history('all'))).map((m) => m.text);
     expect(texts).toEqual(['first', 'held up', 'after']);
     // Healthy again a moment after the last refusal.
-    await expect.poll(async () => (await alice.request('GET', routes.healthGet.path)).body, { timeout: 10_000 }).toEqual({ ok: true });
+    await expect.poll(async () => (await alice.request('GET', routes.healthGet.path)).body, { timeout: 10_000 }).toEqual({ ok: true, ...build });
     expect((await alice.request('HEAD', routes.health.path)).status).toBe(200);
   });
 });

@@ -2,6 +2,7 @@
 import { routes, type RouteResponse } from '@enclave/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context';
+import { build } from '../version';
 import { serve } from './routes';
 
 export async function serviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
@@ -12,10 +13,11 @@ export async function serviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     if (ctx.gate.degraded()) reply.status(503);
     return undefined;
   });
+  // Both answers name the release and commit: which version an instance runs, during an upgrade.
   serve(app, routes.healthGet, async (_req, reply) => {
-    if (!ctx.gate.degraded()) return { ok: true as const };
+    if (!ctx.gate.degraded()) return { ok: true as const, ...build };
     reply.status(503);
-    return { ok: false as const, status: 'degraded' as const };
+    return { ok: false as const, status: 'degraded' as const, ...build };
   });
   // Generated from the registered routes' schemas (@fastify/swagger), so it cannot drift from them.
   serve(app, routes.openApi, async () => app.swagger() as RouteResponse<typeof routes.openApi>);

@@ -18,6 +18,7 @@ import { eventsOf, flushSecurityEvents } from '../security/events';
 import { backends, creatorHeaders, holdSessionReads, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
+import { build } from '../version';
 
 const ATTACKER = '127.0.0.2';
 const SLOW_CONNECTIONS = 200;
@@ -86,7 +87,7 @@ describe.each(backends)('slow requests and the per-address share (%s)', (backend
     expect((await anyone.attempt(routes.login, { body: { loginKey: 'c'.repeat(64) } })).status).toBe(401);
     expect((await anyone.attempt(routes.validateKey, { body: { inviteKey: 'no-such-key' } })).status).toBe(200);
     expect((await anyone.attempt(routes.liveEvents, {}, creatorHeaders)).status).toBe(200);
-    expect(await health()).toEqual({ status: 200, body: { ok: true }, head: 200 });
+    expect(await health()).toEqual({ status: 200, body: { ok: true, ...build }, head: 200 });
     // All of that while every slow connection was still open, none holding a place.
     expect(closedCount).toBe(0);
     expect(suite.server.app.gate.held).toBe(0);
@@ -112,7 +113,7 @@ describe.each(backends)('slow requests and the per-address share (%s)', (backend
     await expect.poll(() => gate.held).toBe(2);
     // The address's third is refused at once; the instance is not degraded by one address's excess.
     expect(await fromAddress(port, '127.0.0.3', routes.users.path)).toBe(503);
-    expect(await health()).toEqual({ status: 200, body: { ok: true }, head: 200 });
+    expect(await health()).toEqual({ status: 200, body: { ok: true, ...build }, head: 200 });
 
     for (const address of ['127.0.0.4', '127.0.0.5', '127.0.0.6']) {
       hanging.push(fromAddress(port, address, routes.users.path), fromAddress(port, address, routes.users.path));
@@ -120,12 +121,12 @@ describe.each(backends)('slow requests and the per-address share (%s)', (backend
     await expect.poll(() => gate.held).toBe(8);
     const refused = await anyone.attempt(routes.validateKey, { body: { inviteKey: 'no-such-key' } });
     expect(refused.status).toBe(503);
-    expect(await health()).toEqual({ status: 503, body: { ok: false, status: 'degraded' }, head: 503 });
+    expect(await health()).toEqual({ status: 503, body: { ok: false, status: 'degraded', ...build }, head: 503 });
 
     await release();
     // The held requests are answered as usual (no such session), and the instance is healthy again.
     expect(await Promise.all(hanging)).toEqual(Array(8).fill(401));
-    await expect.poll(health, { timeout: 10_000 }).toEqual({ status: 200, body: { ok: true }, head: 200 });
+    await expect.poll(health, { timeout: 10_000 }).toEqual({ status: 200, body: { ok: true, ...build }, head: 200 });
     expect((await anyone.attempt(routes.validateKey, { body: { inviteKey: 'no-such-key' } })).status).toBe(200);
   });
 });
