@@ -6,7 +6,7 @@ import { ensureMasterKey } from './creator/master-key';
 import { openDatabase } from './db/client';
 import { announceMasterKey, createLogger } from './logging';
 import { startOperatorSocket } from './operator/socket';
-import { memoryBus, redisBus } from './realtime/bus';
+import { BUS_VERSION, memoryBus, redisBus } from './realtime/bus';
 import { build } from './version';
 
 /** Longest a shutdown may take before the process exits anyway. */
@@ -26,7 +26,12 @@ async function main(): Promise<void> {
   const appModule = import('./app');
   const database = await openDatabase({ ...config, onPoolError: (err) => log.warn({ err }, 'database connection lost while idle') });
   const bus = config.redisUrl
-    ? await redisBus(config.redisUrl, config.redisPrefix, (err) => log.error({ err }, 'bus error'))
+    ? await redisBus(
+        config.redisUrl,
+        config.redisPrefix,
+        (err) => log.error({ err }, 'bus error'),
+        (version) => log.warn({ busVersion: version, ownBusVersion: BUS_VERSION }, `bus: events from instances of bus version ${version} (this one: ${BUS_VERSION}), read as far as this version knows them`),
+      )
     : memoryBus();
   const masterKey = await ensureMasterKey(database.db, config);
   // The key itself goes to a terminal only, never to the log (logging.ts).
