@@ -1,8 +1,9 @@
 /**
- * Debian's nginx in front of several instances, with the repository's own proxy configuration
- * (deploy/nginx/enclave-proxy.conf, included as is): a process of the test's, not a daemon, with
- * its configuration, pid, temporary files and logs in a temporary directory, listening on a free
- * port of 127.0.0.1. `scripts/test-all.sh` installs nginx when it is missing.
+ * Debian's nginx in front of several instances, with the repository's own configuration
+ * (deploy/nginx/enclave-proxy.conf included as is, and the upstream block of enclave-site.conf with
+ * the test's addresses): a process of the test's, not a daemon, with its configuration, pid,
+ * temporary files and logs in a temporary directory, listening on a free port of 127.0.0.1.
+ * `scripts/test-all.sh` installs nginx when it is missing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,25 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export const NGINX = '/usr/sbin/nginx';
 const proxyConf = path.resolve(import.meta.dirname, '../../deploy/nginx/enclave-proxy.conf');
+const siteConf = path.resolve(import.meta.dirname, '../../deploy/nginx/enclave-site.conf');
+
+/**
+ * The `upstream enclave { … }` block of enclave-site.conf with one `server` line per port of the
+ * test in place of its example addresses, each with the parameters the shipped lines carry
+ * (`max_fails=0`), and its other lines (`keepalive`) as they are: the test runs what is shipped.
+ */
+function shippedUpstream(ports: readonly number[]): string {
+  const block = /^upstream enclave \{$[\s\S]*?^\}$/m.exec(fs.readFileSync(siteConf, 'utf8'))?.[0];
+  if (!block) throw new Error(`no "upstream enclave { … }" block in ${siteConf}`);
+  const lines = block.split('\n');
+  const isServer = (line: string) => /^\s*server\s/.test(line);
+  // `server <address> <parameters>;`: what follows the address.
+  const parameters = new Set(lines.filter(isServer).map((line) => /^\s*server\s+[^\s;]+([^;]*);$/.exec(line)?.[1]));
+  const [rest] = parameters;
+  if (parameters.size !== 1 || rest === undefined) throw new Error(`the server lines of ${siteConf} should read "server <address> <parameters>;", all with the same parameters`);
+  const [first, ...others] = lines.filter((line) => !isServer(line));
+  return [first, ...ports.map((p) => `    server 127.0.0.1:${p}${rest};`), ...others].join('\n');
+}
 
 /** The whole configuration: the site of deploy/nginx/enclave-site.conf without TLS, on `port`. */
 function config(dir: string, port: number, upstreamPorts: readonly number[]): string {
@@ -27,10 +47,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream enclave {
-${upstreamPorts.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
-    keepalive 16;
-  }
+${shippedUpstream(upstreamPorts)}
   server {
     listen 127.0.0.1:${port};
     include ${proxyConf};
