@@ -156,8 +156,12 @@ test('a rolling restart of both instances behind nginx loses no message and fail
     }
   });
 
-  // Each member's socket was closed by a restart (each instance was restarted, the sockets were on them).
-  for (const s of senders) expect(s.socketsOpened, `${s.member.username}'s sockets reopened`).toBeGreaterThan(0);
+  senders.forEach((s, i) => {
+    // Messages were written between the first SIGTERM and the second instance's health, not only around them.
+    expect(marks[2]![i], `${s.member.username}'s messages during the restarts`).toBeGreaterThan(marks[0]![i]!);
+    // The member's socket was closed by a restart (both instances were, and the sockets were on them).
+    expect(s.socketsOpened, `${s.member.username}'s sockets reopened`).toBeGreaterThan(0);
+  });
   await shot(bob.page, '01-bob-after-rolling-restart');
   await shot(alice.page, '02-alice-after-rolling-restart');
   // nginx logs each refused connection it passed on to the other instance; it never ran out of instances.
