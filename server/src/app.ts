@@ -4,7 +4,8 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
-import { errorCodes, limits, SOCKET_PATH } from '@enclave/protocol';
+import { errorCodes, limits, routes, SOCKET_PATH } from '@enclave/protocol';
+import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAccessControl } from './access/policy';
@@ -19,8 +20,10 @@ import type { AppContext } from './context';
 import type { Db } from './db/client';
 import { Scrubber } from './db/erasure';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
-import { registerOverloadGate, WorkGate } from './http/overload';
+import { serveMetrics, Tally, type MetricsListener } from './http/metrics';
 import { createLogger, ProbesAtDebug } from './logging';
+import { registerOverloadGate, WorkGate } from './http/overload';
+import { Readiness } from './http/readiness';
 import { bodyDeadlineMs, registerBodyDeadline, slowRequestDefaults } from './http/slow-requests';
 import { redisRateLimitStore, WindowCounter } from './http/rate-limit-store';
 import { serializerCompiler } from './http/serializer';
@@ -36,7 +39,17 @@ import type { Bus } from './realtime/bus';
 import { Gateway, onSocketError, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
-export type App = { app: FastifyInstance; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; gate: WorkGate; scrubber: Scrubber; close: () => Promise<void> };
+export type App = {
+  app: FastifyInstance;
+  gateway: Gateway;
+  blocks: BlockList;
+  attachments: AttachmentStore;
+  gate: WorkGate;
+  scrubber: Scrubber;
+  /** The metrics listener (METRICS_PORT), when configured. */
+  metrics: MetricsListener | null;
+  close: () => Promise<void>;
+};
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 /**
@@ -90,7 +103,8 @@ export async function buildApp(opts: {
   await blocks.start(bus);
   const attachmentStore = await openAttachmentStore(config.attachments.store, config.dataDir);
   const scrubber = new Scrubber(db, config.erasureScrubMs, app.log);
-  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber };
+  const tally = new Tally();
+  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally };
   const stopSweeping = startSweeping(db, attachmentStore, { orphanAfterMs: config.attachments.orphanAfterMs, everyMs: config.attachments.sweepEveryMs, log: app.log });
   // Fails at once while Redis is away (the store then counts in memory), rather than queueing.
   // ioredis is loaded only when used: importing it costs a tenth of a second of every start.
@@ -98,8 +112,12 @@ export async function buildApp(opts: {
     ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 })
     : undefined;
   if (rateLimitRedis) {
-    rateLimitRedis.on('error', () => undefined); // reported once per outage by the store, below
-    await rateLimitRedis.connect();
+    // Reported once per outage by the store, below; the last one kept for the warning at start.
+    let lastError: unknown;
+    rateLimitRedis.on('error', (err) => (lastError = err));
+    // Redis away at start is no reason not to serve: ioredis keeps trying, with back-off, and the
+    // readiness check says 503 until it answers.
+    rateLimitRedis.connect().catch(() => app.log.warn({ err: lastError }, 'Redis unreachable at start: retrying; rate limits counted in this instance’s memory meanwhile'));
   }
   // The per-route limits and the sign-in failures (auth/routes.ts) count through one counter.
   const counter = new WindowCounter(rateLimitRedis, (err) =>
@@ -110,14 +128,24 @@ export async function buildApp(opts: {
   // Draining (close() below): new requests on connections still open are sent elsewhere, and the
   // connections of requests in flight close once answered.
   let draining = false;
-  app.addHook('onRequest', async () => {
-    if (draining) throw shuttingDown();
+  const readiness = new Readiness(
+    {
+      database: () => db.execute(sql`select 1`),
+      ...(config.redisUrl ? { redis: () => Promise.all([bus.ping?.(), rateLimitRedis?.ping()]) } : {}),
+    },
+    gate,
+  );
+  app.addHook('onRequest', async (req) => {
+    // The readiness check answers for itself while draining: 503, reason "draining".
+    if (draining && req.routeOptions.url !== routes.ready.path) throw shuttingDown();
   });
   app.addHook('onSend', async (_req, reply) => {
     if (draining) reply.header('connection', 'close');
   });
   registerBodyDeadline(app, db, slowRequests);
   registerOverloadGate(app, gate);
+  // Before the routes, whose requests it counts; never on the public port.
+  const metrics = config.metrics ? await serveMetrics({ app, gateway, gate, db, tally, draining: () => draining }, config.metrics) : null;
   // Before @fastify/websocket's own preClose (which closes with no code): 1001 "going away", so
   // that clients reconnect at once; by then no new connection is accepted.
   app.addHook('preClose', async () => gateway.goingAway());
@@ -192,7 +220,7 @@ export async function buildApp(opts: {
     // HEAD /api/health is a route of its own, not the shadow of a GET.
     exposeHeadRoutes: true,
   });
-  await app.register(serviceRoutes, { ctx });
+  await app.register(serviceRoutes, { ctx, readiness });
   await app.register(socketRoute, { gateway });
   await app.register(keyRoutes, { ctx });
   await app.register(authRoutes, { ctx, failures: counter, failurePrefix: `${config.redisPrefix}:rl:login-failures:` });
@@ -213,6 +241,7 @@ export async function buildApp(opts: {
     attachments: attachmentStore,
     gate,
     scrubber,
+    metrics,
     /**
      * Drains: stops accepting connections, closes sockets with 1001, answers what is in flight
      * (Fastify waits for it), then removes this instance's presence and writes the security events
@@ -220,6 +249,7 @@ export async function buildApp(opts: {
      */
     close: async () => {
       draining = true;
+      readiness.draining = true;
       await app.close();
       await gateway.close().catch((err: unknown) => app.log.warn({ err }, 'could not clear this instance’s presence'));
       await blocks.close();
@@ -230,6 +260,7 @@ export async function buildApp(opts: {
       // Repeats of security events held in memory (security/events.ts), before the database closes.
       await flushSecurityEvents(db);
       rateLimitRedis?.disconnect();
+      await metrics?.close();
     },
   };
 }

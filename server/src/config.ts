@@ -111,6 +111,10 @@ const envSchema = z.object({
   /** PostgreSQL connections of this instance (docs/operations.md §2). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   REDIS_URL: z.string().url().optional(),
+  /** Set: Prometheus metrics at http://METRICS_HOST:METRICS_PORT/metrics, a listener apart from PORT (http/metrics.ts). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The metrics listener's address: loopback unless the scraper is elsewhere (never the public one). */
+  METRICS_HOST: z.string().default('127.0.0.1'),
   /** Prefix of every Redis key and channel: deployments (and test runs) sharing a Redis stay apart. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default('enclave'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -185,6 +189,8 @@ export const configSchema = z.object({
   databasePoolMax: z.number().int().positive().optional(),
   redisUrl: z.string().optional(),
   redisPrefix: z.string(),
+  /** Prometheus metrics on their own listener (METRICS_PORT, METRICS_HOST); absent: none. */
+  metrics: z.object({ port: z.number().int(), host: z.string() }).optional(),
   production: z.boolean(),
   logLevel: z.string(),
   trustProxy: trustProxySchema,
@@ -331,6 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
+    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,

@@ -2,9 +2,10 @@ import type { AttachmentStore } from './attachments/store';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Scrubber } from './db/erasure';
+import type { Tally } from './http/metrics';
 import type { WorkGate } from './http/overload';
 import type { Gateway } from './realtime/gateway';
 import type { BlockList } from './security/blocks';
 
 /** What every feature's routes are built from. */
-export type AppContext = { db: Db; config: Config; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; scrubber: Scrubber; gate: WorkGate };
+export type AppContext = { db: Db; config: Config; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; scrubber: Scrubber; gate: WorkGate; tally: Tally };

@@ -118,7 +118,7 @@ export type RouteDefinition = {
   readonly status: 200 | 201;
   /** Schema of a successful answer's body (`z.undefined()` when it has none). */
   readonly response: z.ZodType;
-  /** Schema of the 503 a route answers of itself: the health check while the instance refuses work. */
+  /** Schema of the 503 a route answers of itself: the health check while the instance refuses work, the readiness check while not ready. */
   readonly degraded?: z.ZodType;
   /** An answer that is not JSON (the CSV export, an attachment): sent as it is, never serialized. */
   readonly contentType?: 'text/csv; charset=utf-8' | 'application/octet-stream';
@@ -152,6 +152,11 @@ const buildSchema = { version: z.string(), commit: z.string() };
 export const healthResponseSchema = z.object({ ok: z.literal(true), ...buildSchema });
 /** The health check's answer (503) while the instance refuses work for want of capacity, and a few seconds after. */
 export const degradedResponseSchema = z.object({ ok: z.literal(false), status: z.literal('degraded'), ...buildSchema });
+/** Why an instance is not ready (GET /api/ready): what it cannot reach, or that it is draining or refusing work. */
+export const notReadyReasons = ['database', 'redis', 'draining', 'degraded'] as const;
+export type NotReadyReason = (typeof notReadyReasons)[number];
+/** The readiness check's answer (503) while any of `notReadyReasons` holds. */
+export const notReadyResponseSchema = z.object({ ok: z.literal(false), status: z.literal('not_ready'), reasons: z.array(z.enum(notReadyReasons)) });
 const csv = z.string().describe('CSV: key, status, purchase ID, sale price, generated, expires, used, username');
 /** The generated OpenAPI document (its shape is OpenAPI's, not ours). */
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
@@ -159,6 +164,7 @@ const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.reco
 export const routes = {
   health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 while it refuses some for want of capacity (degraded)', status: 200, response: noBody, degraded: noBody }),
   healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 degraded while it refuses some (for load balancers that only GET); both name the version and commit', status: 200, response: healthResponseSchema, degraded: degradedResponseSchema }),
+  ready: route({ method: 'GET', path: '/api/ready', access: 'public', summary: 'Readiness: 200 while the instance reaches its database (and Redis, when configured) and takes work; 503 with the reasons while not, draining or refusing work', status: 200, response: okResponseSchema, degraded: notReadyResponseSchema }),
   openApi: route({ method: 'GET', path: '/api/openapi.json', access: 'public', summary: 'This API as an OpenAPI document', status: 200, response: openApiDocumentSchema }),
 
   // Invite keys: validation for anyone, administration for admins and the creator.

@@ -21,8 +21,14 @@ export const ADDRESS_SHARE = 1 / 4;
 /** The health check says "degraded" for this long after the gate last refused work for want of a place. */
 export const DEGRADED_FOR_MS = 5_000;
 
-export const overloaded = (): HttpError =>
-  new HttpError(503, errorCodes.unavailable, 'The server is busy. Try again in a moment.', OVERLOAD_RETRY_AFTER_SECONDS);
+/** A request refused for want of a place (the metrics count it apart: http/metrics.ts). */
+export class OverloadedError extends HttpError {
+  constructor() {
+    super(503, errorCodes.unavailable, 'The server is busy. Try again in a moment.', OVERLOAD_RETRY_AFTER_SECONDS);
+  }
+}
+
+export const overloaded = (): HttpError => new OverloadedError();
 
 /** A count of the work in flight, bounded, and per address. */
 export class WorkGate {
@@ -106,7 +112,7 @@ export async function inPlace<T>(gate: WorkGate, req: FastifyRequest, task: () =
 const streamedBodies = new Set(Object.values(routes).flatMap((r) => ('rawBody' in r && r.rawBody ? [routeKey(r)] : [])));
 
 /**
- * Every API request but the health check takes a place once its body has arrived (preValidation
+ * Every API request but the health and readiness checks takes a place once its body has arrived (preValidation
  * comes after the body parser) and gives it back when its answer is done or its connection gone
  * ('close' comes in both cases; Fastify's onResponse would miss a client that hung up). Reads
  * before the body (the session: access/policy.ts) take a place of their own for their query.
@@ -114,7 +120,7 @@ const streamedBodies = new Set(Object.values(routes).flatMap((r) => ('rawBody' i
 export function registerOverloadGate(app: FastifyInstance, gate: WorkGate): void {
   app.addHook('preValidation', async (req, reply) => {
     const url = req.routeOptions.url;
-    if (url === undefined || !url.startsWith('/api/') || url === routes.health.path) return;
+    if (url === undefined || !url.startsWith('/api/') || url === routes.health.path || url === routes.ready.path) return;
     if (streamedBodies.has(`${req.method} ${url}`)) return;
     const address = placeAddress(req);
     if (!gate.tryEnter(address)) throw overloaded();

@@ -46,6 +46,9 @@ export async function registerWebApp(app: FastifyInstance, config: Pick<Config, 
       req.method === 'GET' &&
       !req.url.startsWith(API_PREFIX) &&
       !req.url.startsWith(SOCKET_PATH) &&
+      // Metrics are never served on the public port (http/metrics.ts): a scraper pointed here
+      // by mistake gets a plain 404, not the app's page.
+      req.url.split('?')[0] !== '/metrics' &&
       // A missing hashed file is an old tab asking for a replaced release: index.html would be a lie.
       !req.url.startsWith(`/${hashedDir}/`);
     if (!servesApp) {

@@ -165,7 +165,10 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       const message = toMessage({ ...row, encryptedContent: body.encryptedContent, senderUsername: auth.user.username });
       // The message is stored: nothing after this may turn it into an error, or the sender would
       // send it again. A member who misses the frame catches up from the database.
-      if (inserted) activity.note(me, row.createdAt);
+      if (inserted) {
+        activity.note(me, row.createdAt);
+        ctx.tally.sendsStored += 1;
+      }
       await publish(message);
       return { message };
     },

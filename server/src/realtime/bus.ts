@@ -48,6 +48,8 @@ export type Bus = {
   close(): Promise<void>;
   /** Events from Redis that did not parse (each also passed to `onError`); absent on a bus without Redis. */
   refused?(): number;
+  /** Resolves once Redis answers a PING with the subscription in place; absent on a bus without Redis (the readiness check, http/readiness.ts). */
+  ping?(): Promise<void>;
 };
 
 /** A publish that Redis has not answered by then fails (and is made good by a `resync`). */
@@ -70,9 +72,11 @@ export function memoryBus(): Bus {
 
 /**
  * `prefix` keeps deployments (and test runs) that share one Redis apart. Both connections
- * reconnect by themselves (ioredis); after a reconnect the subscriber subscribes again, then
- * hands a `resync` to this instance's handlers, and after a failed publish the publisher sends a
- * `resync` to every instance as soon as Redis answers again.
+ * reconnect by themselves (ioredis, with back-off up to 2 s); after a reconnect the subscriber
+ * subscribes again, then hands a `resync` to this instance's handlers, and after a failed publish
+ * the publisher sends a `resync` to every instance as soon as Redis answers again. Redis away at
+ * start is the same: the bus is returned at once (its first connection failure passed to
+ * `onError`), and subscribes once Redis answers.
  */
 export async function redisBus(
   url: string,
@@ -114,15 +118,33 @@ export async function redisBus(
     refused += 1;
     onError(new BusEventRefused(String(json?.kind ?? '-'), String(json?.frame?.type ?? '-'), version, parsed.error));
   });
-  pub.on('error', onError);
-  sub.on('error', onError);
+  // A connection away fails each attempt (up to every 2 s): its error is passed on once per outage.
+  for (const connection of [pub, sub]) {
+    let reported = false;
+    connection.on('ready', () => (reported = false));
+    connection.on('error', (err) => {
+      if (!reported) onError(err);
+      reported = true;
+    });
+  }
 
-  await Promise.all([pub.connect(), sub.connect()]);
-  await sub.subscribe(CHANNEL);
-  // Every later 'ready' is a reconnect: whatever was published meanwhile never reached us.
+  // Their failures are the 'error' events above; ioredis keeps trying either way.
+  pub.connect().catch(() => undefined);
+  let subscribed = false;
+  const subscribedAtStart = await sub.connect().then(
+    () => sub.subscribe(CHANNEL),
+    () => null,
+  );
+  subscribed = subscribedAtStart !== null;
+  // Every later 'ready' is a reconnect (or the first connection, Redis having been away at start):
+  // whatever was published meanwhile never reached us.
   sub.on('ready', () => {
-    sub.subscribe(CHANNEL).then(() => deliver({ kind: 'resync' }), onError);
+    sub.subscribe(CHANNEL).then(() => {
+      subscribed = true;
+      deliver({ kind: 'resync' });
+    }, onError);
   });
+  sub.on('close', () => (subscribed = false));
 
   // Whether a publish failed since the last resync this instance sent.
   let lost = false;
@@ -155,6 +177,10 @@ export async function redisBus(
       pub.disconnect();
     },
     refused: () => refused,
+    async ping() {
+      if (!subscribed) throw new Error('not subscribed to the bus');
+      await pub.ping();
+    },
   };
 }
 

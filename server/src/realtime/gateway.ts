@@ -123,6 +123,8 @@ export class Gateway {
   private typingHandler: FrameHandler<TypingFrame> | null = null;
   /** This instance's presence writes, one after another, so that an older count never lands last. */
   private presenceWrites: Promise<unknown> = Promise.resolve();
+  /** Frames from the bus handed to sockets here, one per socket (the metrics: http/metrics.ts). */
+  framesDelivered = 0;
 
   constructor(
     private readonly db: Db,
@@ -472,11 +474,13 @@ export class Gateway {
   private deliverHere(to: 'all' | string[], frame: ServerFrame): void {
     if (frame.type === 'presence') this.applyPresence(frame);
     const data = encode(frame);
-    if (to === 'all') {
-      for (const set of this.clients.values()) for (const c of set) sendText(c.socket, data);
-      return;
+    const sockets = to === 'all' ? [...this.clients.values()] : to.map((userId) => this.clients.get(userId) ?? []);
+    for (const set of sockets) {
+      for (const c of set) {
+        sendText(c.socket, data);
+        this.framesDelivered += 1;
+      }
     }
-    for (const userId of to) for (const c of this.clients.get(userId) ?? []) sendText(c.socket, data);
   }
 
   private onEndSessions(event: EndSessions): void {
