@@ -6,7 +6,7 @@ import { ensureMasterKey } from './creator/master-key';
 import { openDatabase } from './db/client';
 import { announceMasterKey, createLogger } from './logging';
 import { startOperatorSocket } from './operator/socket';
-import { BUS_VERSION, memoryBus, redisBus } from './realtime/bus';
+import { BUS_VERSION, BusEventRefused, memoryBus, redisBus } from './realtime/bus';
 import { build } from './version';
 
 /** Longest a shutdown may take before the process exits anyway. */
@@ -29,7 +29,9 @@ async function main(): Promise<void> {
     ? await redisBus(
         config.redisUrl,
         config.redisPrefix,
-        (err) => log.error({ err }, 'bus error'),
+        // Redis away (at start, or restarting) is retried with back-off and reported once per
+        // outage per connection: a warning; an event this version cannot read is an error.
+        (err) => (err instanceof BusEventRefused ? log.error({ err }, 'bus error') : log.warn({ err }, 'bus error')),
         (version) => log.warn({ busVersion: version, ownBusVersion: BUS_VERSION }, `bus: events from instances of bus version ${version} (this one: ${BUS_VERSION}), read as far as this version knows them`),
       )
     : memoryBus();
