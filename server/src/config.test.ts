@@ -40,6 +40,15 @@ describe('DATABASE_POOL_MAX', () => {
   });
 });
 
+describe('METRICS_PORT and METRICS_HOST', () => {
+  it('serve no metrics unless METRICS_PORT is set, and then on loopback unless METRICS_HOST says otherwise', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics).toEqual({ port: 9464, host: '10.0.0.5' });
+    for (const bad of ['-1', '65536', 'metrics']) expect(() => loadConfig({ METRICS_PORT: bad }), bad).toThrow(/METRICS_PORT/);
+  });
+});
+
 describe('ICE_SERVERS', () => {
   it('is none when unset, and a list of STUN/TURN URLs otherwise', () => {
     expect(loadConfig({}).iceServers).toEqual([]);
