@@ -40,6 +40,7 @@ describe('the built server writes only JSON lines on standard output', () => {
 
     const url = `http://127.0.0.1:${port}`;
     for (const method of ['HEAD', 'GET', 'GET']) expect((await fetch(`${url}${routes.health.path}`, { method })).status).toBe(200);
+    expect((await fetch(`${url}${routes.ready.path}`)).status).toBe(200);
     expect((await fetch(`${url}${routes.users.path}`)).status).toBe(401);
     expect((await fetch(`${url}/`)).status).toBe(200);
     child.kill('SIGTERM');
@@ -65,9 +66,10 @@ describe('the built server writes only JSON lines on standard output', () => {
     expect(running.commit).toMatch(/^([0-9a-f]{40}(-dirty)?|unknown)$/);
     expect(lines.find((l) => l.setting === 'RATE_LIMIT_WINDOW_MS')?.level).toBe(40);
 
-    // Health polls: nothing at info; other requests as usual.
+    // Health and readiness polls: nothing at info; other requests as usual.
     const urls = new Map(lines.filter((l) => l.req).map((l) => [l.reqId, l.req!.url]));
     expect(lines.filter((l) => l.reqId && urls.get(l.reqId) === routes.health.path)).toEqual([]);
+    expect(lines.filter((l) => l.reqId && urls.get(l.reqId) === routes.ready.path)).toEqual([]);
     expect(lines.filter((l) => l.reqId && urls.get(l.reqId) === routes.users.path)).toHaveLength(2);
 
     // The key is in its owner-only file, and on neither stream: neither is a terminal here.

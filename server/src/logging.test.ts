@@ -26,7 +26,7 @@ function requestsTo(lines: Line[], url: string, level: number): Set<string> {
 }
 
 describe.each(backends)('the request log (%s)', (backend) => {
-  it('is JSON lines, with requests at info and the health polls at debug (written at LOG_LEVEL=debug, not at info)', async () => {
+  it('is JSON lines, with requests at info and the health and readiness polls at debug (written at LOG_LEVEL=debug, not at info)', async () => {
     const { database, drop } = await makeDatabase(backend);
     const server = await startServer(database, { config: { logLevel: 'debug' } });
     try {
@@ -34,12 +34,15 @@ describe.each(backends)('the request log (%s)', (backend) => {
       const alice = await TestMember.join(server.url, key!, 'alice');
       await alice.call(routes.users, {});
       for (const method of ['HEAD', 'GET', 'GET']) expect((await fetch(`${server.url}${routes.health.path}`, { method })).status).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await fetch(`${server.url}${routes.ready.path}`)).status).toBe(200);
       expect((await fetch(`${server.url}${routes.users.path}`)).status).toBe(401);
 
       const lines = parse(server.logs);
       expect(requestsTo(lines, routes.users.path, 30).size).toBe(2);
       expect(requestsTo(lines, routes.health.path, 30).size).toBe(0);
       expect(requestsTo(lines, routes.health.path, 20).size).toBe(3);
+      expect(requestsTo(lines, routes.ready.path, 30).size).toBe(0);
+      expect(requestsTo(lines, routes.ready.path, 20).size).toBe(2);
     } finally {
       await server.close();
       await database.close();
