@@ -2,7 +2,7 @@
  * A rolling restart as docs/operations.md §5 ("Rolling restart") tells the operator to do it, behind
  * the shipped nginx configuration (deploy/nginx's files, e2e/support/nginx.ts): two instances on one
  * PostgreSQL and Redis, restarted one after the other (SIGTERM, wait for the exit, start again on
- * the same port, wait until its health check answers, then the next), while Alice and Bob each
+ * the same port, wait until its readiness check answers 200, then the next), while Alice and Bob each
  * send a numbered message every 300 ms through the composer. Every message reaches the other
  * member exactly once, none fails ("Send Failed", "Not sent").
  */
@@ -103,11 +103,11 @@ async function notesShown(page: Page, from: string): Promise<number[]> {
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-/** The procedure's steps for one instance: SIGTERM and wait for the exit (the drain), start it again on its port, wait until it is healthy. */
+/** The procedure's steps for one instance: SIGTERM and wait for the exit (the drain), start it again on its port, wait until it is ready. */
 async function restart(instance: EnclaveServer): Promise<void> {
   await instance.stop();
   await instance.start();
-  await expect.poll(() => fetch(`${instance.url}${routes.healthGet.path}`).then((r) => r.status, () => 0)).toBe(200);
+  await expect.poll(() => fetch(`${instance.url}${routes.ready.path}`).then((r) => r.status, () => 0)).toBe(200);
 }
 
 test('a rolling restart of both instances behind nginx loses no message and fails no send', async ({ network, cluster }) => {
@@ -126,7 +126,7 @@ test('a rolling restart of both instances behind nginx loses no message and fail
     marks.push(senders.map((s) => s.sent));
     await restart(first);
   });
-  await test.step('then, as soon as it is healthy, the second', async () => {
+  await test.step('then, as soon as it is ready, the second', async () => {
     marks.push(senders.map((s) => s.sent));
     await restart(second);
     marks.push(senders.map((s) => s.sent));
@@ -157,7 +157,7 @@ test('a rolling restart of both instances behind nginx loses no message and fail
   });
 
   senders.forEach((s, i) => {
-    // Messages were written between the first SIGTERM and the second instance's health, not only around them.
+    // Messages were written between the first SIGTERM and the second instance's readiness, not only around them.
     expect(marks[2]![i], `${s.member.username}'s messages during the restarts`).toBeGreaterThan(marks[0]![i]!);
     // The member's socket was closed by a restart (both instances were, and the sockets were on them).
     expect(s.socketsOpened, `${s.member.username}'s sockets reopened`).toBeGreaterThan(0);
