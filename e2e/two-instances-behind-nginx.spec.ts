@@ -12,7 +12,7 @@ import { memberIsGone, openConsole, stat } from './support/creator-console';
 import type { Member } from './support/members';
 import { storyShots } from './support/shots';
 import { expectToast } from './support/toasts';
-import { expect, scaleOutSkipReason, test, type TwoInstances } from './support/two-instances';
+import { expect, MEMBERS_ADDRESS, scaleOutSkipReason, test, type TwoInstances } from './support/two-instances';
 
 const shot = storyShots('two-instances-behind-nginx');
 const skip = scaleOutSkipReason();
@@ -21,8 +21,6 @@ test.skip(skip !== null, `skipped: ${skip}`);
 const members = (page: Page) => page.getByRole('complementary', { name: 'Members' });
 const log = (page: Page) => page.getByRole('log', { name: 'Conversation history' });
 const connection = (m: Member) => m.page.locator('[data-connection-state]');
-/** Every browser here reaches nginx from 127.0.0.1, so that is the address nginx reports for them all. */
-const LOOPBACK = '127.0.0.1';
 
 async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
@@ -112,26 +110,27 @@ test('two instances behind nginx: chat, presence, a blocked address, a ban and e
   });
 
   await test.step('a blocked address is refused by both instances, and their sockets closed', async () => {
-    const before = answered(cluster, routes.healthGet.path, 403);
-    const res = await network.creatorApi.post(routes.blockIp.path, { data: { ip: LOOPBACK, reason: 'two-instance test' } });
+    const before = answered(cluster, routes.me.path, 403);
+    // Both members' browsers come through nginx as MEMBERS_ADDRESS.
+    const res = await network.creatorApi.post(routes.blockIp.path, { data: { ip: MEMBERS_ADDRESS, reason: 'two-instance test' } });
     expect(res.status()).toBe(200);
     // The instance that took the block closed its member's socket; the other learnt it on the bus.
     for (const m of [alice, bob]) await expect(connection(m)).not.toHaveAttribute('data-connection-state', 'authenticated');
     // nginx takes turns: four requests, two for each instance, all refused.
     for (let i = 0; i < 4; i++) {
-      const refused = await alice.page.request.get(routes.healthGet.path);
+      const refused = await alice.page.request.get(routes.me.path);
       expect(refused.status()).toBe(403);
       expect(await refused.json()).toMatchObject({ error: errorTexts.ipBlocked });
     }
-    const after = answered(cluster, routes.healthGet.path, 403);
+    const after = answered(cluster, routes.me.path, 403);
     expect(after[0] - before[0], 'refusals by the first instance').toBeGreaterThan(0);
     expect(after[1] - before[1], 'refusals by the second instance').toBeGreaterThan(0);
     // An address the client writes itself is not believed: nginx appends the one it saw.
-    const spoofed = await alice.page.request.get(routes.healthGet.path, { headers: { 'X-Forwarded-For': '198.51.100.7' } });
+    const spoofed = await alice.page.request.get(routes.me.path, { headers: { 'X-Forwarded-For': '198.51.100.7' } });
     expect(spoofed.status()).toBe(403);
     await shot(alice.page, '03-alice-blocked');
 
-    expect((await network.creatorApi.post(routes.unblockIp.path, { data: { ip: LOOPBACK } })).status()).toBe(200);
+    expect((await network.creatorApi.post(routes.unblockIp.path, { data: { ip: MEMBERS_ADDRESS } })).status()).toBe(200);
     for (const m of [alice, bob]) await expect(connection(m)).toHaveAttribute('data-connection-state', 'authenticated', { timeout: 40_000 });
     expect((await alice.page.request.get(routes.healthGet.path)).status()).toBe(200);
     await splitAcrossInstances(cluster, alice, bob);

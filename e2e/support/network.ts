@@ -23,11 +23,13 @@ export class Network {
     private readonly browser: Browser,
     /** Where browsers reach the network: the server itself, or the proxy in front of several (two-instances.ts). */
     readonly url: string = server.url,
+    /** Headers every browser of this network sends (behind nginx: the client address it stands for). */
+    private readonly browserHeaders: Record<string, string> = {},
   ) {}
 
   /** A browser of its own on this network, closed after the test. */
   async newContext(options: BrowserContextOptions = {}): Promise<BrowserContext> {
-    const context = await this.browser.newContext({ baseURL: this.url, ...options });
+    const context = await this.browser.newContext({ baseURL: this.url, extraHTTPHeaders: this.browserHeaders, ...options });
     this.contexts.push(context);
     return context;
   }

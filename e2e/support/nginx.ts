@@ -12,6 +12,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const NGINX = '/usr/sbin/nginx';
+/** The header in which a test's browser names the client address nginx reports for it (see config below). */
+export const CLIENT_ADDRESS_HEADER = 'X-Test-Client-Address';
 const proxyConf = path.resolve(import.meta.dirname, '../../deploy/nginx/enclave-proxy.conf');
 const siteConf = path.resolve(import.meta.dirname, '../../deploy/nginx/enclave-site.conf');
 
@@ -50,6 +52,12 @@ http {
 ${shippedUpstream(upstreamPorts)}
   server {
     listen 127.0.0.1:${port};
+    # Test only: every browser here comes from 127.0.0.1, an address the server never lets the
+    # creator block (its own). A browser may say which client address it stands for in
+    # ${CLIENT_ADDRESS_HEADER}, and nginx takes it as the peer's (the realip module), as if the
+    # browser had come from there; then nginx appends it to X-Forwarded-For as it would any peer's.
+    set_real_ip_from 127.0.0.1;
+    real_ip_header ${CLIENT_ADDRESS_HEADER};
     include ${proxyConf};
   }
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { newPostgresDatabase, type PostgresDatabase } from './database';
 import { Network, test as base } from './network';
-import { Nginx, NGINX } from './nginx';
+import { CLIENT_ADDRESS_HEADER, Nginx, NGINX } from './nginx';
 import { E2E_MASTER_KEY, EnclaveServer, freePort } from './server';
 import { dropRedisPrefix } from '../../server/src/testing/redis-prefix';
 
@@ -97,6 +97,9 @@ export class TwoInstances {
   }
 }
 
+/** The client address nginx reports for every member's browser (a documentation address, RFC 5737). */
+export const MEMBERS_ADDRESS = '203.0.113.10';
+
 export const test = base.extend<{ cluster: TwoInstances }>({
   // Playwright reads a fixture's dependencies from this pattern: none.
   // eslint-disable-next-line no-empty-pattern
@@ -108,7 +111,8 @@ export const test = base.extend<{ cluster: TwoInstances }>({
   // The creator's API and the members' browsers reach the network at nginx's address only.
   network: async ({ cluster, browser, playwright }, use) => {
     const api = await playwright.request.newContext({ baseURL: cluster.url, extraHTTPHeaders: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` } });
-    const network = new Network(cluster.instances[0], api, browser, cluster.url);
+    // The members' browsers stand for one public address (nginx.ts), which the creator may block.
+    const network = new Network(cluster.instances[0], api, browser, cluster.url, { [CLIENT_ADDRESS_HEADER]: MEMBERS_ADDRESS });
     await use(network);
     await network.close();
   },
