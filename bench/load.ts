@@ -1,7 +1,7 @@
 /**
  * `npm run bench:load`: the load bench (bench/load/run.ts) against the production build, then the
- * bare ws ceiling (bench/bare-ws.ts) with the same client, in the same sitting; prints the table of
- * issue 12 with the ratios and appends it to bench/RESULTS.md. Environment: BENCH_MEMBERS (1000),
+ * bare ws ceiling (bench/bare-ws.ts) with the same client, in the same sitting; prints the table
+ * with the ratios and appends it to bench/RESULTS.md. Environment: BENCH_MEMBERS (1000),
  * BENCH_SENDERS (48), BENCH_RATE (50 messages/s in the latency phase), BENCH_SECONDS (10, each of
  * the latency and saturation phases), DATABASE_URL (a PostgreSQL server to make a fresh database
  * on, dropped afterwards; the embedded database without it), BENCH_SERVER_MAIN (another server

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:startup`: how long the production build takes to serve on an existing data
- * directory (issue 12: under one second). One start on a fresh embedded database creates it
+ * directory (the target: under one second). One start on a fresh embedded database creates it
  * (migrations, master key), then STARTUP_RUNS (7) starts of `node server/dist/main.js` and as many
  * of `npm start` on that directory, alternating; each from the spawn to the first 200 on
  * GET /api/health and to the "running at" line. Started as the soak starts the server

@@ -1,5 +1,5 @@
 /**
- * A member signed in on two devices signs one of them out from the other (issue 13, "Sessions"):
+ * A member signed in on two devices signs one of them out from the other ("Sessions", docs/security.md §6):
  * /security lists both devices with when each was first seen and last active; "Sign out" on the
  * other one asks first, then that browser's socket closes and it is back at sign-in (the time it
  * took is logged: well under a second on a quiet machine), while this one stays signed in.

@@ -1,4 +1,4 @@
-/** The load bench's table (the figures of issue 12), Enclave beside the bare ws ceiling. */
+/** The load bench's table (its figures in docs/scaling.md), Enclave beside the bare ws ceiling. */
 import type { LoadResult } from './run';
 
 const ratio = (a: number, b: number, digits = 2) => (b > 0 ? `${(a / b).toFixed(digits)}×` : '–');

@@ -54,7 +54,7 @@ export function isApiFailure(error: unknown, status: number, code?: string): err
   return 'code' in error && error.code === code;
 }
 
-/** The server refused an epoch or a message made for an older member set (DESIGN.md section 4). */
+/** The server refused an epoch or a message made for an older member set (docs/security.md §4). */
 export function isMembershipChanged(error: unknown): boolean {
   return isApiFailure(error, 409, errorCodes.membershipChanged);
 }

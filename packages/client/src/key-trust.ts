@@ -1,5 +1,5 @@
 /**
- * Every decision about whose keys this member trusts (DESIGN.md section 3), in one place:
+ * Every decision about whose keys this member trusts (docs/security.md §5), in one place:
  *
  * - Trust on first use: the first fingerprint seen for a contact is pinned in a {@link PinStore}.
  * - A contact whose listed key differs from the pin is never trusted, neither to verify their

@@ -41,7 +41,7 @@ type EpochOutcome = { epoch: Epoch } | { failure: DecryptResult & { status: 'unr
 /**
  * Work is started this many items at a time, with a turn of the event loop between groups: the
  * crypto itself runs off the main thread, but a page's worth of continuations in one task blocks
- * input and painting (issue 12's 50 ms bound on a main-thread block).
+ * input and painting (the browser bench holds a main-thread block under 50 ms: bench/RESULTS.md).
  */
 const CHUNK = 16;
 

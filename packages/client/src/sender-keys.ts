@@ -82,7 +82,7 @@ type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
 
 /**
  * The sending half of sender keys for one member: one current epoch per conversation, rotated as
- * DESIGN.md section 4 says.
+ * docs/security.md §4 says.
  *
  * @example
  * ```ts
