@@ -19,7 +19,8 @@ import { bannedOwner, liveSessionIds, resolveSession, SESSION_COOKIE, sha256Hex 
 import { isDatabaseUnavailable } from '../db/client';
 import { describeUnfit, unfitInput } from '../http/json-input';
 import type { WorkGate } from '../http/overload';
-import { eventHeaders, eventTypes, recordEvent, type EventSource } from '../security/events';
+import { eventTypes, recordEvent, type EventSource } from '../security/events';
+import { eventHeaders } from '../security/ip-analysis';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, onlineUserIds, PRESENCE_REFRESH_MS, syncPresence, writeSocketCounts } from './presence';
 

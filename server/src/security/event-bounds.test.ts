@@ -13,7 +13,9 @@ import { securityEvents } from '../db/schema';
 import { backends, creatorHeaders } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
-import { deleteExpiredEvents, flushSecurityEvents, HEADERS_MAX, MAX_KEYS_PER_SOURCE, recordEvent, startEventRetention, type EventSource } from './events';
+import { flushSecurityEvents, MAX_KEYS_PER_SOURCE, recordEvent, type EventSource } from './events';
+import { HEADERS_MAX } from './ip-analysis';
+import { deleteExpiredEvents, startEventRetention } from './retention';
 
 const MIN_MS = 60_000;
 const HOUR_MS = 60 * MIN_MS;

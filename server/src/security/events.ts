@@ -22,18 +22,18 @@
  * MAX_WRITES_PER_SOURCE + MAX_KEYS_PER_SOURCE writes per source per minute per instance, whatever it
  * sends. Details a caller can vary (a decoy's path, a username tried) make at most MAX_KEYS_PER_SOURCE
  * distinct events per source and window; further ones fold into one per type. Each row keeps at most
- * HEADERS_MAX characters of headers. Audit entries (an actor acting) are not coalesced: one row each.
+ * HEADERS_MAX characters of headers (ip-analysis.ts). Audit entries (an actor acting) are not coalesced: one row each.
  *
  * Kept SECURITY_EVENT_RETENTION_DAYS (30 by default), audit entries too: each instance deletes older
  * rows in batches every RETENTION_SWEEP_MS (`startEventRetention`).
  */
-import net from 'node:net';
-import type { IpAnalysis, Severity } from '@enclave/protocol';
-import { and, asc, desc, eq, gt, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import type { Severity } from '@enclave/protocol';
+import { and, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client';
 import { securityEvents } from '../db/schema';
 import { limitedAddress } from './blocks';
+import { analyzeRequest, type ReportedAddresses } from './ip-analysis';
 
 /** Repeats of one event from one source within this window are one row. */
 export const EVENT_WINDOW_MS = 60_000;
@@ -45,16 +45,6 @@ export const MAX_WRITES_PER_SOURCE = 100;
  * chosen username, cannot make more rows or a larger held set).
  */
 export const MAX_KEYS_PER_SOURCE = 20;
-/**
- * Characters of header names and values an event keeps: the headers Node accepts (16 KiB) cost a
- * row at most this much; the value crossing it is cut, later headers dropped.
- */
-export const HEADERS_MAX = 2048;
-/** Rows one retention batch deletes; the sweep repeats until a batch is short. */
-const RETENTION_BATCH = 5_000;
-/** How often each instance deletes events past their retention (the first time a minute after start). */
-export const RETENTION_SWEEP_MS = 60 * 60 * 1000;
-const RETENTION_FIRST_MS = 60 * 1000;
 /** How often windows that have ended are written and forgotten. */
 const SWEEP_MS = 10_000;
 /** First key of the advisory locks taken here (the second is the event key's hash). */
@@ -98,87 +88,11 @@ export const eventTypes = {
   slowRequest: 'slow_request',
 } as const;
 
-const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);
-
-/**
- * A request's headers as an event may show them: no credential, no empty value, one string each,
- * HEADERS_MAX characters of names and values at most.
- */
-export function eventHeaders(requestHeaders: EventSource['headers']): Record<string, string> {
-  const headers: Record<string, string> = {};
-  let left = HEADERS_MAX;
-  for (const [name, value] of Object.entries(requestHeaders)) {
-    if (SECRET_HEADERS.has(name) || value === undefined || value === '') continue;
-    left -= name.length;
-    if (left <= 0) break;
-    const text = (Array.isArray(value) ? value.join(', ') : value).slice(0, left);
-    headers[name] = text;
-    left -= text.length;
-  }
-  return headers;
-}
-
-/** What a member's own client reported of its addresses (breach reports only); the server never guesses them. */
-export type ReportedAddresses = { localNetworkIP?: string; publicIP?: string; webrtcIPs?: string[] };
-
-function classifyIp(ip: string | null): IpAnalysis['classification'] {
-  if (!ip) return 'unknown';
-  const v4 = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-  if (net.isIPv4(v4)) {
-    const [a = 0, b = 0] = v4.split('.').map(Number);
-    if (a === 127) return 'loopback';
-    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)) return 'private';
-    return 'public';
-  }
-  if (ip === '::1') return 'loopback';
-  if (/^f[cd]/i.test(ip) || /^fe80/i.test(ip)) return 'private';
-  return net.isIPv6(ip) ? 'public' : 'unknown';
-}
-
 /**
  * What an event records of the request behind it: a request, or what a socket keeps of its
  * upgrade (realtime/gateway.ts), which need not hold on to the whole request.
  */
 export type EventSource = Pick<FastifyRequest, 'ip' | 'ips' | 'headers' | 'log'>;
-
-function analyzeRequest(req: EventSource, reported: ReportedAddresses): IpAnalysis {
-  const headers = eventHeaders(req.headers);
-  return {
-    clientIP: req.ip ?? null,
-    // Fastify fills `ips` from X-Forwarded-For only when a trusted proxy is configured.
-    forwardedFor: req.ips ?? [],
-    classification: classifyIp(req.ip ?? null),
-    localNetworkIP: reported.localNetworkIP ?? null,
-    publicIP: reported.publicIP ?? null,
-    webrtcIPs: reported.webrtcIPs ?? [],
-    headers,
-  };
-}
-
-const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-const stringOf = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const CLASSES = new Set<IpAnalysis['classification']>(['loopback', 'private', 'public', 'unknown']);
-
-/**
- * A stored row's IP analysis in the protocol's shape. Rows written before the reported addresses
- * existed (or by the server itself, `{}`) have none: null and empty, never guessed.
- */
-export function ipAnalysisOf(stored: Record<string, unknown>, ip: string | null): IpAnalysis {
-  const headers: Record<string, string> = {};
-  if (stored.headers && typeof stored.headers === 'object') {
-    for (const [k, v] of Object.entries(stored.headers)) if (typeof v === 'string') headers[k] = v;
-  }
-  const classification = stored.classification as IpAnalysis['classification'];
-  return {
-    clientIP: stringOf(stored.clientIP) ?? ip,
-    forwardedFor: stringsOf(stored.forwardedFor),
-    classification: CLASSES.has(classification) ? classification : classifyIp(ip),
-    localNetworkIP: stringOf(stored.localNetworkIP),
-    publicIP: stringOf(stored.publicIP),
-    webrtcIPs: stringsOf(stored.webrtcIPs),
-    headers,
-  };
-}
 
 export type EventInput = {
   type: string;
@@ -409,50 +323,4 @@ export async function recentFailures(db: Db, ip: string, type: string, windowMs:
       ),
     );
   return row?.n ?? 0;
-}
-
-/**
- * Deletes the events and audit entries created more than `days` ago, oldest first, in batches (each
- * a short transaction); several instances may run it at once (SKIP LOCKED hands a row to one).
- * Answers how many it deleted.
- */
-export async function deleteExpiredEvents(db: Db, days: number, now = new Date()): Promise<number> {
-  const cutoff = new Date(now.getTime() - days * 24 * 60 * 60 * 1000);
-  let deleted = 0;
-  for (;;) {
-    const batch = db
-      .select({ id: securityEvents.id })
-      .from(securityEvents)
-      .where(lt(securityEvents.createdAt, cutoff))
-      .orderBy(asc(securityEvents.id))
-      .limit(RETENTION_BATCH)
-      .for('update', { skipLocked: true });
-    const gone = await db.delete(securityEvents).where(inArray(securityEvents.id, batch)).returning({ id: securityEvents.id });
-    deleted += gone.length;
-    if (gone.length < RETENTION_BATCH) return deleted;
-  }
-}
-
-/** Runs `deleteExpiredEvents` a minute after start and then every `everyMs`; answers a stop that waits for a run in progress. */
-export function startEventRetention(db: Db, opts: { days: number; everyMs: number; log: FastifyBaseLogger }): () => Promise<void> {
-  let running: Promise<unknown> | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  const run = () => {
-    running = deleteExpiredEvents(db, opts.days)
-      .then(
-        (n) => n && opts.log.info({ securityEvents: n }, 'deleted security events past their retention'),
-        // The database may be away for a while: the next run takes what this one left.
-        (err: unknown) => opts.log.warn({ err }, 'could not delete security events past their retention'),
-      )
-      .finally(() => {
-        running = null;
-        if (timer) timer = setTimeout(run, opts.everyMs).unref();
-      });
-  };
-  timer = setTimeout(run, Math.min(RETENTION_FIRST_MS, opts.everyMs)).unref();
-  return async () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    await running;
-  };
 }

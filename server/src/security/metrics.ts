@@ -21,7 +21,8 @@ import type { Db } from '../db/client';
 import { epochs, messages, securityEvents, users } from '../db/schema';
 import { emergencyState } from '../creator/emergency';
 import { activeBlocks } from './blocks';
-import { eventCount, eventTypes, eventsOf, ipAnalysisOf, lastSeenOf } from './events';
+import { eventCount, eventTypes, eventsOf, lastSeenOf } from './events';
+import { ipAnalysisOf } from './ip-analysis';
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;

@@ -15,7 +15,8 @@ import { HttpError } from '../http/errors';
 import { rateLimit, serve, type RouteRequest } from '../http/routes';
 import { applyBreachPolicy, WIPED_CANNOT_UNLOCK } from './breach';
 import { activeBlocks, blockIp, normalizeIp, unblockable, unblockIp } from './blocks';
-import { eventTypes, recordEvent, RETENTION_SWEEP_MS, startEventRetention } from './events';
+import { eventTypes, recordEvent } from './events';
+import { RETENTION_SWEEP_MS, startEventRetention } from './retention';
 import { liveEvents, mySecurity, securityMetrics } from './metrics';
 
 /** A decoy takes any body, but not a large one: it has nothing to do with it. */
