@@ -12,6 +12,7 @@ import { registerAccessControl } from './access/policy';
 import { attachmentRoutes } from './attachments/routes';
 import { startSweeping } from './attachments/service';
 import { openAttachmentStore, type AttachmentStore } from './attachments/store';
+import type { MasterKeyHashes } from './creator/master-key';
 import { creatorRoutes } from './creator/routes';
 import { authRoutes } from './auth/routes';
 import { conversationRoutes } from './conversations/routes';
@@ -64,8 +65,8 @@ export async function buildApp(opts: {
   config: Config;
   db: Db;
   bus: Bus;
-  /** SHA-256 of the master key (creator/master-key.ts). */
-  masterKeyHash: string;
+  /** SHA-256 of the master key, and of the previous one during a rotation (creator/master-key.ts). */
+  masterKeys: MasterKeyHashes;
   /** The process's logger (main.ts), which logged before the app existed; else one at `config.logLevel` on `logStream` or standard output. */
   logger?: FastifyBaseLogger;
   logStream?: Writable;
@@ -201,7 +202,7 @@ export async function buildApp(opts: {
     errorHandler: (err, socket, req) => onSocketError(req.log, err, socket),
   });
 
-  registerAccessControl(app, db, opts.masterKeyHash, config.rateLimits.masterKey, blocks, gate);
+  registerAccessControl(app, db, opts.masterKeys, config.rateLimits.masterKey, blocks, gate);
   // CSRF: state changes and socket upgrades only from our own origin.
   const ownOrigin = originCheck(config);
   app.addHook('onRequest', async (req) => {

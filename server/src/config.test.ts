@@ -78,6 +78,32 @@ describe('TURN_SECRET', () => {
   });
 });
 
+describe('MASTER_KEY and MASTER_KEY_PREVIOUS', () => {
+  const oldKey = '0a'.repeat(64);
+  const newKey = '0b'.repeat(64);
+  it('keep the previous key beside the current one during a rotation, and none otherwise', () => {
+    expect(loadConfig({ MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: oldKey })).toMatchObject({ masterKey: newKey, masterKeyPrevious: oldKey });
+    expect(loadConfig({ MASTER_KEY: newKey }).masterKeyPrevious).toBeUndefined();
+  });
+
+  it.each([
+    ['a malformed MASTER_KEY', { MASTER_KEY: 'secret' }, /MASTER_KEY must be 128 lowercase hexadecimal characters/],
+    ['a previous key in capitals', { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: oldKey.toUpperCase() }, /MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters/],
+    ['a previous key too short', { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: oldKey.slice(2) }, /MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters/],
+    ['the previous key equal to the current one', { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: newKey }, /MASTER_KEY_PREVIOUS equals MASTER_KEY/],
+    ['a previous key without a current one', { MASTER_KEY_PREVIOUS: oldKey }, /MASTER_KEY_PREVIOUS is set without MASTER_KEY/],
+  ])('refuse %s at start, naming the setting and never the key', (_case, env, message) => {
+    let error: Error | undefined;
+    try {
+      loadConfig(env);
+    } catch (err) {
+      error = err as Error;
+    }
+    expect(error?.message).toMatch(message);
+    for (const value of Object.values(env)) expect(error?.message).not.toContain(value.slice(0, 16));
+  });
+});
+
 describe('short windows, same counts (RATE_LIMIT_WINDOW_MS=2000)', () => {
   const windowMs = 2000;
   const suite = oneInstance('pglite', { config: { rateLimits: loadConfig({ RATE_LIMIT_WINDOW_MS: String(windowMs) }).rateLimits } });

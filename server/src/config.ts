@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { breachPolicySchema, limits } from '@enclave/protocol';
 import { z } from 'zod';
+import { masterKeyRefusal } from './creator/master-key';
 import { webDistDir } from './paths';
 
 /**
@@ -125,6 +126,8 @@ const envSchema = z.object({
   PUBLIC_ORIGIN: publicOriginEnv,
   /** The creator's master key, 128 lowercase hex; generated at the first start when absent. */
   MASTER_KEY: z.string().optional(),
+  /** During a rotation only: the old master key, still accepted beside MASTER_KEY (docs/operations.md §6). */
+  MASTER_KEY_PREVIOUS: z.string().optional(),
   /**
    * A testing aid: caps the window of every per-address limit at this many milliseconds, counts
    * unchanged, so a test waits seconds, not minutes, for a limit to lift. Unset in production.
@@ -159,6 +162,10 @@ const envSchema = z.object({
 }).refine((e) => !e.TURN_SECRET || e.ICE_SERVERS.some((u) => /^turns?:/.test(u)), {
   path: ['TURN_SECRET'],
   message: 'TURN_SECRET is set but ICE_SERVERS lists no turn: or turns: URL to use it with',
+}).superRefine((e, ctx) => {
+  // The rule is creator/master-key.ts's; its messages name the setting, never the key.
+  const refusal = masterKeyRefusal(e.MASTER_KEY, e.MASTER_KEY_PREVIOUS);
+  if (refusal) ctx.addIssue({ code: 'custom', path: [refusal.startsWith('MASTER_KEY_PREVIOUS') ? 'MASTER_KEY_PREVIOUS' : 'MASTER_KEY'], message: refusal });
 });
 
 /**
@@ -200,6 +207,8 @@ export const configSchema = z.object({
    */
   publicOrigins: z.array(z.string()).min(1).optional(),
   masterKey: z.string().optional(),
+  /** MASTER_KEY_PREVIOUS: the old key, accepted beside `masterKey` while a rotation is under way. */
+  masterKeyPrevious: z.string().optional(),
   /** Built web app to serve; absent in API-only tests. */
   webDist: z.string().optional(),
   /** log: an event only; lock: the reporter's account locked until the creator unlocks; wipe: their keys deleted. */
@@ -343,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     publicOrigins: e.PUBLIC_ORIGIN,
     masterKey: e.MASTER_KEY,
+    masterKeyPrevious: e.MASTER_KEY_PREVIOUS,
     webDist: webDistDir,
     breachPolicy: e.BREACH_POLICY,
     iceServers: e.ICE_SERVERS,

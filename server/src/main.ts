@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   // The key itself goes to a terminal only, never to the log (logging.ts).
   if (masterKey.generated) announceMasterKey(masterKey.generated, log);
   const { buildApp } = await appModule;
-  const { app, close } = await buildApp({ config, db: database.db, bus, masterKeyHash: masterKey.hash, logger: log });
+  const { app, close } = await buildApp({ config, db: database.db, bus, masterKeys: { hash: masterKey.hash, previousHash: masterKey.previousHash }, logger: log });
   const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db, attachmentsDirOf(config.attachments.store, config.dataDir));
 
   // SIGTERM (or SIGINT) drains: no new connections, sockets closed with 1001 so that clients

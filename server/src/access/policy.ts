@@ -10,7 +10,7 @@ import { HttpError } from '../http/errors';
 import { inPlace, type WorkGate } from '../http/overload';
 import { bannedOwner, resolveSession, SESSION_COOKIE, type AuthContext } from '../auth/sessions';
 import type { BlockList } from '../security/blocks';
-import { matchesMasterKey, presentedMasterKey } from '../creator/master-key';
+import { presentedMasterKey, whichMasterKey, type MasterKeyHashes } from '../creator/master-key';
 import { eventTypes, recentFailures, recordEvent } from '../security/events';
 
 /**
@@ -40,7 +40,7 @@ export function requireAuth(req: FastifyRequest): AuthContext {
 }
 
 /**
- * `masterKeyLimit`: wrong master keys per address within its window before the server stops
+ * `masterKeys`: the hashes of the keys this instance accepts (creator/master-key.ts). `masterKeyLimit`: wrong master keys per address within its window before the server stops
  * checking them (config `rateLimits.masterKey`). `blocks`: the addresses refused before anything
  * else (security/blocks.ts). `gate`: the session is read in a place of the overload gate of its
  * own, held for that query only (the request's body has not arrived yet: http/overload.ts).
@@ -48,7 +48,7 @@ export function requireAuth(req: FastifyRequest): AuthContext {
 export function registerAccessControl(
   app: FastifyInstance,
   db: Db,
-  masterKeyHash: string,
+  masterKeys: MasterKeyHashes,
   masterKeyLimit: { max: number; windowMs: number },
   blocks: BlockList,
   gate: WorkGate,
@@ -56,7 +56,11 @@ export function registerAccessControl(
   app.decorateRequest('auth', null);
   app.decorateRequest('isCreator', false);
 
-  /** Checks `Authorization: SuperAdmin <key>`; a wrong key is a security event and counts against the address. */
+  /**
+   * Checks `Authorization: SuperAdmin <key>`; a wrong key is a security event and counts against
+   * the address. The previous key of a rotation is accepted, and recorded, so that the operator
+   * sees whether it is still in use before retiring it.
+   */
   const checkCreator = async (req: FastifyRequest): Promise<void> => {
     if (req.isCreator) return;
     const header = req.headers.authorization;
@@ -64,7 +68,8 @@ export function registerAccessControl(
     if (!key) {
       throw new HttpError(401, errorCodes.unauthorized, header ? 'Malformed master key' : 'Master key required');
     }
-    if (!matchesMasterKey(key, masterKeyHash)) {
+    const match = whichMasterKey(key, masterKeys);
+    if (!match) {
       // The right key always works: wrong ones from an address cannot lock the creator out.
       if ((await recentFailures(db, req.ip, eventTypes.masterKeyFailed, masterKeyLimit.windowMs)) >= masterKeyLimit.max) {
         throw new HttpError(429, errorCodes.rateLimited, errorTexts.tooManyAttempts);
@@ -72,6 +77,7 @@ export function registerAccessControl(
       await recordEvent(db, req, { type: eventTypes.masterKeyFailed, severity: 'high', details: { route: req.routeOptions.url } });
       throw new HttpError(403, errorCodes.forbidden, 'Invalid creator credentials');
     }
+    if (match === 'previous') await recordEvent(db, req, { type: eventTypes.masterKeyPreviousUsed, severity: 'low', details: { route: req.routeOptions.url } });
     req.isCreator = true;
   };
 

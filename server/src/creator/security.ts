@@ -8,7 +8,7 @@ import type { Db } from '../db/client';
 import { accessKeys, securityEvents, users } from '../db/schema';
 import { defaultRateLimits, SECURITY_EVENT_RETENTION_DAYS as DEFAULT_RETENTION_DAYS } from '../config';
 import { lastBackup, type BackupRecord } from '../backup/backup';
-import { eventCount } from '../security/events';
+import { eventCount, eventTypes } from '../security/events';
 import { scoreSql, severityOfScore } from '../security/metrics';
 import { getSetting } from './master-key';
 
@@ -88,6 +88,21 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
         ? 'The master key comes from the MASTER_KEY setting of this deployment.'
         : 'The master key was generated at first start and sits in a file in the data directory: move it to MASTER_KEY and delete the file.',
   });
+
+  // A rotation under way on this instance (docs/operations.md §6): whether the old key is still in use.
+  if (config.masterKeyPrevious !== undefined) {
+    const [used] = await db
+      .select({ n: sql<number>`coalesce(sum(${eventCount()}), 0)::int` })
+      .from(securityEvents)
+      .where(and(eq(securityEvents.type, eventTypes.masterKeyPreviousUsed), gt(securityEvents.createdAt, new Date(now.getTime() - DAY_MS))));
+    checks.push({
+      name: 'Master key rotation',
+      status: 'warning',
+      description:
+        `MASTER_KEY_PREVIOUS is set: the old master key is still accepted beside MASTER_KEY, and was used ${used?.n ?? 0} times in the last 24 h (master_key_previous_used events). ` +
+        'Once every instance runs with the new key and the creator uses it, restart every instance without MASTER_KEY_PREVIOUS (docs/operations.md §6).',
+    });
+  }
 
   // Ask ourselves, as a browser would, which headers a response really carries: from the peer and
   // with the forwarded headers of the creator's own request, so that HSTS is judged over its protocol.

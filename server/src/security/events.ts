@@ -60,6 +60,8 @@ export const eventTypes = {
   keyRefused: 'key_validation_failed',
   canaryKey: 'canary_key_used',
   masterKeyFailed: 'master_key_failed',
+  /** The previous master key (MASTER_KEY_PREVIOUS) accepted during a rotation: who still uses it. */
+  masterKeyPreviousUsed: 'master_key_previous_used',
   keysGenerated: 'admin_keys_generated',
   keysRevoked: 'admin_keys_revoked',
   keysExported: 'admin_keys_exported',

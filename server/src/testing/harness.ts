@@ -134,8 +134,9 @@ export async function startServer(database: Database, opts: ServerOptions = {}):
   });
   const bus = opts.bus ?? (opts.redis ? await redisBus(REDIS_URL, REDIS_PREFIX, () => undefined) : memoryBus());
   const config = testConfig({ ...opts.config, ...(opts.redis ? { redisUrl: REDIS_URL } : {}) });
-  const { hash } = await ensureMasterKey(database.db, { masterKey: TEST_MASTER_KEY, dataDir: config.dataDir });
-  const app = await buildApp({ config, db: database.db, bus, masterKeyHash: hash, logStream });
+  // The test key unless the test configures its own (a rotation's MASTER_KEY and MASTER_KEY_PREVIOUS).
+  const masterKeys = await ensureMasterKey(database.db, { ...config, masterKey: config.masterKey ?? TEST_MASTER_KEY });
+  const app = await buildApp({ config, db: database.db, bus, masterKeys, logStream });
   const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url: address,

@@ -138,6 +138,7 @@ export const eventDescriptions: Readonly<Record<string, string>> = {
   key_validation_failed: 'An invite key was refused at validation',
   canary_key_used: 'A canary key was used: a leaked key list is being tried',
   master_key_failed: 'A wrong master key was presented',
+  master_key_previous_used: 'The previous master key was used (a rotation is under way): switch to the new one',
   admin_keys_generated: 'Invite keys were generated',
   admin_keys_revoked: 'Invite keys were revoked',
   admin_keys_exported: 'Invite keys were exported',
