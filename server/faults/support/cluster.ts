@@ -30,8 +30,9 @@ export type Cluster = {
 /**
  * Starts `instances` servers behind the proxy and `members` members, whose sockets alternate over
  * the instances (member 0 on instance 0, member 1 on instance 1, …), and sends the seed message.
+ * `build`: the built server they run (an earlier release's, support/release.ts), this checkout's by default.
  */
-export async function startCluster(opts: { name: string; instances: number; members: number; env?: Record<string, string> }): Promise<Cluster> {
+export async function startCluster(opts: { name: string; instances: number; members: number; env?: Record<string, string>; build?: string }): Promise<Cluster> {
   const postgres = await startPostgres();
   const redis = await startRedis();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-faults-data-'));
@@ -61,7 +62,7 @@ export async function startCluster(opts: { name: string; instances: number; memb
       ...opts.env,
     });
     // One after another: the first applies the migrations.
-    for (const port of ports) parts.instances.push(await Instance.start(port, env));
+    for (const port of ports) parts.instances.push(await Instance.start(port, env, opts.build));
     parts.members = await joinAll(proxy.url, await generateKeys(env, opts.members), opts.name);
     await seed(parts.members);
     const sql = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {

@@ -4,11 +4,14 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TEST_MASTER_KEY } from '../../src/testing/harness';
 
-const dist = (file: string) => fileURLToPath(new URL(`../../dist/${file}`, import.meta.url));
+/** This checkout's built server; an earlier release's is elsewhere (support/release.ts). */
+export const currentDist = fileURLToPath(new URL('../../dist', import.meta.url));
+const dist = (file: string) => path.join(currentDist, file);
 const START_TIMEOUT_MS = 90_000;
 
 /** Fails with what to do when the server was not built (`npm run test:faults` builds it first). */
@@ -37,8 +40,9 @@ export class Instance {
   private constructor(
     readonly port: number,
     env: NodeJS.ProcessEnv,
+    build: string,
   ) {
-    this.child = spawn(process.execPath, ['--enable-source-maps', dist('main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, ['--enable-source-maps', path.join(build, 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [this.child.stdout!, this.child.stderr!]) {
       let rest = '';
       stream.on('data', (d: Buffer) => {
@@ -50,12 +54,13 @@ export class Instance {
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  /** Starts an instance on `port` and waits until it listens. */
-  static async start(port: number, env: NodeJS.ProcessEnv): Promise<Instance> {
-    assertBuilt();
-    const instance = new Instance(port, { ...env, PORT: String(port) });
+  /** Starts an instance of `build` (a built server's folder, this checkout's by default) on `port` and waits until it listens. */
+  static async start(port: number, env: NodeJS.ProcessEnv, build = currentDist): Promise<Instance> {
+    if (build === currentDist) assertBuilt();
+    const instance = new Instance(port, { ...env, PORT: String(port) }, build);
     const deadline = Date.now() + START_TIMEOUT_MS;
-    while (!instance.lines.some((l) => l.includes('"msg":"Enclave is running at'))) {
+    // A JSON line since 1.1.0, a plain one before (an earlier release, support/release.ts).
+    while (!instance.lines.some((l) => /^(\{.*"msg":")?Enclave is running at/.test(l))) {
       const exit = await Promise.race([instance.exited, new Promise<null>((r) => setTimeout(() => r(null), 50))]);
       if (exit) throw new Error(`the server exited at start (${JSON.stringify(exit)}):\n${instance.lines.join('\n')}`);
       if (Date.now() > deadline) throw new Error(`the server did not start within ${START_TIMEOUT_MS} ms:\n${instance.lines.join('\n')}`);
