@@ -54,6 +54,7 @@ export default defineConfig({
     backup: 'src/cli/backup.ts',
     restore: 'src/cli/restore.ts',
     migrate: 'src/cli/migrate.ts',
+    admin: 'src/cli/admin.ts',
   },
   platform: 'node',
   tsconfig: 'tsconfig.json',

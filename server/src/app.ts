@@ -42,6 +42,8 @@ import { userRoutes } from './users/routes';
 
 export type App = {
   app: FastifyInstance;
+  /** What the routes act with; the operator socket (operator/socket.ts) acts with the same. */
+  ctx: AppContext;
   gateway: Gateway;
   blocks: BlockList;
   attachments: AttachmentStore;
@@ -237,6 +239,7 @@ export async function buildApp(opts: {
 
   return {
     app,
+    ctx,
     gateway,
     blocks,
     attachments: attachmentStore,

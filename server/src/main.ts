@@ -39,8 +39,10 @@ async function main(): Promise<void> {
   // The key itself goes to a terminal only, never to the log (logging.ts).
   if (masterKey.generated) announceMasterKey(masterKey.generated, log);
   const { buildApp } = await appModule;
-  const { app, close } = await buildApp({ config, db: database.db, bus, masterKeys: { hash: masterKey.hash, previousHash: masterKey.previousHash }, logger: log });
-  const operator = config.databaseUrl ? null : await startOperatorSocket(config.dataDir, database.db, attachmentsDirOf(config.attachments.store, config.dataDir));
+  const { app, ctx, close } = await buildApp({ config, db: database.db, bus, masterKeys: { hash: masterKey.hash, previousHash: masterKey.previousHash }, logger: log });
+  // Every instance serves its operator socket (docs/operations.md §7); one sharing a DATA_DIR with a running one leaves it to that one.
+  const operator = await startOperatorSocket(config.dataDir, ctx, attachmentsDirOf(config.attachments.store, config.dataDir));
+  if (!operator) log.warn({ dataDir: config.dataDir }, 'another running instance answers on DATA_DIR/operator.sock: it serves the operator commands; give each instance a DATA_DIR of its own to have one each');
 
   // SIGTERM (or SIGINT) drains: no new connections, sockets closed with 1001 so that clients
   // reconnect at once elsewhere, requests in flight answered, held security events written, then

@@ -91,7 +91,7 @@ describe('backup and restore of the embedded database', () => {
   const start = async () => {
     database = await openDatabase({ dataDir });
     server = await startServer(database, { config: { dataDir, rateLimits: relaxedRateLimits } });
-    operator = await startOperatorSocket(dataDir, database.db, attachmentsDir());
+    operator = await startOperatorSocket(dataDir, server.app.ctx, attachmentsDir());
   };
   const stop = async () => {
     await new Promise((resolve) => (operator ? operator.close(resolve) : resolve(undefined)));

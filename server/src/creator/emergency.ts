@@ -9,6 +9,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
 import { settings, users } from '../db/schema';
+import { eventTypes, recordEvent, type EventSource } from '../security/events';
 import { announceBans, applyBans, type BanTiming } from '../users/moderation';
 import { getSetting } from './master-key';
 
@@ -61,4 +62,24 @@ export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: numb
 export async function liftEmergency(db: Db): Promise<EmergencyState> {
   await db.delete(settings).where(eq(settings.key, EMERGENCY));
   return emergencyState(db);
+}
+
+/**
+ * Who declares or lifts an emergency, for its audit row: 'creator' from the console (with its
+ * request), 'operator' from the operator socket (no request).
+ */
+export type EmergencyActor = { actor: string; req: EventSource | null };
+
+/** The shutdown and its audit row: what the console's route and the operator socket do. */
+export async function declareEmergency(ctx: AppContext, by: EmergencyActor): Promise<{ banned: number; emergency: EmergencyState }> {
+  const { timing, ...result } = await emergencyShutdown(ctx);
+  await recordEvent(ctx.db, by.req, { type: eventTypes.emergencyShutdown, severity: 'critical', actor: by.actor, details: { banned: result.banned, ...timing } });
+  return result;
+}
+
+/** Lifts emergency mode (bans stay) and audits it. */
+export async function endEmergency(ctx: AppContext, by: EmergencyActor): Promise<EmergencyState> {
+  const emergency = await liftEmergency(ctx.db);
+  await recordEvent(ctx.db, by.req, { type: eventTypes.emergencyLifted, severity: 'high', actor: by.actor });
+  return emergency;
 }

@@ -249,7 +249,7 @@ export const securityEvents = pgTable(
     severity: text('severity', { enum: ['low', 'medium', 'high', 'critical'] }).notNull(),
     /** The member the event is about, when known. */
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
-    /** Who acted: a member id, or 'creator' for the master key. */
+    /** Who acted: a member id, 'creator' for the master key, 'operator' for the operator socket (npm run admin). */
     actor: text('actor'),
     ip: text('ip'),
     /**

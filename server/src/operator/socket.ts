@@ -1,16 +1,24 @@
 /**
- * The operator's channel into a running server that holds the embedded database: a Unix socket in
- * the data directory, readable only by the owner. Only one process can open PGlite, so commands
- * such as `keys:generate` and `backup` ask the server through here while it runs, and `restore`
- * refuses to run while anything answers here.
+ * The operator's channel into a running instance: a Unix socket in the data directory, created
+ * owner-only (0600), which is its authentication: whoever may open it is the account that runs the
+ * server, which can read the database and the master key file anyway (docs/security.md §7). Every
+ * instance serves one, on the embedded database and on PostgreSQL alike.
+ *
+ * Only one process can open PGlite, so on the embedded database `keys:generate` and `backup` ask
+ * the server through here while it runs, and `restore` refuses to run while anything answers here.
+ * The admin commands (operator/admin-commands.ts) always go through a running instance: a ban must
+ * reach the sockets of every instance, over this instance's bus.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { z } from 'zod';
 import { backupEmbedded, type BackupResult } from '../backup/backup';
-import type { Db } from '../db/client';
+import type { AppContext } from '../context';
+import { HttpError } from '../http/errors';
 import { mintKeys } from '../keys/service';
+import { adminCommands } from './admin-commands';
+import { command, type Command } from './command';
 
 export const generateKeysCommandSchema = z.strictObject({
   count: z.number().int().min(1).max(1000),
@@ -24,26 +32,29 @@ export type GenerateKeysCommand = z.infer<typeof generateKeysCommandSchema>;
 export const backupCommandSchema = z.strictObject({ file: z.string().refine((f) => path.isAbsolute(f), 'must be an absolute path') });
 export type BackupCommand = z.infer<typeof backupCommandSchema>;
 
-/** A command: its JSON body parsed by `schema`, then run; a refusal of the body is its message. */
-const command =
-  <S extends z.ZodType>(schema: S, run: (db: Db, cmd: z.output<S>) => Promise<unknown>) =>
-  (db: Db, body: unknown): { result: Promise<unknown> } | { refused: string } => {
-    const parsed = schema.safeParse(body);
-    return parsed.success ? { result: run(db, parsed.data) } : { refused: parsed.error.message };
-  };
-
-/** The commands the socket serves, by path (always POST); `attachmentsDir` as in backupEmbedded. */
-const commandsOf = (attachmentsDir: string | null): Record<string, ReturnType<typeof command>> => ({
-  '/keys/generate': command(generateKeysCommandSchema, async (db, cmd) => ({ keys: await mintKeys(db, cmd) })),
-  '/backup': command(backupCommandSchema, (db, cmd) => backupEmbedded(db, cmd.file, attachmentsDir)),
+/**
+ * The commands the socket serves, by path (always POST). `/backup` only on the embedded database
+ * (`attachmentsDir` as in backupEmbedded): PostgreSQL is dumped by the command itself, with pg_dump.
+ */
+const commandsOf = (embedded: boolean, attachmentsDir: string | null): Record<string, Command> => ({
+  '/keys/generate': command(generateKeysCommandSchema, async (ctx, cmd) => ({ keys: await mintKeys(ctx.db, cmd) })),
+  ...(embedded ? { '/backup': command(backupCommandSchema, (ctx, cmd) => backupEmbedded(ctx.db, cmd.file, attachmentsDir)) } : {}),
+  ...adminCommands,
 });
 
 export const operatorSocketPath = (dataDir: string) => path.join(dataDir, 'operator.sock');
 
-/** `attachmentsDir`: the server's local attachments, which its backups carry (null: in a bucket). */
-export async function startOperatorSocket(dataDir: string, db: Db, attachmentsDir: string | null): Promise<http.Server> {
-  const commands = commandsOf(attachmentsDir);
+/**
+ * Serves the socket for this instance. `attachmentsDir`: the server's local attachments, which
+ * its backups carry (null: in a bucket). Null when another live instance already answers on this
+ * data directory (PostgreSQL instances sharing one host and DATA_DIR): that one keeps it, and
+ * serves the same commands over the same database.
+ */
+export async function startOperatorSocket(dataDir: string, ctx: AppContext, attachmentsDir: string | null): Promise<http.Server | null> {
+  if (await operatorAnswers(dataDir)) return null;
+  const commands = commandsOf(!ctx.config.databaseUrl, attachmentsDir);
   const file = operatorSocketPath(dataDir);
+  // A file left by a server that is gone (nothing answered on it).
   fs.rmSync(file, { force: true });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -61,44 +72,63 @@ export async function startOperatorSocket(dataDir: string, db: Db, attachmentsDi
       } catch {
         return answer(400, { error: 'not JSON' });
       }
-      const handled = handle(db, body);
+      const handled = handle(ctx, body);
       if ('refused' in handled) return answer(400, { error: handled.refused });
       handled.result.then(
         (result) => answer(200, result),
-        (err: unknown) => answer(500, { error: err instanceof Error ? err.message : String(err) }),
+        // The services' refusals (no such member, ...) keep their status; anything else is a 500.
+        (err: unknown) => answer(err instanceof HttpError ? err.status : 500, { error: err instanceof Error ? err.message : String(err) }),
       );
     });
   });
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(file, () => resolve());
+    server.once('listening', resolve);
   });
+  // Created owner-only (the bind is synchronous, within this umask), not only chmod-ed after it.
+  const umask = process.umask(0o177);
+  try {
+    server.listen(file);
+  } finally {
+    process.umask(umask);
+  }
+  await listening;
   fs.chmodSync(file, 0o600);
   return server;
 }
 
 /** Asks a running server to mint keys; null when no server answers on the socket. */
 export async function generateKeysViaSocket(dataDir: string, cmd: GenerateKeysCommand): Promise<string[] | null> {
-  const body = await ask<{ keys: string[] }>(dataDir, '/keys/generate', cmd);
+  const body = await askOperator<{ keys: string[] }>(dataDir, '/keys/generate', cmd);
   return body ? body.keys : null;
 }
 
 /** Asks a running server to dump its database to `cmd.file`; null when no server answers on the socket. */
 export function backupViaSocket(dataDir: string, cmd: BackupCommand): Promise<BackupResult | null> {
-  return ask<BackupResult>(dataDir, '/backup', cmd);
+  return askOperator<BackupResult>(dataDir, '/backup', cmd);
 }
 
 /** Whether a server answers on the data directory's operator socket (any answer counts). */
 export async function operatorAnswers(dataDir: string): Promise<boolean> {
   try {
-    return (await ask(dataDir, '/', {})) !== null;
+    return (await askOperator(dataDir, '/', {})) !== null;
   } catch {
     return true;
   }
 }
 
-/** POSTs a command: the answer's body, null when no server answers, an error for a refusal. */
-function ask<T>(dataDir: string, command: string, cmd: unknown): Promise<T | null> {
+/** A refusal from the server: its status and message (404: no such member, 400: a bad body). */
+export class OperatorRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** POSTs a command: the answer's body, null when no server answers, an OperatorRefusal for a refusal. */
+export function askOperator<T>(dataDir: string, command: string, cmd: unknown): Promise<T | null> {
   const file = operatorSocketPath(dataDir);
   if (!fs.existsSync(file)) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
@@ -108,7 +138,7 @@ function ask<T>(dataDir: string, command: string, cmd: unknown): Promise<T | nul
       res.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as T & { error?: string };
         if (res.statusCode === 200) resolve(body);
-        else reject(new Error(body.error ?? `operator socket answered ${res.statusCode}`));
+        else reject(new OperatorRefusal(res.statusCode ?? 0, body.error ?? `operator socket answered ${res.statusCode}`));
       });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {

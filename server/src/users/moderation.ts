@@ -4,7 +4,7 @@
  * epoch is wrapped for them. Unbanning moves them again, to let the member back in. Each ban
  * records who made it, and who may lift it is decided by access/rules.ts.
  */
-import { GENERAL_CONVERSATION, errorCodes } from '@enclave/protocol';
+import { GENERAL_CONVERSATION, errorCodes, type Role } from '@enclave/protocol';
 import { and, eq, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
@@ -13,6 +13,7 @@ import { HttpError } from '../http/errors';
 import { bannedByOf, banRefusal, unbanRefusal, type Moderator } from '../access/rules';
 import { removeP2pOf } from '../p2p/registry';
 import { announceConnection } from '../p2p/signaling';
+import { eventTypes, recordEvent, type EventSource, type Severity } from '../security/events';
 
 export type BanChange = { banned: true; reason: string } | { banned: false };
 export type MovedConversation = { id: string; membershipVersion: number };
@@ -25,6 +26,37 @@ export type BanTiming = { socketsClosed: number; socketsClosedMs?: number };
 /** The audit details of a ban's timing: the ms only when this instance closed a socket. */
 export const timingDetails = (t: { socketsClosed: number; ms: number } | null): BanTiming =>
   !t ? { socketsClosed: 0 } : t.socketsClosed > 0 ? { socketsClosed: t.socketsClosed, socketsClosedMs: t.ms } : { socketsClosed: 0 };
+
+/**
+ * Who acts, for the rules and the audit log: their rights (`moderator`), the actor its rows name
+ * ('creator', an admin's id, 'operator' for the operator socket) and the request the action came
+ * on (null for the operator socket, which has no address).
+ */
+export type Acting = { moderator: Moderator; actor: string | null; req: EventSource | null };
+
+/** Bans one member and audits it: what the console's ban routes and the operator socket do. */
+export async function banMember(ctx: AppContext, by: Acting, userId: string, reason: string): Promise<void> {
+  const timing = await setBanned(ctx, by.moderator, [userId], { banned: true, reason });
+  await recordEvent(ctx.db, by.req, { type: eventTypes.userBanned, severity: 'high', userId, actor: by.actor, details: { reason, ...timing } });
+}
+
+/** Lifts one member's ban and audits it. */
+export async function unbanMember(ctx: AppContext, by: Acting, userId: string): Promise<void> {
+  await setBanned(ctx, by.moderator, [userId], { banned: false });
+  await recordEvent(ctx.db, by.req, { type: eventTypes.userUnbanned, severity: 'medium', userId, actor: by.actor });
+}
+
+/** What the creator changes of a member's standing: their role, or the mark of the creator's own account. */
+export type Standing = { role: Role } | { isCreatorAccount: boolean };
+
+/** Changes one member's standing, audits it, and tells every client to refetch the member list. */
+export async function setStanding(ctx: AppContext, by: Acting, userId: string, patch: Standing): Promise<void> {
+  const changed = await ctx.db.update(users).set(patch).where(eq(users.id, userId)).returning({ id: users.id });
+  if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
+  const [type, severity]: [string, Severity] = 'role' in patch ? [eventTypes.roleChanged, 'medium'] : [eventTypes.creatorAccountChanged, 'high'];
+  await recordEvent(ctx.db, by.req, { type, severity, userId, actor: by.actor, details: patch });
+  await ctx.gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+}
 
 /**
  * `column = ANY($1)`: the whole list travels as one array parameter. PostgreSQL takes at most
