@@ -1,7 +1,8 @@
 /**
  * Debian's nginx in front of several instances, with the repository's own configuration
- * (deploy/nginx/enclave-proxy.conf included as is, and the upstream block of enclave-site.conf with
- * the test's addresses): a process of the test's, not a daemon, with its configuration, pid,
+ * (deploy/nginx/enclave-proxy.conf included as is, after the `set $enclave_upstream` of
+ * enclave-site.conf, and that file's upstream block with the test's addresses): a process of the
+ * test's, not a daemon, with its configuration, pid,
  * temporary files and logs in a temporary directory, listening on a free port of 127.0.0.1.
  * `scripts/test-all.sh` installs nginx when it is missing.
  */
@@ -17,14 +18,22 @@ export const CLIENT_ADDRESS_HEADER = 'X-Test-Client-Address';
 const proxyConf = path.resolve(import.meta.dirname, '../../deploy/nginx/enclave-proxy.conf');
 const siteConf = path.resolve(import.meta.dirname, '../../deploy/nginx/enclave-site.conf');
 
+/** The upstream the shipped site names for the snippet: its `set $enclave_upstream <name>;`. */
+function shippedUpstreamName(site: string): string {
+  const names = new Set([...site.matchAll(/^\s*set \$enclave_upstream ([\w.-]+);$/gm)].map((m) => m[1]));
+  const [name] = names;
+  if (names.size !== 1 || name === undefined) throw new Error(`${siteConf} should set $enclave_upstream to one upstream name`);
+  return name;
+}
+
 /**
- * The `upstream enclave { … }` block of enclave-site.conf with one `server` line per port of the
+ * The `upstream <name> { … }` block of enclave-site.conf with one `server` line per port of the
  * test in place of its example addresses, each with the parameters the shipped lines carry
  * (`max_fails=0`), and its other lines (`keepalive`) as they are: the test runs what is shipped.
  */
-function shippedUpstream(ports: readonly number[]): string {
-  const block = /^upstream enclave \{$[\s\S]*?^\}$/m.exec(fs.readFileSync(siteConf, 'utf8'))?.[0];
-  if (!block) throw new Error(`no "upstream enclave { … }" block in ${siteConf}`);
+function shippedUpstream(site: string, name: string, ports: readonly number[]): string {
+  const block = new RegExp(`^upstream ${name.replaceAll('.', '\\.')} \\{$[\\s\\S]*?^\\}$`, 'm').exec(site)?.[0];
+  if (!block) throw new Error(`no "upstream ${name} { … }" block in ${siteConf}`);
   const lines = block.split('\n');
   const isServer = (line: string) => /^\s*server\s/.test(line);
   // `server <address> <parameters>;`: what follows the address.
@@ -37,6 +46,8 @@ function shippedUpstream(ports: readonly number[]): string {
 
 /** The whole configuration: the site of deploy/nginx/enclave-site.conf without TLS, on `port`. */
 function config(dir: string, port: number, upstreamPorts: readonly number[]): string {
+  const site = fs.readFileSync(siteConf, 'utf8');
+  const upstream = shippedUpstreamName(site);
   return `daemon off;
 worker_processes 1;
 pid ${dir}/nginx.pid;
@@ -49,7 +60,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-${shippedUpstream(upstreamPorts)}
+${shippedUpstream(site, upstream, upstreamPorts)}
   server {
     listen 127.0.0.1:${port};
     # Test only: every browser here comes from 127.0.0.1, an address the server never lets the
@@ -58,6 +69,7 @@ ${shippedUpstream(upstreamPorts)}
     # browser had come from there; then nginx appends it to X-Forwarded-For as it would any peer's.
     set_real_ip_from 127.0.0.1;
     real_ip_header ${CLIENT_ADDRESS_HEADER};
+    set $enclave_upstream ${upstream};
     include ${proxyConf};
   }
 }
