@@ -148,7 +148,7 @@ export async function buildApp(opts: {
   registerBodyDeadline(app, db, slowRequests);
   registerOverloadGate(app, gate);
   // Before the routes, whose requests it counts; never on the public port.
-  const metrics = config.metrics ? await serveMetrics({ app, gateway, gate, db, tally, draining: () => draining }, config.metrics) : null;
+  const metrics = config.metrics ? await serveMetrics({ app, gateway, bus, gate, db, tally, draining: () => draining }, config.metrics) : null;
   // Before @fastify/websocket's own preClose (which closes with no code): 1001 "going away", so
   // that clients reconnect at once; by then no new connection is accepted.
   app.addHook('preClose', async () => gateway.goingAway());

@@ -10,9 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { routes } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
-import { backends, relaxedRateLimits } from '../testing/harness';
+import { mintKeys } from '../keys/service';
+import { backends, redisEnabled, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
+import { twoInstances } from '../testing/two-instances';
 
 /** The value of the series `name` whose labels include `labels` (0 when there is none yet). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -90,5 +92,26 @@ describe.each(backends)('metrics on %s', (backend) => {
   it('serves nothing but /metrics on the metrics listener', async () => {
     const res = await fetch(suite.server.app.metrics!.url.replace('/metrics', '/api/health'));
     expect(res.status).toBe(404);
+  });
+});
+
+// Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
+describe.runIf(backends.includes('postgres') && redisEnabled)('metrics of two instances on the Redis bus', () => {
+  const servers = twoInstances({ rateLimits: relaxedRateLimits, metrics: { port: 0, host: '127.0.0.1' } });
+
+  it('times the bus: a message sent on A and delivered on B adds to A’s bus lag', async () => {
+    const { a, b, database } = servers;
+    const scrapeA = async () => (await fetch(a.app.metrics!.url)).text();
+    const before = sample(await scrapeA(), 'enclave_bus_lag_seconds_count');
+    const [k1, k2] = await mintKeys(database.db, { count: 2 });
+    const onA = await TestMember.join(a.url, k1!, 'lag-sender');
+    const onB = await TestMember.join(b.url, k2!, 'lag-reader');
+    const socket = await onB.connect();
+    expect((await onA.send(onB.id, 'timed')).status).toBe(201);
+    await socket.waitFor((f) => f.type === 'chat_message');
+    const after = await scrapeA();
+    expect(sample(after, 'enclave_bus_lag_seconds_count')).toBeGreaterThan(before);
+    expect(sample(after, 'enclave_bus_lag_seconds_bucket', { le: '+Inf' })).toBe(sample(after, 'enclave_bus_lag_seconds_count'));
+    socket.close();
   });
 });

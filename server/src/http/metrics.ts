@@ -13,6 +13,7 @@ import { routes } from '@enclave/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import { embeddedClient, isDatabaseUnavailable, type Db } from '../db/client';
+import type { Bus } from '../realtime/bus';
 import type { Gateway } from '../realtime/gateway';
 import { OverloadedError, type WorkGate } from './overload';
 
@@ -25,6 +26,7 @@ export class Tally {
 export type MetricsSources = {
   app: FastifyInstance;
   gateway: Gateway;
+  bus: Bus;
   gate: WorkGate;
   db: Db;
   tally: Tally;
@@ -89,6 +91,16 @@ export async function serveMetrics(sources: MetricsSources, listen: { port: numb
     },
   });
   new Gauge({ name: 'enclave_work_max', help: 'Places of the overload gate (MAX_IN_FLIGHT)', registers: [registry] }).set(gate.max);
+  // Redis only: an in-process bus has no lag to speak of.
+  if (sources.bus.observeLag) {
+    const lag = new Histogram({
+      name: 'enclave_bus_lag_seconds',
+      help: 'From publishing a bus event to hearing it back from Redis (this instance’s own events)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    });
+    sources.bus.observeLag((seconds) => lag.observe(seconds));
+  }
   // The PostgreSQL pool (node-postgres); the embedded database has none.
   const pool = embeddedClient(db) ? null : ((db as { $client?: { totalCount: number; idleCount: number; waitingCount: number } }).$client ?? null);
   if (pool) {

@@ -83,13 +83,30 @@ describe.runIf(redisEnabled)('the bus between versions', () => {
       await bus.publish(event);
       await bus.publish({ kind: 'resync' });
       await expect.poll(() => published).toHaveLength(2);
+      // With who published it and when, by which the publisher times the event's way back (bus lag).
+      const envelope = { v: BUS_VERSION, from: expect.any(String) as unknown, at: expect.any(Number) as unknown };
       expect(published).toEqual([
-        { v: BUS_VERSION, ...event },
-        { v: BUS_VERSION, kind: 'resync' },
+        { ...envelope, ...event },
+        { ...envelope, kind: 'resync' },
       ]);
     } finally {
       raw.disconnect();
     }
+  });
+
+  it('times its own events back from Redis (bus lag), not those of other instances', async () => {
+    const lags: number[] = [];
+    bus.observeLag!((seconds) => lags.push(seconds));
+    // Another instance's event, even one claiming a time, is not this bus's to time.
+    expect(await heard(JSON.stringify({ v: BUS_VERSION, from: 'another-instance', at: 0, kind: 'resync' }))).toEqual([{ kind: 'resync' }]);
+    expect(lags).toEqual([]);
+    const back = new Promise<void>((resolve) => {
+      listener = (event) => event.kind === 'blocks_changed' && resolve();
+    });
+    await bus.publish({ kind: 'blocks_changed' });
+    await back;
+    expect(lags).toHaveLength(1);
+    expect(lags[0]).toBeGreaterThanOrEqual(0);
   });
 
   it('logs an event it cannot read with its kind and frame type, counts it, and delivers the next', async () => {

@@ -11,6 +11,7 @@
  * fields it needs and an older publisher lacks take their defaults, and an event that still does
  * not parse is logged and counted, never dropped without a trace.
  */
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { serverFrameSchema } from '@enclave/protocol';
 import { z } from 'zod';
@@ -50,6 +51,13 @@ export type Bus = {
   refused?(): number;
   /** Resolves once Redis answers a PING with the subscription in place; absent on a bus without Redis (the readiness check, http/readiness.ts). */
   ping?(): Promise<void>;
+  /**
+   * Calls `observer` with the seconds each of this instance's own events took from its publish to
+   * its arrival back from Redis: Redis's latency plus this instance's event-loop queue, which
+   * every delivery to its sockets waits on too. Measured on one clock, so no clock skew between
+   * hosts enters it. Absent on a bus without Redis.
+   */
+  observeLag?(observer: (seconds: number) => void): void;
 };
 
 /** A publish that Redis has not answered by then fails (and is made good by a `resync`). */
@@ -106,8 +114,16 @@ export async function redisBus(
 
   const versionsHeard = new Set([BUS_VERSION]);
   let refused = 0;
+  // Tells this instance's events from the others' when they come back (bus lag).
+  const self = randomUUID();
+  const lagObservers: ((seconds: number) => void)[] = [];
+  const encode = (event: BusEvent) => JSON.stringify({ v: BUS_VERSION, from: self, at: Date.now(), ...event });
   sub.on('message', (_channel, raw: string) => {
     const json = parseJson(raw);
+    if (json?.from === self && typeof json.at === 'number') {
+      const seconds = Math.max(0, Date.now() - json.at) / 1000;
+      for (const observe of lagObservers) observe(seconds);
+    }
     const version = typeof json?.v === 'number' ? json.v : 0;
     if (!versionsHeard.has(version)) {
       versionsHeard.add(version);
@@ -177,6 +193,9 @@ export async function redisBus(
       pub.disconnect();
     },
     refused: () => refused,
+    observeLag(observer) {
+      lagObservers.push(observer);
+    },
     async ping() {
       if (!subscribed) throw new Error('not subscribed to the bus');
       await pub.ping();
@@ -184,10 +203,8 @@ export async function redisBus(
   };
 }
 
-const encode = (event: BusEvent) => JSON.stringify({ v: BUS_VERSION, ...event });
-
 /** What the refusal of an event names, read before its schema is applied; null (refused) when not JSON. */
-function parseJson(raw: string): { v?: unknown; kind?: unknown; frame?: { type?: unknown } } | null {
+function parseJson(raw: string): { v?: unknown; from?: unknown; at?: unknown; kind?: unknown; frame?: { type?: unknown } } | null {
   try {
     return JSON.parse(raw) as never;
   } catch {
