@@ -160,17 +160,14 @@ async function addFile(pack: tar.Pack, name: string, file: string): Promise<bool
 
 /**
  * Dumps PostgreSQL with `pg_dump --format=custom` (which `pg_restore` reads) and records it.
- * Throws `PgDumpMissing` when pg_dump is not on PATH.
+ * Throws `PgClientMissing` when pg_dump is not on PATH.
  */
 export async function backupPostgres(db: Db, databaseUrl: string, file: string): Promise<BackupResult> {
   // pg_dump creates the file itself: make it owner-only before a byte is written.
   fs.writeFileSync(file, '', { mode: 0o600, flag: 'wx' });
-  // The password travels in the environment: a command line is visible to every user in `ps`.
-  const url = new URL(databaseUrl);
-  const password = decodeURIComponent(url.password);
-  url.password = '';
+  const { url, env } = withoutPassword(databaseUrl);
   try {
-    await run('pg_dump', ['--format=custom', `--file=${file}`, `--dbname=${url.toString()}`], password ? { PGPASSWORD: password } : {});
+    await run('pg_dump', ['--format=custom', `--file=${file}`, `--dbname=${url}`], env);
   } catch (err) {
     fs.rmSync(file, { force: true });
     throw err;
@@ -179,19 +176,31 @@ export async function backupPostgres(db: Db, databaseUrl: string, file: string):
   return record(db, { file, bytes: archive.byteLength, sha256: sha256Hex(archive), kind: 'postgres' });
 }
 
-export class PgDumpMissing extends Error {
-  constructor() {
-    super('pg_dump was not found on PATH');
+/** pg_dump or pg_restore is not on PATH. */
+export class PgClientMissing extends Error {
+  constructor(readonly command: string) {
+    super(`${command} was not found on PATH`);
   }
 }
 
-function run(command: string, args: string[], env: Record<string, string>): Promise<void> {
+/** The URL for a PostgreSQL client tool, and its password apart: a command line is visible to every user in `ps`, the environment is not. */
+export function withoutPassword(databaseUrl: string): { url: string; env: Record<string, string> } {
+  const url = new URL(databaseUrl);
+  const password = decodeURIComponent(url.password);
+  url.password = '';
+  return { url: url.toString(), env: password ? { PGPASSWORD: password } : {} };
+}
+
+/** Runs a PostgreSQL client tool: its standard output, or its exit code and standard error as the failure. */
+export function run(command: string, args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new PgDumpMissing() : err));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}: ${stderr.trim()}`))));
+    child.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new PgClientMissing(command) : err));
+    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${command} exited with ${code}: ${stderr.trim()}`))));
   });
 }
 

@@ -13,10 +13,12 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import * as tar from 'tar-stream';
 import { isAttachmentId, localAttachmentsDir } from '../attachments/store';
+import type { Db } from '../db/client';
 import { migrationsFolder } from '../paths';
 import * as schema from '../db/schema';
 import { operatorAnswers } from '../operator/socket';
 import { ARCHIVE_ATTACHMENTS, ARCHIVE_DATABASE, ARCHIVE_MANIFEST, archiveManifestSchema, measuring, sha256Hex } from './backup';
+import { recordRestore } from './restore-record';
 
 /** A restore that was refused before anything changed. */
 export class RestoreRefused extends Error {}
@@ -85,7 +87,8 @@ export async function restoreEmbedded(dataDir: string, archive: string, { maxDat
   }
   let settled: Omit<RestoreResult, 'archive' | 'sha256' | 'attachments'>;
   try {
-    settled = await settle(db.live, history, files.live);
+    const restore = { archive, sha256: read.sha256, bytes: fs.statSync(archive).size, kind: 'embedded' as const, takenAt: read.takenAt, restoredAt: new Date().toISOString() };
+    settled = await settle(db.live, history, files.live, restore);
     ownerOnly(db.live);
   } catch (err) {
     // Put back what was there, as it was.
@@ -99,8 +102,11 @@ export async function restoreEmbedded(dataDir: string, archive: string, { maxDat
   return { archive, sha256: read.sha256, attachments: read.attachments, ...settled };
 }
 
-/** An archive read whole: its hash, its database dump, and how many attachment files it staged (null: it carries none). */
-type ReadArchive = { sha256: string; database: Buffer; attachments: number | null };
+/**
+ * An archive read whole: its hash, its database dump, how many attachment files it staged (null: it
+ * carries none), and when it was taken (its manifest's time; the file's for the older form).
+ */
+type ReadArchive = { sha256: string; database: Buffer; attachments: number | null; takenAt: string };
 
 /**
  * Reads an archive of either form (backup.ts): an older one is the gzipped database dump alone; a
@@ -122,7 +128,7 @@ async function readArchive(archive: string, staging: string): Promise<ReadArchiv
   }
   if (head[0] === 0x1f && head[1] === 0x8b) {
     const bytes = fs.readFileSync(archive);
-    return { sha256: sha256Hex(bytes), database: bytes, attachments: null };
+    return { sha256: sha256Hex(bytes), database: bytes, attachments: null, takenAt: fs.statSync(archive).mtime.toISOString() };
   }
 
   const measure = measuring();
@@ -160,7 +166,7 @@ async function readArchive(archive: string, staging: string): Promise<ReadArchiv
   if (!database) throw new Error('no database in it');
   if (staged !== manifest.attachmentCount) throw new Error(`${staged} attachment files where the manifest says ${manifest.attachmentCount}`);
   if (staged && manifest.attachments === 'external') throw new Error('attachment files where the manifest says they are kept elsewhere');
-  return { sha256: measure.result().sha256, database, attachments: manifest.attachments === 'included' ? staged : null };
+  return { sha256: measure.result().sha256, database, attachments: manifest.attachments === 'included' ? staged : null, takenAt: manifest.createdAt };
 }
 
 async function bufferOf(entry: AsyncIterable<unknown>): Promise<Buffer> {
@@ -226,16 +232,22 @@ function ownerOnly(dir: string): void {
 
 /**
  * Opens the restored database where it now lies (the check that it opens in place), merges in the
- * backup history the archive does not know of, and counts what it holds, and which of its
- * attachments have no file in `attachmentsDir`.
+ * backup history the archive does not know of, records the restore (restore-record.ts), and counts
+ * what it holds, and which of its attachments have no file in `attachmentsDir`.
  */
-async function settle(dir: string, history: BackupRow[], attachmentsDir: string): Promise<Omit<RestoreResult, 'archive' | 'sha256' | 'attachments'>> {
+async function settle(
+  dir: string,
+  history: BackupRow[],
+  attachmentsDir: string,
+  restore: Parameters<typeof recordRestore>[1],
+): Promise<Omit<RestoreResult, 'archive' | 'sha256' | 'attachments'>> {
   const client = await PGlite.create(dir);
   try {
     const db = drizzle(client, { schema });
     const known = new Set((await db.select({ sha256: schema.backups.sha256 }).from(schema.backups)).map((r) => r.sha256));
     const missing = history.filter((r) => !known.has(r.sha256)).map(({ id: _id, ...row }) => row);
     if (missing.length) await db.insert(schema.backups).values(missing);
+    await recordRestore(db as unknown as Db, restore);
     const ids = await db.select({ id: schema.attachments.id }).from(schema.attachments);
     const attachmentsMissing = ids.filter((r) => !fs.existsSync(path.join(attachmentsDir, r.id))).length;
     return { ...(await counts(client)), attachmentsMissing, backupsCarried: missing.length };

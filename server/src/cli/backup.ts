@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { attachmentsDirOf } from '../attachments/store';
-import { backupEmbedded, backupPath, backupPostgres, PgDumpMissing, type BackupResult } from '../backup/backup';
+import { backupEmbedded, backupPath, backupPostgres, PgClientMissing, type BackupResult } from '../backup/backup';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/client';
 import { backupViaSocket } from '../operator/socket';
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof PgDumpMissing) {
+  if (err instanceof PgClientMissing) {
     process.stderr.write(
       'backup failed: pg_dump was not found on PATH. Install the PostgreSQL client tools of your server\'s major version ' +
         '(Debian: apt-get install postgresql-client), or dump by hand:\n' +

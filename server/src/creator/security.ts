@@ -8,6 +8,7 @@ import type { Db } from '../db/client';
 import { accessKeys, securityEvents, users } from '../db/schema';
 import { defaultRateLimits, SECURITY_EVENT_RETENTION_DAYS as DEFAULT_RETENTION_DAYS } from '../config';
 import { lastBackup, type BackupRecord } from '../backup/backup';
+import { lastRestore, type RestoreRecord } from '../backup/restore-record';
 import { eventCount, eventTypes } from '../security/events';
 import { scoreSql, severityOfScore } from '../security/metrics';
 import { getSetting } from './master-key';
@@ -169,7 +170,7 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     description: total === 0 ? 'No unused keys are outstanding.' : `${withExpiry} of ${total} unused keys expire.`,
   });
 
-  checks.push(backupCheck(await lastBackup(db), now));
+  checks.push(backupCheck(await lastBackup(db), now, await lastRestore(db)));
 
   const policy = config.breachPolicy;
   checks.push({
@@ -196,24 +197,37 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Backups: the latest `npm run backup` (docs/operations.md §8) is at most a day old. */
-export function backupCheck(last: BackupRecord | null, now: Date): Check {
-  if (!last) {
+/**
+ * Backups: the latest `npm run backup` (docs/operations.md §8) is at most a day old. After a
+ * restore, the database held nothing but the archive, so what no backup holds is what was written
+ * since the later of the last backup and the restore: that is the age judged, and the restore is
+ * named (which archive, when it was taken and restored).
+ */
+export function backupCheck(last: BackupRecord | null, now: Date, restore: RestoreRecord | null = null): Check {
+  const restoredAt = restore ? new Date(restore.restoredAt) : null;
+  const restored = restore
+    ? `Restored ${restore.restoredAt} (${hoursAgo(now.getTime() - restoredAt!.getTime())}) from ${path.basename(restore.archive)}, taken ${restore.takenAt}. `
+    : '';
+  if (!last && !restore) {
     return {
       name: 'Backups',
       status: 'warning',
       description: 'No backup recorded: run npm run backup, and schedule it daily (docs/operations.md §8).',
     };
   }
-  const age = now.getTime() - last.createdAt.getTime();
-  const fresh = age < DAY_MS;
+  const covered = Math.max(last?.createdAt.getTime() ?? 0, restoredAt?.getTime() ?? 0);
+  const fresh = now.getTime() - covered < DAY_MS;
+  const backup = last
+    ? `Last backup ${last.createdAt.toISOString()} (${hoursAgo(now.getTime() - last.createdAt.getTime())}): ${path.basename(last.fileName)}, ${sizeOf(last.bytes)}, ` +
+      `${last.kind === 'embedded' ? 'embedded database' : 'PostgreSQL'}.`
+    : 'No backup recorded.';
+  const since = restoredAt && (!last || last.createdAt < restoredAt) ? ' None since the restore: what was written after it is in no backup yet.' : '';
   return {
     name: 'Backups',
     status: fresh ? 'compliant' : 'warning',
     description:
-      `Last backup ${last.createdAt.toISOString()} (${hoursAgo(age)}): ${path.basename(last.fileName)}, ${sizeOf(last.bytes)}, ` +
-      `${last.kind === 'embedded' ? 'embedded database' : 'PostgreSQL'}.` +
-      (fresh ? '' : ' Older than 24 hours: run npm run backup, and schedule it daily.'),
+      restored + backup + since +
+      (fresh ? '' : restore && covered === restoredAt!.getTime() ? ' Over 24 hours since the restore: run npm run backup, and schedule it daily.' : ' Older than 24 hours: run npm run backup, and schedule it daily.'),
   };
 }
 
