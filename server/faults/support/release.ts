@@ -41,15 +41,34 @@ export async function releaseCommit(version: string): Promise<string | null> {
   return null;
 }
 
-/** Checks out `commit` into a scratch folder, installs its locked dependencies and builds its server (about 20 s). */
-export async function buildRelease(version: string, commit: string): Promise<Release> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `enclave-release-${version}-`));
+/** A scratch folder holding the files git has at `commit`, as a release's archive holds them: no `.git`, nothing untracked. */
+export async function exportCommit(commit: string, name: string): Promise<{ dir: string; remove(): void }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
     await run('bash', ['-c', `git -C "$1" archive "$2" | tar -x -C "$3"`, 'archive', repository, commit, dir]);
-    // --prefer-offline: the packages the release shares with this checkout come from npm's cache.
-    await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, maxBuffer: 16 << 20 });
-    await run('npm', ['run', '--silent', 'build', '-w', 'server'], { cwd: dir, maxBuffer: 16 << 20 });
+    return { dir, remove };
+  } catch (err) {
+    remove();
+    throw err;
+  }
+}
+
+/** Runs npm in `dir` and returns its standard output; a failure carries its output in the error. */
+export async function npm(dir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('npm', args, { cwd: dir, maxBuffer: 16 << 20 });
+  return stdout;
+}
+
+/** `npm ci` from the folder's own lockfile; --prefer-offline: the packages it shares with this checkout come from npm's cache. */
+export const npmCi = (dir: string) => npm(dir, 'ci', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error');
+
+/** Checks out `commit` into a scratch folder, installs its locked dependencies and builds its server (about 20 s). */
+export async function buildRelease(version: string, commit: string): Promise<Release> {
+  const { dir, remove } = await exportCommit(commit, `enclave-release-${version}`);
+  try {
+    await npmCi(dir);
+    await npm(dir, 'run', '--silent', 'build', '-w', 'server');
     return { version, commit, dist: path.join(dir, 'server', 'dist'), remove };
   } catch (err) {
     remove();
