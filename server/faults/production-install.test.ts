@@ -6,8 +6,9 @@
  * read from the unit in this working tree), with the settings an /etc/enclave/enclave.env holds,
  * and as an unprivileged user when the test runs as root, so that a server that wrote into its
  * install folder would fail here as under ProtectSystem=strict. The unit itself is checked by
- * `systemd-analyze verify` and `systemd-analyze security`; systemd is not PID 1 on a test machine,
- * so its sandbox is not exercised.
+ * `systemd-analyze verify` and `systemd-analyze security`, and the system calls the server makes
+ * (traced by strace) against its SystemCallFilter=; systemd is not PID 1 on a test machine, so
+ * its sandbox is not exercised as such.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,6 +26,9 @@ const run = promisify(execFile);
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 const unitFile = path.join(repository, 'deploy/systemd/enclave@.service');
 const systemdAnalyze = '/usr/bin/systemd-analyze';
+const strace = '/usr/bin/strace';
+if (!fs.existsSync(systemdAnalyze)) console.warn('production install: the unit is not checked, systemd-analyze is absent (Debian: apt-get install systemd)');
+if (!fs.existsSync(strace)) console.warn("production install: the server's system calls are not traced, strace is absent (apt-get install strace)");
 /** The unprivileged user the server runs as when the test is root: `nobody`, as `enclave` would be. */
 const NOBODY = 65534;
 
@@ -43,6 +47,14 @@ function serviceSettings(port: number): Map<string, string[]> {
   return settings;
 }
 
+/** The system calls `filter` names (`@system-service`, `pkey_alloc`), groups expanded as systemd-analyze lists them. */
+async function systemCalls(filter: string): Promise<string[]> {
+  if (!filter.startsWith('@')) return [filter];
+  const { stdout } = await run(systemdAnalyze, ['syscall-filter', filter]);
+  const names = stdout.split('\n').slice(1).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  return (await Promise.all(names.map(systemCalls))).flat();
+}
+
 /** What `npm start` runs (package.json "start"): the words after `node`. */
 function npmStartArgs(dir: string): string[] {
   const start = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
@@ -52,8 +64,12 @@ function npmStartArgs(dir: string): string[] {
 describe('production install as docs/operations.md §1 gives it', () => {
   let release: { dir: string; remove(): void };
   let dataDir: string;
+  /** strace's output, the service user's to write. */
+  let traceDir: string;
   let server: ChildProcess | undefined;
   const lines: string[] = [];
+  /** The system calls the server made, and the address families of its sockets, when strace traced it. */
+  const [calls, families] = [new Set<string>(), new Set<string>()];
   const timings: Record<string, number> = {};
   const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
     const from = Date.now();
@@ -69,9 +85,10 @@ describe('production install as docs/operations.md §1 gives it', () => {
     await timed('npm prune --omit=dev', () => npm(release.dir, 'prune', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'));
     // The data folder as StateDirectory= makes it: owner-only, owned by the service's user.
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-state-'));
+    traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-trace-'));
     if (process.getuid?.() === 0) {
       fs.chmodSync(release.dir, 0o755);
-      fs.chownSync(dataDir, NOBODY, NOBODY);
+      for (const dir of [dataDir, traceDir]) fs.chownSync(dir, NOBODY, NOBODY);
     }
   }, 300_000);
   afterAll(async () => {
@@ -80,7 +97,7 @@ describe('production install as docs/operations.md §1 gives it', () => {
       await new Promise((resolve) => server!.once('exit', resolve));
     }
     release?.remove();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of [dataDir, traceDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
     console.log(`production install: ${JSON.stringify(timings)}`);
   });
 
@@ -91,7 +108,7 @@ describe('production install as docs/operations.md §1 gives it', () => {
     expect(fs.existsSync(path.join(release.dir, 'web/dist/index.html')), 'the web app built').toBe(true);
   });
 
-  it("serves as the unit's ExecStart starts it: ready, the web app, its version, metrics; SIGTERM stops it with 0", async () => {
+  it("serves as the unit's ExecStart starts it: ready, the web app, its version, metrics, operator commands; SIGTERM stops it with 0", async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const unit = serviceSettings(port);
     const [execStart] = unit.get('ExecStart')!;
@@ -113,7 +130,9 @@ describe('production install as docs/operations.md §1 gives it', () => {
     const asUser = process.getuid?.() === 0 ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--'] : [];
     /** A command as the service runs it: its user, its folder, its environment. */
     const asService = (argv: string[]) => ({ file: [...asUser, ...argv][0]!, args: [...asUser, ...argv].slice(1), options: { cwd: release.dir, env } });
-    const main = asService([process.execPath, ...args]);
+    const traceFile = path.join(traceDir, 'trace');
+    const traced = fs.existsSync(strace) ? [strace, '-f', '-qq', '-o', traceFile] : [];
+    const main = asService([...traced, process.execPath, ...args]);
     server = spawn(main.file, main.args, { ...main.options, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [server.stdout!, server.stderr!]) stream.on('data', (d: Buffer) => lines.push(...d.toString('utf8').split('\n').filter(Boolean)));
     const exited = new Promise<number | null>((resolve) => server!.once('exit', (code) => resolve(code)));
@@ -146,15 +165,55 @@ describe('production install as docs/operations.md §1 gives it', () => {
 
     if (asUser.length) expect(fs.statSync(path.join(dataDir, 'db')).uid, 'written by the service user').toBe(NOBODY);
 
-    // An operator command as the service's user, with its settings (systemd-run in the docs): through the running server's socket.
-    const generate = asService([process.execPath, 'server/dist/generate-keys.js', '--count', '2']);
-    const keys = await run(generate.file, generate.args, generate.options);
-    expect(keys.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    // Blocking an address reads the host's interfaces (a netlink socket), so that none of its own is blocked.
+    for (const route of [routes.blockIp, routes.unblockIp]) {
+      const answer = await fetch(`${url}${route.path}`, {
+        method: 'POST',
+        headers: { authorization: `SuperAdmin ${TEST_MASTER_KEY}`, origin: 'https://chat.example.org', 'content-type': 'application/json' },
+        body: JSON.stringify({ ip: '203.0.113.9' }),
+      });
+      expect(answer.status, await answer.clone().text()).toBe(200);
+    }
 
-    server.kill('SIGTERM');
+    // Operator commands as the service's user, with its settings (systemd-run in the docs), through the running server's socket.
+    const operator = (script: string, ...rest: string[]) => {
+      const command = asService([process.execPath, `server/dist/${script}`, ...rest]);
+      return run(command.file, command.args, command.options);
+    };
+    expect((await operator('generate-keys.js', '--count', '2')).stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    const archive = (await operator('backup.js')).stdout.split('\n')[0]!;
+    expect(path.dirname(archive)).toBe(path.join(dataDir, 'backups'));
+    expect(fs.statSync(archive).mode & 0o077, 'the archive owner-only').toBe(0);
+
+    // The server itself: under strace, the child is strace, and SIGTERM must reach node.
+    const pid = (JSON.parse(lines.find((l) => l.startsWith('{'))!) as { pid: number }).pid;
+    process.kill(pid, 'SIGTERM');
     expect(await exited).toBe(0);
     expect(lines.filter((l) => /"level":(50|60)/.test(l))).toEqual([]);
     expect(lines.at(-1)).toContain('"msg":"stopped"');
+    if (traced.length) {
+      for (const line of fs.readFileSync(traceFile, 'utf8').split('\n')) {
+        const call = /^\d+\s+([a-z0-9_]+)\(/.exec(line)?.[1];
+        if (call) calls.add(call);
+        const family = /^\d+\s+socket\((AF_[A-Z0-9]+)/.exec(line)?.[1];
+        if (family) families.add(family);
+      }
+    }
+  });
+
+  it.skipIf(!fs.existsSync(systemdAnalyze) || !fs.existsSync(strace))("makes only system calls and sockets the unit's SystemCallFilter= and RestrictAddressFamilies= allow", async () => {
+    expect(calls.size, 'the server was traced').toBeGreaterThan(30);
+    const [allowed, refused] = [new Set<string>(), new Set<string>()];
+    for (const filter of serviceSettings(5000).get('SystemCallFilter') ?? []) {
+      const names = (await Promise.all(filter.replace(/^~/, '').split(/\s+/).map(systemCalls))).flat();
+      for (const name of names) (filter.startsWith('~') ? refused : allowed).add(name);
+    }
+    expect(allowed.size).toBeGreaterThan(100);
+    expect([...calls].filter((call) => !allowed.has(call) || refused.has(call)).sort()).toEqual([]);
+    timings['system calls'] = calls.size;
+    // AF_NETLINK among them: blocking an address read the interfaces.
+    expect(families).toContain('AF_NETLINK');
+    expect([...families].filter((f) => !serviceSettings(5000).get('RestrictAddressFamilies')!.join(' ').split(/\s+/).includes(f))).toEqual([]);
   });
 
   it.skipIf(!fs.existsSync(systemdAnalyze))('the unit passes systemd-analyze verify, with a stop timeout above the drain deadline', async () => {
