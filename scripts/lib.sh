@@ -20,12 +20,17 @@ ensure_chromium() {
 }
 
 # Debian's nginx for the e2e test of two instances behind it (e2e/support/nginx.ts runs its own
-# process with the repository's configuration; Debian's service, where one starts, is not used).
-ensure_nginx() {
-  if [ ! -x /usr/sbin/nginx ]; then
-    echo "==> apt-get install nginx"
+# process with the repository's configuration; Debian's service, where one starts, is not used),
+# and strace, which checks the systemd unit's system-call filter against the server
+# (server/faults/production-install.test.ts).
+ensure_test_tools() {
+  local missing=()
+  [ -x /usr/sbin/nginx ] || missing+=(nginx)
+  [ -x /usr/bin/strace ] || missing+=(strace)
+  if (( ${#missing[@]} )); then
+    echo "==> apt-get install ${missing[*]}"
     local sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quick start, command 2: install what is missing (Debian's Chromium and nginx included) and run every test:
+# Quick start, command 2: install what is missing (Debian's Chromium, nginx and strace included) and run every test:
 # type-check, lint, unit, integration (PGlite and PostgreSQL), faults (real processes), end-to-end
 # in Chromium.
 # The production-path tests need PostgreSQL (TEST_POSTGRES_URL, default 127.0.0.1:5432) and Redis
@@ -12,9 +12,9 @@ set -e
 ensure_node_modules
 ensure_chromium
 set +e
-# Without nginx the e2e test of two instances behind it is skipped with the reason; CI must run it.
-if ! ensure_nginx && [[ ${CI:-} == true ]]; then
-  echo "error: with CI=true every test must run: nginx could not be installed (apt-get install nginx)." >&2
+# Without nginx or strace the tests that use them are skipped with the reason; CI must run them.
+if ! ensure_test_tools && [[ ${CI:-} == true ]]; then
+  echo "error: with CI=true every test must run: nginx and strace could not be installed (apt-get install nginx strace)." >&2
   exit 1
 fi
 
