@@ -1,5 +1,6 @@
 // One lint for the repo; the layering rules of docs/architecture.md §5 are enforced here, not by prose.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -98,5 +99,17 @@ export default tseslint.config(
         { name: 'XMLHttpRequest', message: 'Network calls go through web/src/net.' },
       ],
     },
+  },
+  {
+    // No import cycles: a module that needs something of a module that needs it back means the
+    // shared piece belongs in a third module both import. Type-only imports do not count.
+    files: ['**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.json'] })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
 );

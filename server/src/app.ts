@@ -11,7 +11,8 @@ import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zo
 import { registerAccessControl } from './access/policy';
 import { attachmentRoutes } from './attachments/routes';
 import { startSweeping } from './attachments/service';
-import { openAttachmentStore, type AttachmentStore } from './attachments/store';
+import type { AttachmentStore } from './attachments/blobs';
+import { openAttachmentStore } from './attachments/store';
 import type { MasterKeyHashes } from './creator/master-key';
 import { creatorRoutes } from './creator/routes';
 import { authRoutes } from './auth/routes';

@@ -1,4 +1,4 @@
-import type { AttachmentStore } from './attachments/store';
+import type { AttachmentStore } from './attachments/blobs';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Scrubber } from './db/erasure';

@@ -4,7 +4,7 @@
  */
 import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { AttachmentStoreConfig } from '../config';
-import { BodyMismatch, checkedId, exactly, type AttachmentStore } from './store';
+import { BodyMismatch, checkedId, exactly, type AttachmentStore } from './blobs';
 
 /** S3's own ceiling on the keys of one DeleteObjects call. */
 const DELETE_BATCH = 1000;

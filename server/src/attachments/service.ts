@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
 import { attachments, messages, users } from '../db/schema';
 import { HttpError } from '../http/errors';
-import { BodyMismatch, type AttachmentStore } from './store';
+import { BodyMismatch, type AttachmentStore } from './blobs';
 
 const MiB = 1024 * 1024;
 

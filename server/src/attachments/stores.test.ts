@@ -15,7 +15,8 @@ import { makeDatabase, relaxedRateLimits, startServer } from '../testing/harness
 import { TestMember } from '../testing/member';
 import { startLocalS3, type LocalS3 } from '../testing/s3';
 import { s3Store } from './s3-store';
-import { BodyMismatch, localStore, type AttachmentStore } from './store';
+import { BodyMismatch, type AttachmentStore } from './blobs';
+import { localStore } from './store';
 
 let s3: LocalS3;
 let dir: string;

@@ -19,7 +19,7 @@ import { findKey, redeemable, refusal } from '../keys/service';
 import { limitedAddress } from '../security/blocks';
 import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../conversations/membership';
-import { emergencyState, registrationOpen } from '../creator/emergency';
+import { emergencyState, registrationOpen } from '../creator/emergency-state';
 import { publicIdentityRefusal } from './public-keys';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 import type { WindowCounter } from '../http/rate-limit-store';
@@ -193,7 +193,7 @@ async function register(
 ): Promise<{ user: UserRow; membershipVersion: number }> {
   return db.transaction(async (tx) => {
     // The check before the transaction answers early; this one, under the emergency lock, is the
-    // one that holds against a shutdown running at the same time (creator/emergency.ts).
+    // one that holds against a shutdown running at the same time (creator/emergency-state.ts).
     if (!(await registrationOpen(tx))) {
       throw new HttpError(403, errorCodes.forbidden, errorTexts.registrationClosed);
     }

@@ -5,38 +5,14 @@
  * lifted.
  */
 import type { EmergencyState } from '@enclave/protocol';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
-import type { Db } from '../db/client';
-import { settings, users } from '../db/schema';
+import { users } from '../db/schema';
 import { eventTypes, recordEvent, type EventSource } from '../security/events';
 import { announceBans, applyBans, type BanTiming } from '../users/moderation';
-import { getSetting } from './master-key';
+import { emergencyState, enterEmergency, liftEmergency } from './emergency-state';
 
-const EMERGENCY = 'emergency_since';
 const SHUTDOWN_REASON = 'Emergency shutdown';
-
-/**
- * A transaction-level lock that a shutdown takes exclusively and a registration shared: a
- * registration either commits before the shutdown looks for members to ban, or reads the
- * emergency flag after the shutdown committed it. (A row lock on the flag cannot do this: the row
- * does not exist until the shutdown writes it.)
- */
-const EMERGENCY_LOCK = sql`hashtext('enclave.emergency')`;
-
-export async function emergencyState(db: Db): Promise<EmergencyState> {
-  const since = await getSetting(db, EMERGENCY);
-  return { active: since !== undefined, since: since ?? null };
-}
-
-/**
- * Inside a registration's transaction, before anything is written: whether the network takes new
- * members. Waits for a shutdown in progress.
- */
-export async function registrationOpen(tx: Db): Promise<boolean> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${EMERGENCY_LOCK})`);
-  return !(await emergencyState(tx)).active;
-}
 
 /**
  * Enters emergency mode and bans every member in one transaction, so that it all happens or none
@@ -45,8 +21,7 @@ export async function registrationOpen(tx: Db): Promise<boolean> {
 export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: number; emergency: EmergencyState; timing: BanTiming }> {
   const since = new Date().toISOString();
   const { ids, moved } = await ctx.db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${EMERGENCY_LOCK})`);
-    await tx.insert(settings).values({ key: EMERGENCY, value: since }).onConflictDoNothing();
+    await enterEmergency(tx, since);
     const targets = await tx
       .select({ id: users.id })
       .from(users)
@@ -57,11 +32,6 @@ export async function emergencyShutdown(ctx: AppContext): Promise<{ banned: numb
   });
   const timing = ids.length ? await announceBans(ctx, ids, { banned: true, reason: SHUTDOWN_REASON }, moved) : { socketsClosed: 0 };
   return { banned: ids.length, emergency: await emergencyState(ctx.db), timing };
-}
-
-export async function liftEmergency(db: Db): Promise<EmergencyState> {
-  await db.delete(settings).where(eq(settings.key, EMERGENCY));
-  return emergencyState(db);
 }
 
 /**

@@ -6,7 +6,8 @@ import type { AppContext } from '../context';
 import { messages, users } from '../db/schema';
 import { serve } from '../http/routes';
 import { onlineUserIds } from '../realtime/presence';
-import { declareEmergency, emergencyState, endEmergency } from './emergency';
+import { declareEmergency, endEmergency } from './emergency';
+import { emergencyState } from './emergency-state';
 import { monitoredUsers } from './members';
 import { compliance, heatmap, risk } from './security';
 

@@ -2,7 +2,7 @@
 import { errorTexts, routes } from '@enclave/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context';
-import { emergencyState } from '../creator/emergency';
+import { emergencyState } from '../creator/emergency-state';
 import { rateLimit, serve } from '../http/routes';
 import { actorOf, eventTypes, recordEvent } from '../security/events';
 import { availableKeys, createKeys, exportableKeys, keyPage, keysCsv, keyStats, mintKeys, revokeActiveKeys, revokeKeys, toAccessKey, validateKey } from './service';

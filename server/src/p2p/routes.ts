@@ -6,7 +6,7 @@ import { errorCodes, errorTexts, routes } from '@enclave/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context';
 import { requireAuth } from '../access/policy';
-import { emergencyState } from '../creator/emergency';
+import { emergencyState } from '../creator/emergency-state';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
 import type { WindowCounter } from '../http/rate-limit-store';

@@ -5,7 +5,7 @@
  */
 import { errorTexts, type ServerFrame } from '@enclave/protocol';
 import type { AppContext } from '../context';
-import { emergencyState } from '../creator/emergency';
+import { emergencyState } from '../creator/emergency-state';
 import type { FrameHandler } from '../realtime/gateway';
 import { eventTypes, recordEvent } from '../security/events';
 import { closeConnection, findConnection, markOpen, type P2pConnection } from './registry';

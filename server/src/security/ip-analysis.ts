@@ -5,7 +5,10 @@
  */
 import net from 'node:net';
 import type { IpAnalysis } from '@enclave/protocol';
-import type { EventSource } from './events';
+import type { FastifyRequest } from 'fastify';
+
+/** What of a request the analysis reads (an event's source, events.ts, is one). */
+export type AnalyzedRequest = Pick<FastifyRequest, 'ip' | 'ips' | 'headers'>;
 
 /**
  * Characters of header names and values an event keeps: the headers Node accepts (16 KiB) cost a
@@ -19,7 +22,7 @@ const SECRET_HEADERS = new Set(['cookie', 'authorization', 'set-cookie']);
  * A request's headers as an event may show them: no credential, no empty value, one string each,
  * HEADERS_MAX characters of names and values at most.
  */
-export function eventHeaders(requestHeaders: EventSource['headers']): Record<string, string> {
+export function eventHeaders(requestHeaders: AnalyzedRequest['headers']): Record<string, string> {
   const headers: Record<string, string> = {};
   let left = HEADERS_MAX;
   for (const [name, value] of Object.entries(requestHeaders)) {
@@ -50,7 +53,7 @@ function classifyIp(ip: string | null): IpAnalysis['classification'] {
   return net.isIPv6(ip) ? 'public' : 'unknown';
 }
 
-export function analyzeRequest(req: EventSource, reported: ReportedAddresses): IpAnalysis {
+export function analyzeRequest(req: AnalyzedRequest, reported: ReportedAddresses): IpAnalysis {
   const headers = eventHeaders(req.headers);
   return {
     clientIP: req.ip ?? null,

@@ -19,7 +19,7 @@ import {
 import { and, count, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { epochs, messages, securityEvents, users } from '../db/schema';
-import { emergencyState } from '../creator/emergency';
+import { emergencyState } from '../creator/emergency-state';
 import { activeBlocks } from './blocks';
 import { eventCount, eventTypes, eventsOf, lastSeenOf } from './events';
 import { ipAnalysisOf } from './ip-analysis';
