@@ -6,10 +6,9 @@
  */
 import net from 'node:net';
 import { deriveLoginKey, generateAccessToken } from '@enclave/crypto';
-import { routes, type Message } from '@enclave/protocol';
+import { closeCodes, routes, type Message } from '@enclave/protocol';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSE_GOING_AWAY } from '../src/realtime/gateway';
 import { TestMember } from '../src/testing/member';
 import { expectEveryMessageOnce, LiveMember, report, sleep, startLoad } from './support/chat';
 import { startCluster, type Cluster } from './support/cluster';
@@ -107,7 +106,7 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
     // Its sockets (members 0 and 2) were closed with 1001 and came back at once on B.
     const onA = [members[0]!, members[2]!];
     await expect.poll(() => onA.every((m) => m.connected && m.reconnects.length === 1)).toBe(true);
-    for (const m of onA) expect(m.closes.map((c) => c.code), m.name).toEqual([CLOSE_GOING_AWAY]);
+    for (const m of onA) expect(m.closes.map((c) => c.code), m.name).toEqual([closeCodes.goingAway]);
     await sleep(500);
     await lock.query('COMMIT');
     await lock.end();

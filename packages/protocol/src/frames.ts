@@ -17,6 +17,14 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
+/**
+ * Why the server ended a session: `logout` (signed out, in this browser or another tab), `revoked`
+ * (ended from another session, by a newer sign-in past the device limit, or found over after a
+ * bus gap), `expired`, `banned`, `locked` (a breach response locked the account).
+ */
+export const sessionEndReasonSchema = z.enum(['logout', 'revoked', 'expired', 'banned', 'locked']);
+export type SessionEndReason = z.infer<typeof sessionEndReasonSchema>;
+
 export const serverFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('authenticated'), userId: userIdSchema }),
   z.object({ type: z.literal('auth_failed'), message: z.string() }),
@@ -47,8 +55,8 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
     conversationId: conversationIdSchema,
     membershipVersion: z.number().int().nonnegative(),
   }),
-  /** The server ended this session (logout elsewhere, ban, shutdown); the socket closes after. */
-  z.object({ type: z.literal('session_ended'), reason: z.string(), message: z.string() }),
+  /** The server ended this session (see sessionEndReasonSchema); the socket closes after, with closeCodes.sessionEnded. */
+  z.object({ type: z.literal('session_ended'), reason: sessionEndReasonSchema, message: z.string() }),
   z.object({ type: z.literal('security_breach'), message: z.string() }),
   z.object({ type: z.literal('network_security_alert'), message: z.string() }),
   z.object({ type: z.literal('error'), message: z.string() }),

@@ -10,6 +10,7 @@ export * from './auth';
 export * from './messages';
 export * from './attachments';
 export * from './frames';
+export * from './close-codes';
 export * from './admin';
 export * from './creator';
 export * from './security';

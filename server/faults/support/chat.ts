@@ -12,9 +12,8 @@
  * Then the accounting every fault test ends with: the messages acknowledged (201) are exactly the
  * rows stored, and every member holds exactly those, each once, and can read them.
  */
-import { GENERAL_CONVERSATION, limits, routes, type Message, type ServerFrame } from '@enclave/protocol';
+import { closeCodes, GENERAL_CONVERSATION, limits, routes, type Message, type ServerFrame } from '@enclave/protocol';
 import { expect } from 'vitest';
-import { CLOSE_GOING_AWAY } from '../../src/realtime/gateway';
 import { NetworkFailure, ReplyError, TestMember, type TestSocket } from '../../src/testing/member';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -106,7 +105,7 @@ export class LiveMember {
       closedAt = Date.now();
       this.closes.push({ at: closedAt, code });
       this.socket = null;
-      if (code !== CLOSE_GOING_AWAY && !this.stopped) await sleep(RECONNECT_BACKOFF_MS);
+      if (code !== closeCodes.goingAway && !this.stopped) await sleep(RECONNECT_BACKOFF_MS);
     }
   }
 

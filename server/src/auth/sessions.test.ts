@@ -4,13 +4,12 @@
  * them, the others or all of them closes those sessions' sockets at once.
  */
 import { deriveLoginKey } from '@enclave/crypto';
-import { routes } from '@enclave/protocol';
+import { closeCodes, routes } from '@enclave/protocol';
 import { randomUUID } from 'node:crypto';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { securityEvents, sessions } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { CLOSE_SESSION_ENDED } from '../realtime/gateway';
 import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
@@ -76,7 +75,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect(await ben.call(routes.revokeOtherSessions, {})).toEqual({ revoked: 2 });
     for (const s of [s1, s2]) {
       expect(await s.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'revoked' });
-      expect((await s.closed).code).toBe(CLOSE_SESSION_ENDED);
+      expect((await s.closed).code).toBe(closeCodes.sessionEnded);
     }
     for (const c of [c1, c2]) expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(c))).status).toBe(401);
     expect(mine.ws.readyState).toBe(mine.ws.OPEN);
@@ -98,7 +97,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect(res.headers.get('set-cookie')).toBeNull();
     // Pushed by the server: the phone's socket is told and closed with nothing more from the phone.
     expect(await phoneSocket.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'revoked' });
-    expect((await phoneSocket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await phoneSocket.closed).code).toBe(closeCodes.sessionEnded);
     expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(phone))).status).toBe(401);
     for (const s of [mine, tabletSocket]) {
       expect(s.ws.readyState).toBe(s.ws.OPEN);
@@ -142,7 +141,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     const res = await gus.attempt(routes.revokeSession, { params: { id: current.id } });
     expect(res.body).toEqual({ revoked: 1 });
     expect(res.headers.get('set-cookie')).toMatch(/^enclave_session=;/);
-    expect((await mine.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await mine.closed).code).toBe(closeCodes.sessionEnded);
   });
 
   it('marks a session active at most once per interval: a request after it writes the time, one within it does not', async () => {
@@ -184,7 +183,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     expect(res.headers.get('set-cookie')).toMatch(/^enclave_session=;/);
     for (const s of [mine, s1]) {
       expect(await s.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'revoked' });
-      expect((await s.closed).code).toBe(CLOSE_SESSION_ENDED);
+      expect((await s.closed).code).toBe(closeCodes.sessionEnded);
     }
     expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(c1))).status).toBe(401);
     // Signing in again works: revoking is not a lock.
@@ -200,7 +199,7 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
     for (let i = 0; i < MAX_LIVE_SESSIONS + 4; i++) cookies.push(await signIn(ida, `Browser ${i}`));
     // The join's session went first, its socket with it.
     expect(await oldest.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'revoked' });
-    expect((await oldest.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await oldest.closed).code).toBe(closeCodes.sessionEnded);
     expect((await ida.attempt(routes.me, {})).status).toBe(401);
     const newest = asCookie(cookies.at(-1)!);
     const { sessions: list } = await new TestMember.Anonymous(suite.server.url).call(routes.sessions, {}, newest);

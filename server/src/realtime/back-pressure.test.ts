@@ -3,11 +3,12 @@
  * queued for it, instead of the server buffering without limit; its client comes back and catches
  * up from history (web/src/net/socket.ts reconnects after any close). The others are not held up.
  */
+import { closeCodes } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import { relaxedRateLimits } from '../testing/harness';
 import { oneInstance } from '../testing/one-instance';
 import { memoryBus } from './bus';
-import { CLOSE_TRY_AGAIN_LATER, MAX_BUFFERED_BYTES } from './gateway';
+import { MAX_BUFFERED_BYTES } from './gateway';
 
 describe('back-pressure per socket', () => {
   const bus = memoryBus();
@@ -34,7 +35,7 @@ describe('back-pressure per socket', () => {
     }
     slowSocket.ws.resume();
 
-    expect((await slowSocket.closed).code).toBe(CLOSE_TRY_AGAIN_LATER);
+    expect((await slowSocket.closed).code).toBe(closeCodes.tryAgainLater);
     expect(slowSocket.frames.filter((f) => f.type === 'error').length).toBeLessThan(count);
     await expect.poll(() => fastSocket.frames.filter((f) => f.type === 'error').length).toBe(count);
     fastSocket.close();

@@ -1,4 +1,4 @@
-import { routes } from '@enclave/protocol';
+import { closeCodes, routes } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { securityEvents } from '../db/schema';
@@ -6,7 +6,7 @@ import { mintKeys } from '../keys/service';
 import { relaxedRateLimits } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
-import { CLOSE_AUTH_FAILED, CLOSE_SESSION_ENDED, PRESENCE_TICK_MS } from './gateway';
+import { PRESENCE_TICK_MS } from './gateway';
 
 /** Each `it` signs up the members it connects; they share the server and its database. */
 describe('real-time gateway', () => {
@@ -29,7 +29,7 @@ describe('real-time gateway', () => {
     await stranger.opened;
     stranger.send({ type: 'authenticate' });
     expect(await stranger.waitFor((f) => f.type === 'auth_failed')).toMatchObject({ type: 'auth_failed' });
-    expect((await stranger.closed).code).toBe(CLOSE_AUTH_FAILED);
+    expect((await stranger.closed).code).toBe(closeCodes.authFailed);
     const events = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'websocket_auth_failed'));
     expect(events.map((e) => e.ip)).toEqual(['127.0.0.1']);
   });
@@ -113,6 +113,6 @@ describe('real-time gateway', () => {
     const socket = await alice.connect();
     expect(await alice.call(routes.logout, {})).toEqual({ ok: true });
     await socket.waitFor((f) => f.type === 'session_ended');
-    expect((await socket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await socket.closed).code).toBe(closeCodes.sessionEnded);
   });
 });

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { clientFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
+import { clientFrameSchema, closeCodes, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
@@ -32,18 +32,6 @@ export const MAX_CLIENT_FRAME_BYTES = 40 * 1024;
 /** A socket that has not authenticated by then is closed. */
 const AUTH_DEADLINE_MS = 10_000;
 
-export const CLOSE_AUTH_FAILED = 4001;
-export const CLOSE_SESSION_ENDED = 4002;
-/** WebSocket "policy violation": the socket's address was blocked (its session lives on). */
-export const CLOSE_ADDRESS_BLOCKED = 1008;
-/** The server is shutting down: the client reconnects at once (to another instance, or this one restarted). */
-export const CLOSE_GOING_AWAY = 1001;
-/**
- * The session could not be checked (the database is unavailable), or the socket fell too far
- * behind: the client comes back after its back-off and catches up from history.
- */
-export const CLOSE_TRY_AGAIN_LATER = 1013;
-const CLOSE_INTERNAL_ERROR = 1011;
 /**
  * How long a timed closing (endSessionsTimed) waits for the bus to bring the event back and for
  * the clients to answer the close; sockets still open then are terminated.
@@ -51,7 +39,7 @@ const CLOSE_INTERNAL_ERROR = 1011;
 const CLOSE_WAIT_MS = 2_000;
 /**
  * Bytes a socket may have queued (ws's buffer and the kernel's unsent data) before it is dropped
- * with CLOSE_TRY_AGAIN_LATER instead of buffering without limit: a client that cannot keep up
+ * with closeCodes.tryAgainLater instead of buffering without limit: a client that cannot keep up
  * (about 30 s of a busy channel) catches up from history when it comes back, as after any gap.
  */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -289,13 +277,13 @@ export class Gateway {
       if (!this.gate.tryEnter()) {
         // The client comes back after its back-off, as when the database is away.
         send({ type: 'error', message: 'The server is busy, try again' });
-        return socket.close(CLOSE_TRY_AGAIN_LATER, 'try again later');
+        return socket.close(closeCodes.tryAgainLater, 'try again later');
       }
       this.admit(socket, presented, origin)
         .then(async (admitted) => {
           if (admitted === 'ended') {
             send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
-            return socket.close(CLOSE_SESSION_ENDED, 'session ended');
+            return socket.close(closeCodes.sessionEnded, 'session ended');
           }
           if (admitted === 'gone') return;
           if (!admitted) {
@@ -309,7 +297,7 @@ export class Gateway {
                 : { type: eventTypes.socketAuthFailed, severity: 'low' },
             );
             send({ type: 'auth_failed', message: 'Not signed in' });
-            return socket.close(CLOSE_AUTH_FAILED, 'auth failed');
+            return socket.close(closeCodes.authFailed, 'auth failed');
           }
           client = admitted;
           this.unauthenticated.delete(socket);
@@ -323,7 +311,7 @@ export class Gateway {
           const unavailable = isDatabaseUnavailable(err);
           this.log[unavailable ? 'warn' : 'error']({ err }, 'socket authentication failed');
           send({ type: 'error', message: 'Authentication is unavailable, try again' });
-          socket.close(unavailable ? CLOSE_TRY_AGAIN_LATER : CLOSE_INTERNAL_ERROR, 'try again later');
+          socket.close(unavailable ? closeCodes.tryAgainLater : closeCodes.internalError, 'try again later');
         })
         .finally(() => this.gate.leave());
     });
@@ -374,7 +362,7 @@ export class Gateway {
   private sweep(): void {
     const now = Date.now();
     for (const [socket, deadline] of this.unauthenticated) {
-      if (deadline <= now) socket.close(CLOSE_AUTH_FAILED, 'authentication timeout');
+      if (deadline <= now) socket.close(closeCodes.authFailed, 'authentication timeout');
     }
     this.endSessions((c) => c.expiresAt <= now, { type: 'session_ended', reason: 'expired', message: 'Your session has expired. Please sign in again.' });
   }
@@ -500,7 +488,7 @@ export class Gateway {
       for (const c of set) {
         if (!match(c)) continue;
         sendText(c.socket, encode(frame));
-        c.socket.close(CLOSE_SESSION_ENDED, 'session ended');
+        c.socket.close(closeCodes.sessionEnded, 'session ended');
         closed.push(c.socket);
       }
     }
@@ -514,7 +502,7 @@ export class Gateway {
    */
   closeBlocked(isBlocked: (ip: string) => boolean): void {
     for (const set of this.clients.values()) {
-      for (const c of set) if (isBlocked(c.origin.ip)) c.socket.close(CLOSE_ADDRESS_BLOCKED, 'address blocked');
+      for (const c of set) if (isBlocked(c.origin.ip)) c.socket.close(closeCodes.addressBlocked, 'address blocked');
     }
   }
 
@@ -547,7 +535,7 @@ export class Gateway {
     clearInterval(this.expiryTimer);
     const all = [...this.clients.values()].flatMap((set) => [...set]);
     this.clients.clear();
-    for (const c of all) c.socket.close(CLOSE_GOING_AWAY, 'server shutting down');
+    for (const c of all) c.socket.close(closeCodes.goingAway, 'server shutting down');
   }
 
   /**
@@ -590,7 +578,7 @@ function encode(frame: ServerFrame): Buffer {
 function sendText(socket: WebSocket, data: Buffer): void {
   if (socket.readyState !== socket.OPEN) return;
   if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-    socket.close(CLOSE_TRY_AGAIN_LATER, 'too far behind');
+    socket.close(closeCodes.tryAgainLater, 'too far behind');
     void closedOrTerminated(socket, CLOSE_WAIT_MS);
     return;
   }

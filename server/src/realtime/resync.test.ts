@@ -3,13 +3,13 @@
  * told to catch up with an `authenticated` frame, and a socket whose session ended meanwhile (its
  * `end_sessions` may be among what was lost) is closed instead.
  */
+import { closeCodes } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { relaxedRateLimits } from '../testing/harness';
 import { oneInstance } from '../testing/one-instance';
 import { memoryBus } from './bus';
-import { CLOSE_SESSION_ENDED } from './gateway';
 
 describe('resync after a gap on the bus', () => {
   const bus = memoryBus();
@@ -24,7 +24,7 @@ describe('resync after a gap on the bus', () => {
     await bus.publish({ kind: 'resync' });
     await expect.poll(() => aliceSocket.frames.filter((f) => f.type === 'authenticated')).toHaveLength(2);
     expect(await bobSocket.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'revoked' });
-    expect((await bobSocket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await bobSocket.closed).code).toBe(closeCodes.sessionEnded);
     expect(bobSocket.frames.filter((f) => f.type === 'authenticated')).toHaveLength(1);
     aliceSocket.close();
   });

@@ -1,11 +1,11 @@
 /** A socket lives no longer than the session it authenticated with (docs/security.md §6). */
+import { closeCodes } from '@enclave/protocol';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sessions } from '../db/schema';
 import { relaxedRateLimits } from '../testing/harness';
 import type { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
-import { CLOSE_SESSION_ENDED } from './gateway';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,7 +34,7 @@ describe('session expiry on open sockets', () => {
     // Ended by the session's end, not before it.
     expect(Date.now()).toBeGreaterThanOrEqual(session!.expiresAt.getTime());
     expect(ended).toMatchObject({ type: 'session_ended', reason: 'expired' });
-    expect((await socket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await socket.closed).code).toBe(closeCodes.sessionEnded);
     // The session is over for HTTP too.
     expect((await alice.request('GET', '/api/auth/me')).status).toBe(401);
   });

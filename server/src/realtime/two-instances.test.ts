@@ -6,13 +6,12 @@
  * Carol to B), and opens their sockets itself; they share the two servers and the database.
  */
 import { createEpoch, deriveLoginKey, encryptMessage } from '@enclave/crypto';
-import { conversationIdFor, routes, type ServerFrame } from '@enclave/protocol';
+import { closeCodes, conversationIdFor, routes, type ServerFrame } from '@enclave/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { mintKeys } from '../keys/service';
 import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
-import { CLOSE_SESSION_ENDED } from './gateway';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -144,7 +143,7 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
     expect(out.status).toBe(200);
     const ended = await second.waitFor((f) => f.type === 'session_ended');
     expect(ended).toMatchObject({ type: 'session_ended', reason: 'logout' });
-    expect((await second.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await second.closed).code).toBe(closeCodes.sessionEnded);
     // The session is gone on both instances.
     for (const server of [a, b]) {
       expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, { cookie })).status).toBe(401);
@@ -173,7 +172,7 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
     expect(await dan.call(routes.revokeSession, { params: { id: target.id } })).toEqual({ revoked: 1 });
     // B hears of it on the bus and pushes it: nothing more comes from the phone.
     expect(await phone.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'revoked' });
-    expect((await phone.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await phone.closed).code).toBe(closeCodes.sessionEnded);
     expect((await new TestMember.Anonymous(b.url).attempt(routes.me, {}, { cookie })).status).toBe(401);
     expect((await dan.attempt(routes.me, {})).status).toBe(200);
   });

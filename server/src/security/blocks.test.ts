@@ -8,14 +8,13 @@
  */
 import { networkInterfaces } from 'node:os';
 import { deriveLoginKey } from '@enclave/crypto';
-import { errorTexts, routes } from '@enclave/protocol';
+import { closeCodes, errorTexts, routes } from '@enclave/protocol';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client';
 import { backends, creatorHeaders, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { mintKeys } from '../keys/service';
 import { oneInstance } from '../testing/one-instance';
-import { CLOSE_ADDRESS_BLOCKED } from '../realtime/gateway';
 import { TestMember, TestSocket } from '../testing/member';
 import { activeBlocks, limitedAddress, normalizeIp, REFRESH_MS } from './blocks';
 
@@ -144,7 +143,7 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('blocked addresses
     socket.send({ type: 'authenticate' });
     await socket.waitFor((f) => f.type === 'authenticated');
     await creatorOn(a).call(routes.blockIp, { body: { ip, reason: 'open socket' } }, creatorHeaders);
-    expect((await socket.closed).code).toBe(CLOSE_ADDRESS_BLOCKED);
+    expect((await socket.closed).code).toBe(closeCodes.addressBlocked);
     expect(socket.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
     await creatorOn(a).call(routes.unblockIp, { body: { ip } }, creatorHeaders);
     expect((await member.attempt(routes.me, {})).status).toBe(200);

@@ -6,7 +6,7 @@
  * touched: anonymous reports are events only, and no report can name anyone.
  */
 import { deriveLoginKey } from '@enclave/crypto';
-import { errorTexts, GENERAL_CONVERSATION, routes, conversationIdFor, type BreachPolicy, type BreachReport, type ServerFrame } from '@enclave/protocol';
+import { closeCodes, errorTexts, GENERAL_CONVERSATION, routes, conversationIdFor, type BreachPolicy, type BreachReport, type ServerFrame } from '@enclave/protocol';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimits } from '../config';
@@ -14,7 +14,6 @@ import type { AppContext } from '../context';
 import type { Database } from '../db/client';
 import { conversations, epochShares, p2pConnections, p2pNodes, securityEvents, sessions, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { CLOSE_SESSION_ENDED } from '../realtime/gateway';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
 import { applyBreachPolicy, BREACH_MESSAGE, WIPED_BUNDLE, WIPED_CANNOT_UNLOCK } from './breach';
@@ -83,7 +82,7 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const [socket, bystanderSocket] = [await connect(carol), await connect(bystander)];
     expect(await carol.call(routes.breachReport, { body: report() })).toEqual({ policy: 'lock', action: 'locked' });
     expect(await socket.waitFor((f) => f.type === 'session_ended', 2000)).toEqual({ type: 'session_ended', reason: 'locked', message: errorTexts.locked });
-    expect((await socket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await socket.closed).code).toBe(closeCodes.sessionEnded);
     expect(await liveSessions(carol.id)).toBe(0);
     expect((await carol.attempt(routes.me, {})).status).toBe(401);
     const refused = await freshLogin(server, carol);
@@ -132,7 +131,7 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
 
     expect(await socket.waitFor((f) => f.type === 'security_breach', 2000)).toEqual({ type: 'security_breach', message: BREACH_MESSAGE });
     expect(BREACH_MESSAGE).toBe('SECURITY BREACH: Your account has been compromised. All data wiped for protection.');
-    expect((await socket.closed).code).toBe(CLOSE_SESSION_ENDED);
+    expect((await socket.closed).code).toBe(closeCodes.sessionEnded);
     const [row] = await database.db.select().from(users).where(eq(users.id, dave.id));
     expect(row).toMatchObject({ encryptedPrivateKey: WIPED_BUNDLE, isCompromised: true });
     expect(await database.db.select().from(epochShares).where(eq(epochShares.recipientId, dave.id))).toEqual([]);

@@ -5,13 +5,12 @@
  */
 import http from 'node:http';
 import os from 'node:os';
-import { heatmapSchema, riskSchema, routes } from '@enclave/protocol';
+import { closeCodes, heatmapSchema, riskSchema, routes } from '@enclave/protocol';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../db/client';
 import { securityEvents } from '../db/schema';
 import { mintKeys } from '../keys/service';
-import { CLOSE_AUTH_FAILED } from '../realtime/gateway';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
 import { MAX_WRITES_PER_SOURCE } from './events';
@@ -73,7 +72,7 @@ describe('security events are coalesced per source', () => {
     const socket = new TestSocket(server.url.replace('http', 'ws') + '/ws', '', []);
     await socket.opened;
     for (let i = 0; i < 200; i++) socket.send({ type: 'authenticate' });
-    expect((await socket.closed).code).toBe(CLOSE_AUTH_FAILED);
+    expect((await socket.closed).code).toBe(closeCodes.authFailed);
     // Let anything still queued on the server run.
     await new Promise((r) => setTimeout(r, 300));
     await stop();

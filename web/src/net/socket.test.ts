@@ -1,4 +1,4 @@
-import type { ServerFrame } from '@enclave/protocol';
+import { closeCodes, type ServerFrame } from '@enclave/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PING_INTERVAL_MS, RealtimeSocket, type SocketState } from './socket';
 
@@ -226,7 +226,7 @@ describe('RealtimeSocket', () => {
     t.socket.start();
     t.authenticate();
     t.network.dispatchEvent(new Event('offline'));
-    expect(t.latest().closedWith).toEqual({ code: 4001, reason: 'browser offline' });
+    expect(t.latest().closedWith).toEqual({ code: closeCodes.browserOffline, reason: 'browser offline' });
     await flush();
     expect(t.socket.state).toBe('disconnected');
     t.network.dispatchEvent(new Event('online'));

@@ -5,7 +5,7 @@
  * frame is announced so the chat can fetch what it missed: a (re)authentication, or the server
  * saying that frames may have been lost (its event bus was cut) while the socket stayed open.
  */
-import { serverFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
+import { closeCodes, serverFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import { randomUnit, reconnectDelay } from './backoff';
 
 export type SocketState =
@@ -18,8 +18,6 @@ export type SocketState =
   | 'disconnected';
 
 export const PING_INTERVAL_MS = 25_000;
-/** The close code of a server shutting down ("going away"). */
-const CLOSE_GOING_AWAY = 1001;
 /** No frame at all this long after a ping means the connection is dead even if not closed yet. */
 const PONG_TIMEOUT_MS = 10_000;
 
@@ -97,7 +95,7 @@ export class RealtimeSocket {
     this.clearTimers();
     const ws = this.ws;
     this.ws = null;
-    ws?.close(1000, 'client stopped');
+    ws?.close(closeCodes.normal, 'client stopped');
     this.setState('idle');
   }
 
@@ -161,7 +159,7 @@ export class RealtimeSocket {
       // The server is shutting down (a restart, a deploy): another instance, or this one back,
       // takes the connection now. Only after an authenticated connection, so that a server that
       // keeps answering 1001 at once still gets the back-off.
-      if (event.code === CLOSE_GOING_AWAY && wasAuthenticated) this.connect();
+      if (event.code === closeCodes.goingAway && wasAuthenticated) this.connect();
       else this.scheduleReconnect();
     };
     // 'error' is always followed by 'close', which does the work.
@@ -196,7 +194,7 @@ export class RealtimeSocket {
         break;
       case 'auth_failed':
         this.setState('auth_failed');
-        this.ws?.close(1000, 'authentication failed');
+        this.ws?.close(closeCodes.normal, 'authentication failed');
         break;
       case 'session_ended':
       case 'security_breach':
@@ -220,7 +218,7 @@ export class RealtimeSocket {
     this.pingTimer = setInterval(() => {
       if (!this.send({ type: 'ping' })) return;
       if (this.pongTimer) clearTimeout(this.pongTimer);
-      this.pongTimer = setTimeout(() => this.ws?.close(4000, 'no pong'), PONG_TIMEOUT_MS);
+      this.pongTimer = setTimeout(() => this.ws?.close(closeCodes.noPong, 'no pong'), PONG_TIMEOUT_MS);
     }, PING_INTERVAL_MS);
   }
 
@@ -247,7 +245,7 @@ export class RealtimeSocket {
    * the member sees "Reconnecting…" and sending is disabled until the catch-up after return.
    */
   private dropConnection = (): void => {
-    this.ws?.close(4001, 'browser offline');
+    this.ws?.close(closeCodes.browserOffline, 'browser offline');
   };
 
   private clearTimers(): void {
