@@ -23,6 +23,7 @@ import { emergencyState, registrationOpen } from '../creator/emergency-state';
 import { publicIdentityRefusal } from './public-keys';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 import type { WindowCounter } from '../http/rate-limit-store';
+import { membershipChanged, sessionEnded, usersChanged } from '../realtime/publish';
 
 const RESERVED_USERNAMES = new Set(['admin']);
 
@@ -100,12 +101,8 @@ export async function authRoutes(
         }
         throw err;
       });
-      await ctx.gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
-      await ctx.gateway.publishCommitted({
-        kind: 'deliver',
-        to: 'all',
-        frame: { type: 'membership_changed', conversationId: GENERAL_CONVERSATION, membershipVersion },
-      });
+      await usersChanged(ctx.gateway);
+      await membershipChanged(ctx.gateway, 'all', GENERAL_CONVERSATION, membershipVersion);
       return { user: selfUser(user) };
     },
     { rateLimit: rateLimit(config.rateLimits.register) },
@@ -132,11 +129,7 @@ export async function authRoutes(
       }
       const session = await createSession(db, user.id, req.headers['user-agent']);
       if (session.revoked.length) {
-        await ctx.gateway.publishCommitted({
-          kind: 'end_sessions',
-          sessionIds: session.revoked,
-          frame: { type: 'session_ended', reason: 'revoked', message: 'This session was ended: you signed in on too many devices.' },
-        });
+        await sessionEnded(ctx.gateway, { sessionIds: session.revoked }, 'revoked', 'This session was ended: you signed in on too many devices.');
       }
       await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
       setSessionCookie(req, reply, session.token);
@@ -156,11 +149,7 @@ export async function authRoutes(
     const auth = requireAuth(req);
     await revokeSession(db, auth.sessionId);
     // Other tabs of this browser share the session: close their sockets too.
-    await ctx.gateway.publishCommitted({
-      kind: 'end_sessions',
-      sessionId: auth.sessionId,
-      frame: { type: 'session_ended', reason: 'logout', message: 'You have been signed out.' },
-    });
+    await sessionEnded(ctx.gateway, { sessionId: auth.sessionId }, 'logout', 'You have been signed out.');
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { ok: true as const };
   });

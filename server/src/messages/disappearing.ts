@@ -22,6 +22,7 @@ import type { Db } from '../db/client';
 import { conversations, messages, timerChanges } from '../db/schema';
 import { perMember } from '../conversations/routes';
 import { rateLimit, serve } from '../http/routes';
+import { messagesDeleted, timelineEvent } from '../realtime/publish';
 
 /** How often each instance looks for expired messages: a message outlives its time by at most this. */
 export const EXPIRY_SWEEP_MS = 5_000;
@@ -102,7 +103,7 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
       return inserted;
     });
     const event = toTimelineEvent(row);
-    await gateway.publishCommitted({ kind: 'deliver', to: audienceOf(conversationId), frame: { type: 'timeline_event', event } });
+    await timelineEvent(gateway, audienceOf(conversationId), event);
     return { event };
   }, { rateLimit: rateLimit(ctx.config.rateLimits.timerChange, perMember) });
 
@@ -123,11 +124,7 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
     // None when the sweep erased it meanwhile (and said so, and took its attachments): it is gone either way.
     if (erased.length > 0) {
       ctx.scrubber.erased('messages');
-      await gateway.publishCommitted({
-        kind: 'deliver',
-        to: audienceOf(target.conversationId),
-        frame: { type: 'messages_deleted', conversationId: target.conversationId, ids: [id], reason: 'deleted' },
-      });
+      await messagesDeleted(gateway, audienceOf(target.conversationId), target.conversationId, [id], 'deleted');
       // The message is erased whatever the attachment store says: a blob it could not delete now, the sweep deletes later.
       await deleteMessageAttachments(db, ctx.attachments, [id]).catch((err: unknown) =>
         req.log.warn({ err }, 'could not delete an erased message’s attachments yet; the sweep will'),
@@ -174,11 +171,7 @@ export async function sweepExpired({ db, gateway, attachments, scrubber }: Pick<
   const byConversation = new Map<string, number[]>();
   for (const m of erased) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m.id]);
   for (const [conversationId, ids] of byConversation) {
-    await gateway.publishCommitted({
-      kind: 'deliver',
-      to: audienceOf(conversationId),
-      frame: { type: 'messages_deleted', conversationId, ids, reason: 'expired' },
-    });
+    await messagesDeleted(gateway, audienceOf(conversationId), conversationId, ids, 'expired');
   }
   // After the erase committed; blobs the store could not delete are retried by its sweep (attachments/service.ts).
   await deleteMessageAttachments(db, attachments, erased.map((m) => m.id));

@@ -28,6 +28,7 @@ import { ActivityLog } from '../users/activity';
 import { deletedNote, disappearingRoutes, disappearingTimer, timerEventsPage, toTimelineEvent } from './disappearing';
 import { insertMessage, type StoredRow } from './store';
 import { typingFrameHandler } from './typing';
+import { chatMessage } from '../realtime/publish';
 
 /** A message as stored; the sender's name comes from `users`. */
 const storedColumns = {
@@ -133,12 +134,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       }
       // Published again whenever it is answered, a resend included: the instance that stored it may
       // have died before publishing it. Members hold a message once however often it comes.
-      const publish = (message: Message) =>
-        ctx.gateway.publishCommitted({
-          kind: 'deliver',
-          to: message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId],
-          frame: { type: 'chat_message', message },
-        });
+      const publish = (message: Message) => chatMessage(ctx.gateway, message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId], message);
       const conversationId = conversationIdFor(me, body.receiverId);
       // The hot path, one statement: the session was read by the access check (policy.ts). A message
       // with attachments links them in the same transaction: a refused link stores nothing.

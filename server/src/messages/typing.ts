@@ -12,6 +12,7 @@ import { conversationFor } from '../conversations/membership';
 import { HttpError } from '../http/errors';
 import type { FrameHandler, TypingFrame } from '../realtime/gateway';
 import type { EventSource } from '../security/events';
+import { typing } from '../realtime/publish';
 
 /** At most one frame relayed per socket and conversation in this window. */
 export const TYPING_THROTTLE_MS = 2_000;
@@ -49,10 +50,6 @@ export function typingFrameHandler(ctx: AppContext, now: () => number = Date.now
       throw err;
     }
     // As chat messages: the channel reaches every socket (the sender's own tabs ignore it).
-    await ctx.gateway.publishCommitted({
-      kind: 'deliver',
-      to: receiverId === 'all' ? 'all' : [receiverId],
-      frame: { type: 'typing', conversationId, userId },
-    });
+    await typing(ctx.gateway, receiverId === 'all' ? 'all' : [receiverId], conversationId, userId);
   };
 }

@@ -3,17 +3,17 @@
  * party of its connection only, through the bus so that parties on different instances meet. The
  * server reads nothing of it beyond its shape; what the peers then exchange never reaches it.
  */
-import { errorTexts, type ServerFrame } from '@enclave/protocol';
+import { errorTexts } from '@enclave/protocol';
 import type { AppContext } from '../context';
 import { emergencyState } from '../creator/emergency-state';
 import type { FrameHandler } from '../realtime/gateway';
 import { eventTypes, recordEvent } from '../security/events';
 import { closeConnection, findConnection, markOpen, type P2pConnection } from './registry';
+import { p2pConnection, p2pSignal } from '../realtime/publish';
 
 /** Tells both parties of a connection (on whatever instance their sockets are) how it stands. */
 export async function announceConnection(ctx: AppContext, c: P2pConnection, state: 'requested' | 'open' | 'closed'): Promise<void> {
-  const frame: ServerFrame = { type: 'p2p_connection', connectionId: c.id, nodeId: c.nodeId, hostId: c.hostId, joinerId: c.joinerId, state };
-  await ctx.gateway.publishCommitted({ kind: 'deliver', to: [c.hostId, c.joinerId], frame });
+  await p2pConnection(ctx.gateway, c, state);
 }
 
 /** Counts one of a member's P2P frames: 0 while within their limit, else the milliseconds until it resets. */
@@ -45,7 +45,7 @@ export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandl
       return send({ type: 'error', message: kind === 'offer' ? 'Only the joiner sends the offer' : 'Only the host sends the answer' });
     }
     const to = fromHost ? connection.joinerId : connection.hostId;
-    await ctx.gateway.publishCommitted({ kind: 'deliver', to: [to], frame: { type: 'p2p_signal', connectionId: connection.id, from: userId, signal: frame.signal } });
+    await p2pSignal(ctx.gateway, to, connection.id, userId, frame.signal);
     if (kind === 'answer' && (await markOpen(ctx.db, connection.id))) await announceConnection(ctx, connection, 'open');
   };
 }

@@ -23,12 +23,15 @@ import { eventTypes, recordEvent, type EventSource } from '../security/events';
 import { eventHeaders } from '../security/ip-analysis';
 import type { Bus, BusEvent } from './bus';
 import { clearInstance, onlineElsewhere, onlineUserIds, PRESENCE_REFRESH_MS, syncPresence, writeSocketCounts } from './presence';
+import { presence, sessionEndedFrame } from './publish';
 
 /**
  * Larger client frames are refused with an error frame; the socket stays open. Room for a P2P
  * signal's SDP (16 KiB of text, escaped as JSON) and its envelope.
  */
 export const MAX_CLIENT_FRAME_BYTES = 40 * 1024;
+/** Told to a socket whose session is over, found so on authenticating or after a bus gap. */
+const SESSION_HAS_ENDED = 'This session has ended.';
 /** A socket that has not authenticated by then is closed. */
 const AUTH_DEADLINE_MS = 10_000;
 
@@ -282,7 +285,7 @@ export class Gateway {
       this.admit(socket, presented, origin)
         .then(async (admitted) => {
           if (admitted === 'ended') {
-            send({ type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
+            send(sessionEndedFrame('revoked', SESSION_HAS_ENDED));
             return socket.close(closeCodes.sessionEnded, 'session ended');
           }
           if (admitted === 'gone') return;
@@ -364,7 +367,7 @@ export class Gateway {
     for (const [socket, deadline] of this.unauthenticated) {
       if (deadline <= now) socket.close(closeCodes.authFailed, 'authentication timeout');
     }
-    this.endSessions((c) => c.expiresAt <= now, { type: 'session_ended', reason: 'expired', message: 'Your session has expired. Please sign in again.' });
+    this.endSessions((c) => c.expiresAt <= now, sessionEndedFrame('expired', 'Your session has expired. Please sign in again.'));
   }
 
   private track(client: Client): void {
@@ -417,7 +420,7 @@ export class Gateway {
         else this.presentHere.delete(userId);
         if (!elsewhere.has(userId)) (here ? online : offline).push(userId);
       }
-      if (online.length || offline.length) await this.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'presence', online, offline } });
+      if (online.length || offline.length) await presence(this, online, offline);
     });
   }
 
@@ -518,7 +521,7 @@ export class Gateway {
       this.log.warn({ err }, 'could not check the sessions of open sockets');
       return null;
     });
-    if (live) this.endSessions((c) => !live.has(c.sessionId), { type: 'session_ended', reason: 'revoked', message: 'This session has ended.' });
+    if (live) this.endSessions((c) => !live.has(c.sessionId), sessionEndedFrame('revoked', SESSION_HAS_ENDED));
     for (const c of all) if (!live || live.has(c.sessionId)) sendText(c.socket, encode({ type: 'authenticated', userId: c.userId }));
     await this.syncPresence();
     // Presence frames may be among what was lost.
@@ -550,7 +553,7 @@ export class Gateway {
     this.presentHere.clear();
     const elsewhere = await onlineElsewhere(this.db, this.instanceId, here);
     const offline = here.filter((userId) => !elsewhere.has(userId));
-    if (offline.length) await this.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'presence', online: [], offline } });
+    if (offline.length) await presence(this, [], offline);
   }
 }
 

@@ -21,6 +21,7 @@ import { epochShares, users } from '../db/schema';
 import { removeP2pOf, type P2pConnection } from '../p2p/registry';
 import { announceConnection } from '../p2p/signaling';
 import { announceMoves, moveConversationsOf, revokeSessionsOf, type MovedConversation } from '../users/moderation';
+import { securityBreach, sessionEnded } from '../realtime/publish';
 
 /** What a wiped member's `encrypted_private_key` holds: no bundle (a real one is base64 of at least 44 bytes). */
 export const WIPED_BUNDLE = '';
@@ -59,11 +60,7 @@ export async function applyBreachPolicy(ctx: AppContext, userId: string | null, 
     await audit(tx, action);
     return { moved, ended };
   });
-  await ctx.gateway.publishCommitted({
-    kind: 'end_sessions',
-    userIds: [userId],
-    frame: action === 'locked' ? { type: 'session_ended', reason: 'locked', message: errorTexts.locked } : { type: 'security_breach', message: BREACH_MESSAGE },
-  });
+  await (action === 'locked' ? sessionEnded(ctx.gateway, { userIds: [userId] }, 'locked', errorTexts.locked) : securityBreach(ctx.gateway, { userIds: [userId] }, BREACH_MESSAGE));
   for (const c of done.ended) await announceConnection(ctx, c, 'closed');
   if (action === 'wiped') {
     // The sealed bundle and the shares must leave the database's files too, not only its rows.

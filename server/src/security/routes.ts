@@ -18,6 +18,9 @@ import { activeBlocks, blockIp, normalizeIp, unblockable, unblockIp } from './bl
 import { eventTypes, recordEvent } from './events';
 import { RETENTION_SWEEP_MS, startEventRetention } from './retention';
 import { liveEvents, mySecurity, securityMetrics } from './metrics';
+import { sessionEnded, usersChanged } from '../realtime/publish';
+
+const ENDED_ELSEWHERE = 'This session was ended from another of your sessions.';
 
 /** A decoy takes any body, but not a large one: it has nothing to do with it. */
 const DECOY_BODY_LIMIT = 4 * 1024;
@@ -95,7 +98,7 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       throw new HttpError(409, errorCodes.wiped, WIPED_CANNOT_UNLOCK);
     }
     await recordEvent(db, req, { type: eventTypes.memberUnlocked, severity: 'medium', userId, actor: 'creator' });
-    await gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+    await usersChanged(gateway);
     return { ok: true as const };
   });
 
@@ -110,11 +113,7 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const auth = requireAuth(req);
     const revoked = await revokeSessionsOfUser(db, auth.user.id, auth.sessionId);
     if (revoked.length) {
-      await gateway.publishCommitted({
-        kind: 'end_sessions',
-        sessionIds: revoked,
-        frame: { type: 'session_ended', reason: 'revoked', message: 'This session was ended from another of your sessions.' },
-      });
+      await sessionEnded(gateway, { sessionIds: revoked }, 'revoked', ENDED_ELSEWHERE);
     }
     await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'others', revoked: revoked.length } });
     return { revoked: revoked.length };
@@ -124,11 +123,7 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const auth = requireAuth(req);
     const revoked = await revokeSessionOfUser(db, auth.user.id, req.params.id);
     if (!revoked) throw new HttpError(404, errorCodes.notFound, 'No such session');
-    await gateway.publishCommitted({
-      kind: 'end_sessions',
-      sessionIds: [revoked],
-      frame: { type: 'session_ended', reason: 'revoked', message: 'This session was ended from another of your sessions.' },
-    });
+    await sessionEnded(gateway, { sessionIds: [revoked] }, 'revoked', ENDED_ELSEWHERE);
     await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'one', revoked: 1 } });
     // Ending its own session is signing out: this browser's cookie names nothing now.
     if (revoked === auth.sessionId) reply.clearCookie(SESSION_COOKIE, { path: '/' });
@@ -138,11 +133,7 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   serve(app, routes.revokeAllSessions, async (req, reply) => {
     const auth = requireAuth(req);
     const revoked = await revokeSessionsOfUser(db, auth.user.id);
-    await gateway.publishCommitted({
-      kind: 'end_sessions',
-      userIds: [auth.user.id],
-      frame: { type: 'session_ended', reason: 'revoked', message: 'All your sessions have been ended.' },
-    });
+    await sessionEnded(gateway, { userIds: [auth.user.id] }, 'revoked', 'All your sessions have been ended.');
     await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'all', revoked: revoked.length } });
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { revoked: revoked.length };

@@ -14,6 +14,7 @@ import { bannedByOf, banRefusal, unbanRefusal, type Moderator } from '../access/
 import { removeP2pOf } from '../p2p/registry';
 import { announceConnection } from '../p2p/signaling';
 import { eventTypes, recordEvent, type EventSource, type Severity } from '../security/events';
+import { endSessionsEvent, membershipChanged, sessionEndedFrame, usersChanged } from '../realtime/publish';
 
 export type BanChange = { banned: true; reason: string } | { banned: false };
 export type MovedConversation = { id: string; membershipVersion: number };
@@ -55,7 +56,7 @@ export async function setStanding(ctx: AppContext, by: Acting, userId: string, p
   if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
   const [type, severity]: [string, Severity] = 'role' in patch ? [eventTypes.roleChanged, 'medium'] : [eventTypes.creatorAccountChanged, 'high'];
   await recordEvent(ctx.db, by.req, { type, severity, userId, actor: by.actor, details: patch });
-  await ctx.gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+  await usersChanged(ctx.gateway);
 }
 
 /**
@@ -141,11 +142,7 @@ export async function moveConversationsOf(tx: Db, ids: readonly string[]): Promi
 export async function announceBans(ctx: AppContext, ids: readonly string[], change: BanChange, moved: readonly MovedConversation[]): Promise<BanTiming> {
   const { gateway } = ctx;
   const timing = change.banned
-    ? await gateway.endSessionsTimed({
-        kind: 'end_sessions',
-        userIds: [...ids],
-        frame: { type: 'session_ended', reason: 'banned', message: `You have been banned from the network: ${change.reason}` },
-      })
+    ? await gateway.endSessionsTimed(endSessionsEvent({ userIds: [...ids] }, sessionEndedFrame('banned', `You have been banned from the network: ${change.reason}`)))
     : null;
   // A banned member hosts nothing and joins nothing: their node goes, their connections close.
   if (change.banned) for (const c of await removeP2pOf(ctx.db, ids, { joined: true })) await announceConnection(ctx, c, 'closed');
@@ -156,9 +153,9 @@ export async function announceBans(ctx: AppContext, ids: readonly string[], chan
 /** After the commit: every client refetches the member list, and the members of each moved conversation rotate. */
 export async function announceMoves(ctx: AppContext, moved: readonly MovedConversation[]): Promise<void> {
   const { gateway } = ctx;
-  await gateway.publishCommitted({ kind: 'deliver', to: 'all', frame: { type: 'users_changed' } });
+  await usersChanged(gateway);
   for (const c of moved) {
     const to = c.id === GENERAL_CONVERSATION ? 'all' : c.id.split(':').slice(1);
-    await gateway.publishCommitted({ kind: 'deliver', to, frame: { type: 'membership_changed', conversationId: c.id, membershipVersion: c.membershipVersion } });
+    await membershipChanged(gateway, to, c.id, c.membershipVersion);
   }
 }
