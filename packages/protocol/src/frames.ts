@@ -3,17 +3,59 @@ import { z } from 'zod';
 import { conversationIdSchema, messageSchema, timelineEventSchema } from './messages';
 import { p2pConnectionIdSchema, p2pNodeIdSchema, p2pSignalSchema } from './p2p';
 import { userIdSchema } from './primitives';
+import type { Access } from './routes';
 
-/** The socket authenticates with the session cookie sent at upgrade; no secret crosses it. */
+/**
+ * Who may send a client frame, in the words of routes.ts: `public` frames are answered on any
+ * socket, before authentication too; `member` frames only once the socket has authenticated.
+ */
+export type FrameAccess = Extract<Access, 'public' | 'member'>;
+
+export type ClientFrameDefinition = {
+  readonly schema: z.ZodObject<{ type: z.ZodLiteral<string> }>;
+  readonly access: FrameAccess;
+  /** One line on what the frame does. */
+  readonly summary: string;
+  /** The server's rate limit (its configuration's `rateLimits` key) that counts the frame, over all the member's sockets. */
+  readonly rateLimit?: 'p2pSignal';
+};
+
+/**
+ * Every frame a client sends, declared once, keyed by its `type`: the server parses frames with
+ * clientFrameSchema and routes them by this table (server/src/realtime/dispatch.ts).
+ */
+export const clientFrames = {
+  authenticate: {
+    schema: z.strictObject({ type: z.literal('authenticate') }),
+    access: 'public',
+    summary: 'Authenticates the socket with the session cookie sent at upgrade (no secret crosses it); once per socket, answered `authenticated` again after',
+  },
+  ping: { schema: z.strictObject({ type: z.literal('ping') }), access: 'public', summary: 'Answered with one `pong`, in order' },
+  p2p_signal: {
+    schema: z.strictObject({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, signal: p2pSignalSchema }),
+    access: 'member',
+    summary: 'WebRTC signaling for one connection, relayed to its other party only',
+    rateLimit: 'p2pSignal',
+  },
+  p2p_close: {
+    schema: z.strictObject({ type: z.literal('p2p_close'), connectionId: p2pConnectionIdSchema }),
+    access: 'member',
+    summary: 'Either party ends a connection',
+    rateLimit: 'p2pSignal',
+  },
+  typing: {
+    schema: z.strictObject({ type: z.literal('typing'), conversationId: conversationIdSchema }),
+    access: 'member',
+    summary: 'The member is typing in a conversation: ids only, relayed to its members, never stored (throttled per socket and conversation)',
+  },
+} as const satisfies Record<string, ClientFrameDefinition>;
+
 export const clientFrameSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('authenticate') }),
-  z.strictObject({ type: z.literal('ping') }),
-  /** WebRTC signaling for one connection, relayed to its other party only. */
-  z.strictObject({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, signal: p2pSignalSchema }),
-  /** Either party ends a connection. */
-  z.strictObject({ type: z.literal('p2p_close'), connectionId: p2pConnectionIdSchema }),
-  /** The member is typing in a conversation: ids only, relayed to its members, never stored. */
-  z.strictObject({ type: z.literal('typing'), conversationId: conversationIdSchema }),
+  clientFrames.authenticate.schema,
+  clientFrames.ping.schema,
+  clientFrames.p2p_signal.schema,
+  clientFrames.p2p_close.schema,
+  clientFrames.typing.schema,
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 

@@ -27,7 +27,7 @@ import { rateLimit, serve } from '../http/routes';
 import { ActivityLog } from '../users/activity';
 import { deletedNote, disappearingRoutes, disappearingTimer, timerEventsPage, toTimelineEvent } from './disappearing';
 import { insertMessage, type StoredRow } from './store';
-import { typingFrameHandler } from './typing';
+import { typingFrameFailed, typingFrameHandler } from './typing';
 import { chatMessage } from '../realtime/publish';
 
 /** A message as stored; the sender's name comes from `users`. */
@@ -56,7 +56,7 @@ const held = (row: MessageRow): row is MessageRow & { encryptedContent: string }
 
 export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db } = ctx;
-  ctx.gateway.onTypingFrame(typingFrameHandler(ctx));
+  ctx.gateway.frames.handle('typing', typingFrameHandler(ctx), typingFrameFailed);
   const activity = new ActivityLog(db, app.log);
   app.addHook('onClose', () => activity.close());
   await disappearingRoutes(app, ctx);

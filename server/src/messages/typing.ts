@@ -10,7 +10,7 @@ import { GENERAL_CONVERSATION } from '@enclave/protocol';
 import type { AppContext } from '../context';
 import { conversationFor } from '../conversations/membership';
 import { HttpError } from '../http/errors';
-import type { FrameHandler, TypingFrame } from '../realtime/gateway';
+import type { FrameFailure, FrameHandler } from '../realtime/dispatch';
 import type { EventSource } from '../security/events';
 import { typing } from '../realtime/publish';
 
@@ -29,7 +29,10 @@ function receiverOf(me: string, conversationId: string): string | null {
   return null;
 }
 
-export function typingFrameHandler(ctx: AppContext, now: () => number = Date.now): FrameHandler<TypingFrame> {
+/** An indicator is not worth an error frame: the next keystroke sends another. */
+export const typingFrameFailed: FrameFailure = (err, _send, log) => log.warn({ err }, 'typing frame failed');
+
+export function typingFrameHandler(ctx: AppContext, now: () => number = Date.now): FrameHandler<'typing'> {
   // Keyed by the socket's origin, which lives exactly as long as its socket.
   const lastRelayed = new WeakMap<EventSource, Map<string, number>>();
   return async ({ userId, origin }, frame) => {

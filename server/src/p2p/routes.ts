@@ -2,7 +2,7 @@
  * The P2P network's routes (docs/spec.md §7): the node registry, connecting, and the STUN/TURN
  * configuration. Signaling is on the socket (signaling.ts).
  */
-import { errorCodes, errorTexts, routes } from '@enclave/protocol';
+import { clientFrames, errorCodes, errorTexts, routes } from '@enclave/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context';
 import { requireAuth } from '../access/policy';
@@ -13,7 +13,7 @@ import type { WindowCounter } from '../http/rate-limit-store';
 import { perMember } from '../conversations/routes';
 import { normalizeIp } from '../security/blocks';
 import { listNodes, openConnection, removeP2pOf, upsertNode } from './registry';
-import { announceConnection, p2pFrameHandler } from './signaling';
+import { announceConnection, p2pFrameFailed, p2pFrameHandler } from './signaling';
 import { iceServersFor } from './turn';
 
 /**
@@ -25,13 +25,14 @@ export async function p2pRoutes(
   { ctx, signals, signalPrefix }: { ctx: AppContext; signals: WindowCounter; signalPrefix: string },
 ): Promise<void> {
   const { db, config, gateway } = ctx;
-  const { p2pSignal } = config.rateLimits;
-  gateway.onP2pFrame(
-    p2pFrameHandler(ctx, async (userId) => {
-      const { current, ttl } = await signals.increment(`${signalPrefix}${userId}`, p2pSignal.windowMs);
-      return current > p2pSignal.max ? ttl : 0;
-    }),
-  );
+  // p2p_signal and p2p_close share one count (clientFrames in packages/protocol/src/frames.ts).
+  const p2pSignal = config.rateLimits[clientFrames.p2p_signal.rateLimit];
+  const handler = p2pFrameHandler(ctx, async (userId) => {
+    const { current, ttl } = await signals.increment(`${signalPrefix}${userId}`, p2pSignal.windowMs);
+    return current > p2pSignal.max ? ttl : 0;
+  });
+  gateway.frames.handle('p2p_signal', handler, p2pFrameFailed);
+  gateway.frames.handle('p2p_close', handler, p2pFrameFailed);
 
   const refuseInEmergency = async () => {
     if ((await emergencyState(db)).active) throw new HttpError(403, errorCodes.forbidden, errorTexts.p2pSuspended);

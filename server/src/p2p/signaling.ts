@@ -6,7 +6,8 @@
 import { errorTexts } from '@enclave/protocol';
 import type { AppContext } from '../context';
 import { emergencyState } from '../creator/emergency-state';
-import type { FrameHandler } from '../realtime/gateway';
+import { isDatabaseUnavailable } from '../db/client';
+import type { FrameFailure, FrameHandler } from '../realtime/dispatch';
 import { eventTypes, recordEvent } from '../security/events';
 import { closeConnection, findConnection, markOpen, type P2pConnection } from './registry';
 import { p2pConnection, p2pSignal } from '../realtime/publish';
@@ -19,7 +20,13 @@ export async function announceConnection(ctx: AppContext, c: P2pConnection, stat
 /** Counts one of a member's P2P frames: 0 while within their limit, else the milliseconds until it resets. */
 export type SignalCount = (userId: string) => Promise<number>;
 
-export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandler {
+/** A signaling frame that failed: the member is told to try again. */
+export const p2pFrameFailed: FrameFailure = (err, send, log) => {
+  log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
+  send({ type: 'error', message: 'Signaling is unavailable, try again' });
+};
+
+export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandler<'p2p_signal' | 'p2p_close'> {
   return async ({ userId, origin }, frame, send) => {
     // Counted before any database work, so that a flood costs none.
     const waitMs = await count(userId);

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { clientFrameSchema, closeCodes, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
+import { clientFrameSchema, closeCodes, SOCKET_PATH, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/client';
@@ -22,6 +22,7 @@ import type { WorkGate } from '../http/overload';
 import { eventTypes, recordEvent, type EventSource } from '../security/events';
 import { eventHeaders } from '../security/ip-analysis';
 import type { Bus, BusEvent } from './bus';
+import { FrameDispatch, type FrameConnection } from './dispatch';
 import { clearInstance, onlineElsewhere, onlineUserIds, PRESENCE_REFRESH_MS, syncPresence, writeSocketCounts } from './presence';
 import { presence, sessionEndedFrame } from './publish';
 
@@ -76,15 +77,6 @@ type PendingAuth = { sessionId: string; events: (EndSessions | { kind: 'resync' 
 type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
 /** Sockets this instance closed for a timed `end_sessions`, handed to the one waiting for them. */
 type Timing = (closed: WebSocket[]) => void;
-/** Frames of a signed-in member that a feature handles (p2p/signaling.ts, messages/typing.ts). */
-export type P2pFrame = Extract<ClientFrame, { type: 'p2p_signal' | 'p2p_close' }>;
-export type TypingFrame = Extract<ClientFrame, { type: 'typing' }>;
-export type FrameHandler<F extends ClientFrame = P2pFrame> = (
-  /** `origin` is one object per socket, for as long as it lives. */
-  from: { userId: string; origin: EventSource },
-  frame: F,
-  send: (frame: ServerFrame) => void,
-) => Promise<void>;
 
 /** Registers the socket's route: every upgrade goes to the gateway. */
 export async function socketRoute(app: FastifyInstance, { gateway }: { gateway: Gateway }): Promise<void> {
@@ -93,6 +85,8 @@ export async function socketRoute(app: FastifyInstance, { gateway }: { gateway: 
 
 export class Gateway {
   readonly instanceId = randomUUID();
+  /** Where features register the handlers of member frames (dispatch.ts). */
+  readonly frames: FrameDispatch;
   private readonly clients = new Map<string, Set<Client>>();
   private readonly refreshTimer: NodeJS.Timeout;
   private readonly tickTimer: NodeJS.Timeout;
@@ -111,8 +105,6 @@ export class Gateway {
   /** The first read of `online` from the database; snapshots wait for it. */
   private readonly onlineLoaded: Promise<void>;
   private readonly timings = new Map<string, Timing>();
-  private p2pHandler: FrameHandler | null = null;
-  private typingHandler: FrameHandler<TypingFrame> | null = null;
   /** This instance's presence writes, one after another, so that an older count never lands last. */
   private presenceWrites: Promise<unknown> = Promise.resolve();
   /** Frames from the bus handed to sockets here, one per socket (the metrics: http/metrics.ts). */
@@ -125,6 +117,7 @@ export class Gateway {
     /** The instance's bound on database work in flight (http/overload.ts), shared with HTTP. */
     private readonly gate: WorkGate,
   ) {
+    this.frames = new FrameDispatch(log);
     bus.subscribe((event) => this.onBusEvent(event));
     this.refreshTimer = setInterval(() => {
       this.syncPresence()
@@ -185,16 +178,6 @@ export class Gateway {
     }
   }
 
-  /** Who handles the P2P frames of signed-in members (p2p/signaling.ts). */
-  onP2pFrame(handler: FrameHandler): void {
-    this.p2pHandler = handler;
-  }
-
-  /** Who handles the typing frames of signed-in members (messages/typing.ts). */
-  onTypingFrame(handler: FrameHandler<TypingFrame>): void {
-    this.typingHandler = handler;
-  }
-
   handleConnection(socket: WebSocket, req: FastifyRequest): void {
     releaseUpgrade(socket, req, this.log);
     // Read now, and the request let go: kept by the closures below for the socket's life, the
@@ -248,30 +231,10 @@ export class Gateway {
       if (!frame.success) {
         return send({ type: 'error', message: `Unknown or malformed frame: ${frame.error.issues[0]?.message ?? 'invalid'}` });
       }
-      const f = frame.data;
-      if (f.type === 'ping') return send({ type: 'pong' });
-      if (f.type === 'p2p_signal' || f.type === 'p2p_close') {
-        const handler = this.p2pHandler;
-        if (!client || !handler) return send({ type: 'error', message: 'Not signed in' });
-        const from = { userId: client.userId, origin };
-        return runTask(
-          () => handler(from, f, send),
-          (err) => {
-            this.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
-            send({ type: 'error', message: 'Signaling is unavailable, try again' });
-          },
-        );
-      }
-      if (f.type === 'typing') {
-        const handler = this.typingHandler;
-        if (!client || !handler) return send({ type: 'error', message: 'Not signed in' });
-        const from = { userId: client.userId, origin };
-        // An indicator is not worth an error frame: the next keystroke sends another.
-        return runTask(
-          () => handler(from, f, send),
-          (err) => this.log.warn({ err }, 'typing frame failed'),
-        );
-      }
+      this.frames.dispatch(conn, frame.data);
+    });
+
+    const authenticate = (): void => {
       if (client) return send({ type: 'authenticated', userId: client.userId });
       if (attempted) return;
       attempted = true;
@@ -317,7 +280,8 @@ export class Gateway {
           socket.close(unavailable ? closeCodes.tryAgainLater : closeCodes.internalError, 'try again later');
         })
         .finally(() => this.gate.leave());
-    });
+    };
+    const conn: FrameConnection = { send, member: () => client && { userId: client.userId, origin }, authenticate, runTask };
 
     socket.on('close', () => {
       this.unauthenticated.delete(socket);
