@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { relaxedRateLimits } from '../testing/harness';
 import { oneInstance } from '../testing/one-instance';
 import { memoryBus } from './bus';
-import { MAX_BUFFERED_BYTES } from './gateway';
+import { MAX_BUFFERED_BYTES } from './flow';
 
 describe('back-pressure per socket', () => {
   const bus = memoryBus();

@@ -6,7 +6,7 @@ import { mintKeys } from '../keys/service';
 import { relaxedRateLimits } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
-import { PRESENCE_TICK_MS } from './gateway';
+import { PRESENCE_TICK_MS } from './presence';
 
 /** Each `it` signs up the members it connects; they share the server and its database. */
 describe('real-time gateway', () => {

@@ -92,7 +92,7 @@ export const eventTypes = {
 
 /**
  * What an event records of the request behind it: a request, or what a socket keeps of its
- * upgrade (realtime/gateway.ts), which need not hold on to the whole request.
+ * upgrade (realtime/connection.ts), which need not hold on to the whole request.
  */
 export type EventSource = Pick<FastifyRequest, 'ip' | 'ips' | 'headers' | 'log'>;
 
