@@ -98,15 +98,16 @@ describe.runIf(redisEnabled)('the bus between versions', () => {
     const lags: number[] = [];
     bus.observeLag!((seconds) => lags.push(seconds));
     // Another instance's event, even one claiming a time, is not this bus's to time.
-    expect(await heard(JSON.stringify({ v: BUS_VERSION, from: 'another-instance', at: 0, kind: 'resync' }))).toEqual([{ kind: 'resync' }]);
+    const theirs: BusEvent = { kind: 'deliver', to: [alice], frame: { type: 'users_changed' } };
+    expect(await heard(JSON.stringify({ v: BUS_VERSION, from: 'another-instance', at: 0, ...theirs }))).toContainEqual(theirs);
     expect(lags).toEqual([]);
     const back = new Promise<void>((resolve) => {
       listener = (event) => event.kind === 'blocks_changed' && resolve();
     });
     await bus.publish({ kind: 'blocks_changed' });
     await back;
-    expect(lags).toHaveLength(1);
-    expect(lags[0]).toBeGreaterThanOrEqual(0);
+    expect(lags.length).toBeGreaterThan(0);
+    for (const seconds of lags) expect(seconds).toBeGreaterThanOrEqual(0);
   });
 
   it('logs an event it cannot read with its kind and frame type, counts it, and delivers the next', async () => {

@@ -106,7 +106,7 @@ describe.each(backends)('decoy hits and their rows (%s)', (backend) => {
     // The refusals are written after their answers, so whichever refused address's write lands
     // first names the row: one of the refused ones, all of the same /64.
     const refused = Array.from({ length: 30 - max }, (_, i) => `2001:db8:1:2:${(max + 1 + i).toString(16)}::${max + 1 + i}`);
-    expect(rows.map((r) => [r.type, r.type === 'rate_limit' && refused.includes(r.ip) ? 'a refused address' : r.ip, r.details.count]).sort()).toEqual([
+    expect(rows.map((r) => [r.type, r.type === 'rate_limit' && r.ip !== null && refused.includes(r.ip) ? 'a refused address' : r.ip, r.details.count]).sort()).toEqual([
       ['decoy_hit', '2001:db8:1:2:1::1', max],
       ['rate_limit', 'a refused address', 30 - max],
     ]);
