@@ -118,7 +118,6 @@ function setup(
           encryptedContent: request.encryptedContent,
           timestamp: new Date(now).toISOString(),
           expiresAt: null,
-          clientMessageId: request.clientMessageId ?? null,
         };
       },
     },
