@@ -28,6 +28,7 @@ function message(id: number, epoch: number, overrides: Partial<Message> = {}): M
     index: id,
     encryptedContent: `plain:${id}`,
     timestamp: '2026-01-01T00:00:00.000Z',
+    clientMessageId: null,
     expiresAt: null,
     ...overrides,
   };

@@ -78,6 +78,7 @@ function setup() {
           encryptedContent: request.encryptedContent,
           timestamp: new Date(0).toISOString(),
           expiresAt: null,
+          clientMessageId: request.clientMessageId ?? null,
         };
         stored.set(id, message);
         if (failure?.when === 'after') throw failure.error;

@@ -118,6 +118,7 @@ function setup(
           encryptedContent: request.encryptedContent,
           timestamp: new Date(now).toISOString(),
           expiresAt: null,
+          clientMessageId: request.clientMessageId ?? null,
         };
       },
     },

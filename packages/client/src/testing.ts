@@ -33,6 +33,7 @@ export function storedMessage(id: number, fields: Partial<Message> = {}): Messag
     encryptedContent: `c${id}`,
     timestamp: '2026-01-01T00:00:00.000Z',
     expiresAt: null,
+    clientMessageId: null,
     ...fields,
   };
 }

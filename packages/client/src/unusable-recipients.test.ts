@@ -78,6 +78,7 @@ function setup(unusable: PublicUser[]) {
         encryptedContent: request.encryptedContent,
         timestamp: '2026-01-01T00:00:00.000Z',
         expiresAt: null,
+        clientMessageId: request.clientMessageId ?? null,
       }),
     },
   });

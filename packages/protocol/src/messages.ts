@@ -84,6 +84,13 @@ export const messageSchema = z.object({
    * servers older than the timers (a mixed-version bus, docs/architecture.md §3): never.
    */
   expiresAt: isoDate.nullable().default(null),
+  /**
+   * The id the sender's client gave the send (`clientMessageId`), or null when it gave none: the
+   * sender's client knows its own message by it when the message's frame comes before the send's
+   * answer. A random id, no more telling than the message's own. Absent from servers older than
+   * it (a mixed-version bus, docs/architecture.md §3): null.
+   */
+  clientMessageId: z.uuid().nullable().default(null),
 });
 export type Message = z.infer<typeof messageSchema>;
 

@@ -122,6 +122,25 @@ describe.each(backends)('sending survives a failed publish and resends are idemp
     expect(again.body!.message.id).toBe(first.message.id);
   });
 
+  it('gives the send its client message id back in the answer, the frame and history, so the sender knows its own message by it', async () => {
+    const make = await aliceEpoch();
+    const clientMessageId = randomUUID();
+    const socket = await alice.connect();
+    try {
+      const { message } = await alice.call(routes.sendMessage, { body: await make(0, 'mine', clientMessageId) });
+      expect(message.clientMessageId).toBe(clientMessageId);
+      const frame = await socket.waitFor((f) => f.type === 'chat_message' && f.message.id === message.id);
+      expect(frame.type === 'chat_message' && frame.message.clientMessageId).toBe(clientMessageId);
+      expect((await alice.history('all')).find((m) => m.id === message.id)?.clientMessageId).toBe(clientMessageId);
+      // A send without one has none.
+      const { clientMessageId: _, ...plainBody } = await make(1, 'no id');
+      const plain = await alice.call(routes.sendMessage, { body: plainBody });
+      expect(plain.message.clientMessageId).toBeNull();
+    } finally {
+      socket.close();
+    }
+  });
+
   it('refuses another message under a client message id already used', async () => {
     const make = await aliceEpoch();
     const clientMessageId = randomUUID();

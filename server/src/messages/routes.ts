@@ -40,6 +40,7 @@ const storedColumns = {
   encryptedContent: messages.encryptedContent,
   createdAt: messages.createdAt,
   expiresAt: messages.expiresAt,
+  clientMessageId: messages.clientMessageId,
 };
 const messageColumns = { ...storedColumns, senderUsername: users.username };
 type MessageRow = StoredRow & { senderUsername: string };

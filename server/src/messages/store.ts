@@ -18,6 +18,7 @@ export type StoredRow = {
   encryptedContent: string | null;
   createdAt: Date;
   expiresAt: Date | null;
+  clientMessageId: string | null;
 };
 
 export type NewMessage = {
@@ -88,5 +89,6 @@ export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | 
     encryptedContent: row.encrypted_content as string | null,
     createdAt: new Date(row.created_at as string | Date),
     expiresAt: row.expires_at === null ? null : new Date(row.expires_at as string | Date),
+    clientMessageId: m.clientMessageId,
   };
 }

@@ -99,14 +99,19 @@ describe('ChatStore', () => {
   it('never shows the member own message twice when its frame comes before the send answer', async () => {
     const t = setup(0);
     await t.store.open('general', 'all');
-    t.store.sending('general', 'a', 'c1');
-    // Someone else's message with the same text does not settle it.
-    await t.store.live(t.post(1));
-    expect(t.store.view('general').outgoing).toHaveLength(1);
-    await t.store.live(storedMessage(2, { senderId: ME, encryptedContent: 'c1' }));
-    expect(t.store.view('general').outgoing).toEqual([]);
-    t.store.sent(storedMessage(2, { senderId: ME }), { text: 'c1' }, 'a');
+    const [a, b] = ['00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b'];
+    // The same text twice, as a member who sends "ok" and "ok" does.
+    t.store.sending('general', a, 'c1');
+    t.store.sending('general', b, 'c1');
+    // Someone else's message, even under the same id, does not settle it.
+    await t.store.live(storedMessage(1, { encryptedContent: 'c1', clientMessageId: a }));
+    expect(t.store.view('general').outgoing).toHaveLength(2);
+    // The frame of the second send settles the second, by its id, not the first by its text.
+    await t.store.live(storedMessage(2, { senderId: ME, encryptedContent: 'c1', clientMessageId: b }));
+    expect(t.store.view('general').outgoing.map((o) => o.localId)).toEqual([a]);
+    t.store.sent(storedMessage(2, { senderId: ME, clientMessageId: b }), { text: 'c1' }, b);
     expect(t.ids()).toEqual([1, 2]);
+    expect(t.store.view('general').outgoing.map((o) => o.localId)).toEqual([a]);
   });
 
   it('holds a message once when it comes both as a frame and in a page', async () => {

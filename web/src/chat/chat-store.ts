@@ -133,9 +133,10 @@ export class ChatStore {
     await this.add(conversation, [message]);
     const result = conversation.results.get(message.id);
     // The frame of a message this member is still sending can come before the send's answer:
-    // the stored message takes the place of the one being sent, so it is never shown twice.
-    if (message.senderId === this.options.selfId && result?.status === 'ok') {
-      const same = conversation.outgoing.find((o) => o.state === 'sending' && o.text === result.text);
+    // the stored message takes the place of the one being sent (known by the send's client
+    // message id, which is its local id), so it is never shown twice.
+    if (message.senderId === this.options.selfId && message.clientMessageId) {
+      const same = conversation.outgoing.find((o) => o.localId === message.clientMessageId);
       if (same) this.setOutgoing(conversation, conversation.outgoing.filter((o) => o !== same));
     }
     return result;
