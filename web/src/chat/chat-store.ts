@@ -135,7 +135,7 @@ export class ChatStore {
     // The frame of a message this member is still sending can come before the send's answer:
     // the stored message takes the place of the one being sent (known by the send's client
     // message id, which is its local id), so it is never shown twice.
-    if (message.senderId === this.options.selfId && message.clientMessageId) {
+    if (message.senderId === this.options.selfId && message.clientMessageId && result?.status === 'ok') {
       const same = conversation.outgoing.find((o) => o.localId === message.clientMessageId);
       if (same) this.setOutgoing(conversation, conversation.outgoing.filter((o) => o !== same));
     }
