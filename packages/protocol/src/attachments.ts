@@ -10,13 +10,16 @@ import { attachmentIdSchema, base64Bytes, receiverIdSchema } from './primitives'
 /** `POST /api/attachments?receiverId=…`: the conversation the file is for, declared at upload. */
 export const uploadAttachmentQuerySchema = z.strictObject({ receiverId: receiverIdSchema });
 
+/** The stored attachment's id, which the sender lists in `attachmentIds` of the message that carries it. */
 export const uploadAttachmentResponseSchema = z.object({
   id: attachmentIdSchema,
   /** Bytes of ciphertext stored. */
   size: z.number().int().positive(),
 });
+/** The answer of `POST /api/attachments`. */
 export type UploadAttachmentResponse = z.infer<typeof uploadAttachmentResponseSchema>;
 
+/** `GET /api/attachments/:id`: the attachment to download. */
 export const attachmentParamsSchema = z.strictObject({ id: attachmentIdSchema });
 
 /** Raw bytes on the wire (`application/octet-stream`): OpenAPI's binary string. */
@@ -40,6 +43,7 @@ export const attachmentRefSchema = z.strictObject({
   /** Plaintext bytes. */
   size: z.number().int().nonnegative().max(limits.attachmentMaxBytes),
 });
+/** One attachment as the encrypted message body names it. */
 export type AttachmentRef = z.infer<typeof attachmentRefSchema>;
 
 /**

@@ -3,9 +3,18 @@ import { z } from 'zod';
 import { encryptedPrivateKeySchema, inviteKeySchema, isoDate, loginKeySchema, publicKeySchema, usernameSchema } from './primitives';
 import { selfUserSchema } from './users';
 
+/**
+ * `POST /api/keys/validate`: any text up to 256 characters; a malformed key is answered `valid:
+ * false` with its reason, not refused.
+ */
 export const validateKeyRequestSchema = z.strictObject({ inviteKey: z.string().max(256) });
+/** The body of `POST /api/keys/validate`. */
 export type ValidateKeyRequest = z.infer<typeof validateKeyRequestSchema>;
 
+/**
+ * Whether an invite key can be redeemed; `reason` is the specification's text (docs/spec.md §8:
+ * `errorTexts.keyValid`, `keyUsed`, …) and `keyInfo` is given for a valid key only (null otherwise).
+ */
 export const validateKeyResponseSchema = z.object({
   valid: z.boolean(),
   reason: z.string(),
@@ -18,8 +27,13 @@ export const validateKeyResponseSchema = z.object({
    */
   registrationClosed: z.boolean().optional(),
 });
+/** The answer of `POST /api/keys/validate`. */
 export type ValidateKeyResponse = z.infer<typeof validateKeyResponseSchema>;
 
+/**
+ * `POST /api/auth/register`: redeems an invite key with the member's username, login key (never the
+ * token), both public keys and the sealed private-key bundle (docs/security.md §3).
+ */
 export const registerRequestSchema = z.strictObject({
   inviteKey: inviteKeySchema,
   username: usernameSchema,
@@ -28,6 +42,7 @@ export const registerRequestSchema = z.strictObject({
   signingPublicKey: publicKeySchema,
   encryptedPrivateKey: encryptedPrivateKeySchema,
 });
+/** The body of `POST /api/auth/register`. */
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;
 
 /**
@@ -36,7 +51,12 @@ export type RegisterRequest = z.infer<typeof registerRequestSchema>;
  */
 export const browserIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hexadecimal characters');
 
+/**
+ * `POST /api/auth/login`: the login key derived from the access token, and the browser's id for
+ * counting failed sign-ins.
+ */
 export const loginRequestSchema = z.strictObject({ loginKey: loginKeySchema, browserId: browserIdSchema.optional() });
+/** The body of `POST /api/auth/login`. */
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
 /** Registration creates the member; the browser then signs in with the new token. */
@@ -49,6 +69,7 @@ export const sessionResponseSchema = z.object({
   signingPublicKey: publicKeySchema,
   encryptedPrivateKey: encryptedPrivateKeySchema,
 });
+/** The answer of login and `/api/auth/me`. */
 export type SessionResponse = z.infer<typeof sessionResponseSchema>;
 
 

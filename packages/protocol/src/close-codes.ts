@@ -26,4 +26,5 @@ export const closeCodes = {
   /** Client only: the browser went offline; the socket is closed rather than left to time out. */
   browserOffline: 4900,
 } as const;
+/** One of the close codes of {@link closeCodes}. */
 export type CloseCode = (typeof closeCodes)[keyof typeof closeCodes];

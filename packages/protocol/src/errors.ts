@@ -5,6 +5,7 @@ export const errorResponseSchema = z.object({
   error: z.string(),
   code: z.string(),
 });
+/** The body of every refusal: `{error, code}`. */
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 
 /** Codes the client acts on; the rest only carry a message. */
@@ -38,6 +39,7 @@ export const errorCodes = {
   /** A P2P node's host has no socket open: it cannot be joined now. */
   nodeOffline: 'node_offline',
 } as const;
+/** One of the codes of {@link errorCodes}. */
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 
 /** Texts of the specification's error catalogue (docs/spec.md §8) that the server sends. */

@@ -17,6 +17,7 @@ export function conversationIdFor(senderId: string, receiverId: string): string 
 }
 
 
+/** `GET /api/conversations/members`: the conversation, named as a send names it ('all' or the peer's id). */
 export const conversationMembersQuerySchema = z.strictObject({ receiverId: receiverIdSchema });
 
 /** Who an epoch must be wrapped for, at which membership version (docs/security.md §4). */
@@ -25,6 +26,7 @@ export const conversationMembersResponseSchema = z.object({
   membershipVersion: z.number().int().nonnegative(),
   members: z.array(z.object({ id: userIdSchema, encryptionPublicKey: publicKeySchema })),
 });
+/** The answer of `GET /api/conversations/members`. */
 export type ConversationMembersResponse = z.infer<typeof conversationMembersResponseSchema>;
 
 /** A wrapped chain key for one recipient, signed by the sender. */
@@ -36,14 +38,20 @@ export const epochShareUploadSchema = z.strictObject({
   signature: base64(128).min(80, 'must be a signature'),
 });
 
+/**
+ * `POST /api/epochs`: a sender's new epoch, wrapped for every member of `membershipVersion`;
+ * refused with `membership_changed` when that version is no longer current (docs/security.md §4).
+ */
 export const createEpochRequestSchema = z.strictObject({
   epochId: epochIdSchema,
   receiverId: receiverIdSchema,
   membershipVersion: z.number().int().nonnegative(),
   shares: z.array(epochShareUploadSchema).min(1).max(limits.epochMaxRecipients),
 });
+/** The body of `POST /api/epochs`. */
 export type CreateEpochRequest = z.infer<typeof createEpochRequestSchema>;
 
+/** `GET /api/epochs/shares?ids=a,b`: up to 100 epoch ids, comma-separated. */
 export const sharesQuerySchema = z.strictObject({
   ids: z
     .string()
@@ -51,7 +59,6 @@ export const sharesQuerySchema = z.strictObject({
     .pipe(z.array(epochIdSchema).min(1).max(limits.sharesMaxEpochs)),
 });
 
-/** The caller's own share of each epoch asked for; epochs the caller has no share of are absent. */
 /** A member's own wrapped chain key of one epoch, with the epoch's signed fields. */
 export const epochShareSchema = z.object({
   epochId: epochIdSchema,
@@ -61,13 +68,20 @@ export const epochShareSchema = z.object({
   wrappedKey: z.string(),
   signature: z.string(),
 });
+/** The caller's share of one epoch. */
 export type EpochShare = z.infer<typeof epochShareSchema>;
 
+/** The caller's own share of each epoch asked for; epochs the caller has no share of are absent. */
 export const sharesResponseSchema = z.object({ shares: z.array(epochShareSchema) });
+/** The answer of `GET /api/epochs/shares`. */
 export type SharesResponse = z.infer<typeof sharesResponseSchema>;
 
 // ---------------------------------------------------------------- messages
 
+/**
+ * A stored message as the server hands it out (send's answer, `chat_message` frame, history):
+ * ciphertext only, with what the reader needs to find its epoch's key.
+ */
 export const messageSchema = z.object({
   /** Server-assigned, strictly increasing: the cursor for history and catch-up. */
   id: z.number().int().positive(),
@@ -92,12 +106,14 @@ export const messageSchema = z.object({
    */
   clientMessageId: z.uuid().nullable().default(null),
 });
+/** A stored message. */
 export type Message = z.infer<typeof messageSchema>;
 
 /** A conversation's disappearing-message timer in seconds; 0 is off. */
 export const disappearingTimerSchema = z.literal([...limits.disappearingTimers], {
   message: `must be one of ${limits.disappearingTimers.join(', ')} (seconds)`,
 });
+/** 0, 3600, 86400 or 604800 seconds. */
 export type DisappearingTimer = z.infer<typeof disappearingTimerSchema>;
 
 /**
@@ -116,18 +132,30 @@ export const timelineEventSchema = z.object({
     z.object({ kind: z.literal('message_deleted') }),
   ]),
 });
+/** A timer change or a deletion in a conversation's timeline. */
 export type TimelineEvent = z.infer<typeof timelineEventSchema>;
 
+/**
+ * `POST /api/conversations/disappearing`: sets a conversation's timer (the channel's: admins and
+ * the creator's accounts; a direct message's: either member).
+ */
 export const setDisappearingRequestSchema = z.strictObject({
   receiverId: receiverIdSchema,
   seconds: disappearingTimerSchema,
 });
+/** The body of `POST /api/conversations/disappearing`. */
 export type SetDisappearingRequest = z.infer<typeof setDisappearingRequestSchema>;
 
+/** The `timer_set` event the change put in the timeline. */
 export const setDisappearingResponseSchema = z.object({ event: timelineEventSchema });
 
+/** `DELETE /api/messages/:id`: the message to erase for everyone. */
 export const messageParamsSchema = z.strictObject({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
+/**
+ * `POST /api/messages/send`: one encrypted message under the sender's epoch `epochId`, at `index`
+ * (below 100, docs/security.md §4); `messageType` is always 'text' (docs/spec.md §3).
+ */
 export const sendMessageRequestSchema = z.strictObject({
   receiverId: receiverIdSchema,
   epochId: epochIdSchema,
@@ -149,11 +177,14 @@ export const sendMessageRequestSchema = z.strictObject({
    */
   clientMessageId: z.uuid({ message: 'must be a message id' }).toLowerCase().optional(),
 });
+/** The body of `POST /api/messages/send`. */
 export type SendMessageRequest = z.infer<typeof sendMessageRequestSchema>;
 
+/** The stored message (the one already stored, for a resend of the same `clientMessageId`). */
 export const sendMessageResponseSchema = z.object({ message: messageSchema });
 
 const cursor = z.coerce.number().int().positive();
+/** `GET /api/messages/recent`: the latest page, a page before `before`, or the catch-up after `after`. */
 export const historyQuerySchema = z.strictObject({
   receiverId: receiverIdSchema,
   /** Page backwards from here (exclusive). */
@@ -162,8 +193,10 @@ export const historyQuerySchema = z.strictObject({
   after: cursor.optional(),
   limit: z.coerce.number().int().min(1).max(limits.historyMaxPageSize).default(limits.historyPageSize),
 });
+/** The query of `GET /api/messages/recent`, as a caller writes it (`limit` may be left out). */
 export type HistoryQuery = z.input<typeof historyQuerySchema>;
 
+/** A page of a conversation's timeline: messages, timeline events and the shares to read them. */
 export const historyResponseSchema = z.object({
   /** Oldest first. */
   messages: z.array(messageSchema),
@@ -178,6 +211,7 @@ export const historyResponseSchema = z.object({
    */
   shares: z.array(epochShareSchema),
 });
+/** The answer of `GET /api/messages/recent`. */
 export type HistoryResponse = z.infer<typeof historyResponseSchema>;
 
 /** AES-GCM nonce. */
@@ -187,7 +221,7 @@ const envelopeSig = base64Bytes(64, 64);
 
 /**
  * The versioned, base64 envelope carried in `encryptedContent` (built by @enclave/crypto). v1
- * carries a text message, v2 a message body (message-body.ts); the version is bound into the
+ * carries a text message, v2 a message body (attachments.ts); the version is bound into the
  * signed associated data, so the server cannot turn one into the other.
  */
 export const messageEnvelopeSchema = z.discriminatedUnion('v', [
@@ -206,5 +240,6 @@ export const messageEnvelopeSchema = z.discriminatedUnion('v', [
     sig: envelopeSig,
   }),
 ]);
+/** A parsed `encryptedContent`: v1 or v2. */
 export type MessageEnvelope = z.infer<typeof messageEnvelopeSchema>;
 

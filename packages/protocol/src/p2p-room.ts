@@ -19,6 +19,7 @@ export const p2pRoomShareSchema = z.strictObject({
   signature: base64.max(256),
 });
 
+/** A frame of the room protocol: the host's roster, a sender's epoch, or an encrypted message. */
 export const p2pRoomFrameSchema = z.discriminatedUnion('type', [
   /**
    * Host to everyone, on every change: who is in the room, the host first. `version` grows with
@@ -42,6 +43,7 @@ export const p2pRoomFrameSchema = z.discriminatedUnion('type', [
     encryptedContent: z.string().min(1).max(4096),
   }),
 ]);
+/** A parsed room frame. */
 export type P2pRoomFrame = z.infer<typeof p2pRoomFrameSchema>;
 
 /**

@@ -11,7 +11,9 @@ export const P2P_MAX_CONNECTIONS = 50;
 /** An SDP offer or answer, as text. */
 export const P2P_SDP_MAX_CHARS = 16 * 1024;
 
+/** A node's id, assigned by the server. */
 export const p2pNodeIdSchema = z.uuid({ message: 'must be a node id' }).toLowerCase();
+/** A connection's id, assigned by `POST /api/p2p/connect/:id`; signaling frames name it. */
 export const p2pConnectionIdSchema = z.uuid({ message: 'must be a connection id' }).toLowerCase();
 
 /**
@@ -35,9 +37,15 @@ export const p2pNodeSchema = z.object({
   port: z.number().int().nullable(),
   createdAt: isoDate,
 });
+/** One node of the registry. */
 export type P2pNode = z.infer<typeof p2pNodeSchema>;
+/** `GET /api/p2p/nodes`: every hosted node, online or not. */
 export const p2pNodesResponseSchema = z.object({ nodes: z.array(p2pNodeSchema) });
 
+/**
+ * `POST /api/p2p/host`: starts or updates the caller's node (one per member), at most 50 joiners
+ * (docs/spec.md §9).
+ */
 export const p2pHostRequestSchema = z.strictObject({
   nodeType: z.literal('community_host'),
   capabilities: z.array(z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be a short lower-case name')).max(8),
@@ -47,8 +55,11 @@ export const p2pHostRequestSchema = z.strictObject({
   /** Show other members the address the server saw for this host. */
   publishAddress: z.boolean().default(false),
 });
+/** The caller's node as it is now. */
 export const p2pHostResponseSchema = z.object({ node: p2pNodeSchema });
+/** `POST /api/p2p/connect/:id`: the node to join. */
 export const p2pConnectParamsSchema = z.strictObject({ id: p2pNodeIdSchema });
+/** The new `pending` connection: its id, the node and the host to signal to. */
 export const p2pConnectResponseSchema = z.object({ connectionId: p2pConnectionIdSchema, nodeId: p2pNodeIdSchema, hostId: userIdSchema });
 
 /**
@@ -60,6 +71,7 @@ export const p2pConfigResponseSchema = z.object({
   iceServers: z.array(z.object({ urls: z.string(), username: z.string().optional(), credential: z.string().optional() })),
   expiresAt: isoDate.nullable(),
 });
+/** The answer of `GET /api/p2p/config`. */
 export type P2pConfigResponse = z.infer<typeof p2pConfigResponseSchema>;
 
 /** An ICE candidate as RTCIceCandidate.toJSON() writes it. */

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { limits } from './limits';
 
+/** 64 lowercase hexadecimal characters: a 32-byte value such as the login key. */
 export const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hexadecimal characters');
+/** Base64 text of at most `max` characters (padding optional, length not checked against bytes). */
 export const base64 = (max: number) =>
   z
     .string()
@@ -30,6 +32,10 @@ export const epochIdSchema = z.uuid({ message: 'must be an epoch id' }).toLowerC
 export const attachmentIdSchema = z.uuid({ message: 'must be an attachment id' }).toLowerCase();
 /** 'all' is the general channel; a user id is a direct message with that member. */
 export const receiverIdSchema = z.union([z.literal('all'), userIdSchema]);
+/**
+ * A username as the server accepts it: trimmed, 1 to 32 letters, digits, dots, dashes and
+ * underscores (docs/spec.md §5).
+ */
 export const usernameSchema = z
   .string()
   .trim()
@@ -40,8 +46,11 @@ export const usernameSchema = z
 export const publicKeySchema = base64(1024).min(64, 'must be a public key');
 /** PBKDF2/AES-GCM private-key bundle, base64(salt ‖ iv ‖ ciphertext). */
 export const encryptedPrivateKeySchema = base64(8192).min(64, 'must be an encrypted key bundle');
+/** A member's role on the server; `admin` is granted by the creator (docs/security.md §7). */
 export const roleSchema = z.enum(['member', 'admin']);
+/** `member` or `admin`. */
 export type Role = z.infer<typeof roleSchema>;
+/** A timestamp as ISO 8601 text with its offset; every date on the wire is one. */
 export const isoDate = z.iso.datetime({ offset: true });
 
 

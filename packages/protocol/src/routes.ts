@@ -102,8 +102,10 @@ import { userListResponseSchema } from './users';
  * (`Authorization: SuperAdmin <key>`).
  */
 export type Access = 'public' | 'member' | 'admin' | 'creator';
+/** The HTTP methods the API uses. */
 export type Method = 'GET' | 'POST' | 'HEAD' | 'DELETE';
 
+/** One route of the table: everything the server needs to register it and a client to call it. */
 export type RouteDefinition = {
   readonly method: Method;
   /** Fastify syntax: `:name` for a path parameter, a final `*` for the rest of the path. */
@@ -154,6 +156,7 @@ export const healthResponseSchema = z.object({ ok: z.literal(true), ...buildSche
 export const degradedResponseSchema = z.object({ ok: z.literal(false), status: z.literal('degraded'), ...buildSchema });
 /** Why an instance is not ready (GET /api/ready): what it cannot reach, or that it is draining or refusing work. */
 export const notReadyReasons = ['database', 'redis', 'draining', 'degraded'] as const;
+/** One reason an instance is not ready. */
 export type NotReadyReason = (typeof notReadyReasons)[number];
 /** The readiness check's answer (503) while any of `notReadyReasons` holds. */
 export const notReadyResponseSchema = z.object({ ok: z.literal(false), status: z.literal('not_ready'), reasons: z.array(z.enum(notReadyReasons)) });
@@ -161,6 +164,10 @@ const csv = z.string().describe('CSV: key, status, purchase ID, sale price, gene
 /** The generated OpenAPI document (its shape is OpenAPI's, not ours). */
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
 
+/**
+ * The route table: every HTTP route, once (docs/architecture.md §3). The server registers each
+ * with `serve()`, clients call them with `call(routes.x, …)`; a route not here does not exist.
+ */
 export const routes = {
   health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 while it refuses some for want of capacity (degraded)', status: 200, response: noBody, degraded: noBody }),
   healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 degraded while it refuses some (for load balancers that only GET); both name the version and commit', status: 200, response: healthResponseSchema, degraded: degradedResponseSchema }),
@@ -243,7 +250,9 @@ export const routes = {
   decoyAnyPost: route({ method: 'POST', path: '/api/decoy/*', access: 'public', summary: 'Decoy', body: decoyRequestSchema, params: decoyPathParamsSchema, status: 200, response: decoyAnyResponseSchema }),
 } as const;
 
+/** The type of the route table. */
 export type Routes = typeof routes;
+/** The name of a route in the table (`'sendMessage'`, …). */
 export type RouteName = keyof Routes;
 
 /** `METHOD /path`, the key of a route in the server's authorization table and in OpenAPI checks. */

@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import { isoDate, userIdSchema as userId } from './primitives';
 
+/** How serious a security event is (docs/spec.md §3, Threat vector). */
 export const severitySchema = z.enum(['low', 'medium', 'high', 'critical']);
+/** `low`, `medium`, `high` or `critical`. */
 export type Severity = z.infer<typeof severitySchema>;
 
 /** What one event of a severity adds to a threat score (docs/spec.md §9: 1 / 3 / 7 / 15). */
@@ -17,6 +19,7 @@ export const ipAddressSchema = z.union([z.ipv4(), z.ipv6()], { message: 'must be
 
 /** What the server does when a member's own client reports a breach (config BREACH_POLICY). */
 export const breachPolicySchema = z.enum(['log', 'lock', 'wipe']);
+/** `log`, `lock` or `wipe`. */
 export type BreachPolicy = z.infer<typeof breachPolicySchema>;
 
 /** Events per severity. */
@@ -27,6 +30,7 @@ export const severityCountsSchema = z.object({
   medium: z.number().int(),
   low: z.number().int(),
 });
+/** Events per severity. */
 export type SeverityCounts = z.infer<typeof severityCountsSchema>;
 
 /**
@@ -44,6 +48,7 @@ export const ipAnalysisSchema = z.object({
   webrtcIPs: z.array(z.string()),
   headers: z.record(z.string(), z.string()),
 });
+/** The addresses behind an event. */
 export type IpAnalysis = z.infer<typeof ipAnalysisSchema>;
 
 /**
@@ -65,6 +70,7 @@ export const liveEventSchema = z.object({
   details: z.record(z.string(), z.unknown()),
   ipAnalysis: ipAnalysisSchema,
 });
+/** One row of security_events as the creator's monitor shows it. */
 export type LiveEvent = z.infer<typeof liveEventSchema>;
 
 /** Newest first, at most 50 (docs/spec.md §9). */
@@ -88,6 +94,7 @@ export const threatSourceSchema = z.object({
   /** For an address: whether it is blocked now. */
   blocked: z.boolean(),
 });
+/** One address or event type of the threat intelligence. */
 export type ThreatSource = z.infer<typeof threatSourceSchema>;
 
 /** Per member, over the last 24 hours: their events and score, and when they were last active. */
@@ -98,6 +105,7 @@ export const behavioralProfileSchema = z.object({
   types: z.array(z.string()),
   lastActivity: isoDate.nullable(),
 });
+/** One member's profile over the last 24 hours. */
 export type BehavioralProfile = z.infer<typeof behavioralProfileSchema>;
 
 /**
@@ -131,16 +139,23 @@ export const securityStateSchema = z.object({
   /** Countermeasures in force now, named with underscores (rate_limiting, ip_blocking, emergency_lockdown, …). */
   countermeasures: z.array(z.string()),
 });
+/** The network's security state. */
 export type SecurityState = z.infer<typeof securityStateSchema>;
 
+/**
+ * `GET /api/security/metrics`: the threat intelligence, the members' profiles and the security
+ * state (docs/spec.md §3, Metrics response).
+ */
 export const securityMetricsSchema = z.object({
   threatIntelligence: z.array(threatSourceSchema),
   behavioralProfiles: z.array(behavioralProfileSchema),
   metrics: securityStateSchema,
 });
+/** The answer of `GET /api/security/metrics`. */
 export type SecurityMetrics = z.infer<typeof securityMetricsSchema>;
 
 // Blocked addresses (creator only).
+/** A blocked address: every instance refuses its requests and socket upgrades. */
 export const blockedIpSchema = z.object({
   ip: z.string(),
   reason: z.string(),
@@ -150,18 +165,24 @@ export const blockedIpSchema = z.object({
   /** Refused requests and socket upgrades since the block. */
   hits: z.number().int(),
 });
+/** A blocked address. */
 export type BlockedIp = z.infer<typeof blockedIpSchema>;
+/** `POST /api/security/block-ip`: blocks an address, for a while or until unblocked. */
 export const blockIpRequestSchema = z.strictObject({
   ip: ipAddressSchema,
   reason: z.string().trim().min(1).max(200).default('Manual block from admin panel'),
   /** Left out: until unblocked. */
   expiresInMinutes: z.number().int().min(1).max(525_600).optional(),
 });
+/** The block as stored. */
 export const blockIpResponseSchema = z.object({ block: blockedIpSchema });
+/** `POST /api/security/unblock-ip`: the address whose block is lifted. */
 export const unblockIpRequestSchema = z.strictObject({ ip: ipAddressSchema });
+/** `GET /api/security/blocked-ips`: the addresses blocked now. */
 export const blockedIpsResponseSchema = z.object({ blocked: z.array(blockedIpSchema) });
 
 // A member's client reporting its own detection (docs/spec.md §7 POST /api/security/breach).
+/** One detection in a breach report (docs/spec.md §3, Threat vector). */
 export const threatVectorSchema = z.strictObject({
   type: z.string().regex(/^[a-z_]{1,64}$/, 'must be a lower-case type name'),
   severity: severitySchema,
@@ -169,7 +190,12 @@ export const threatVectorSchema = z.strictObject({
   timestamp: isoDate,
   source: z.string().max(100).optional(),
 });
+/** One detection in a breach report. */
 export type ThreatVector = z.infer<typeof threatVectorSchema>;
+/**
+ * `POST /api/security/breach`: a member's client reporting its own tamper detection (docs/spec.md
+ * §7); the breach policy applies to the reporter's own account only.
+ */
 export const breachReportSchema = z.strictObject({
   reason: z.string().trim().min(1).max(300),
   timestamp: isoDate,
@@ -187,12 +213,15 @@ export const breachReportSchema = z.strictObject({
     })
     .optional(),
 });
+/** The body of `POST /api/security/breach`. */
 export type BreachReport = z.infer<typeof breachReportSchema>;
 /** What the server did: logged only (anonymous reports always), locked or wiped the reporter's own account. */
 export const breachResponseSchema = z.object({ policy: breachPolicySchema, action: z.enum(['logged', 'locked', 'wiped']) });
 
 // A member's own security view (/security).
+/** One of a member's own security events, without the details and addresses the creator sees. */
 export const ownEventSchema = liveEventSchema.pick({ id: true, type: true, severity: true, timestamp: true, lastSeen: true, count: true });
+/** `GET /api/security/me`: the member's own security view (`/security`). */
 export const mySecurityResponseSchema = z.object({
   /** The member's own events of the last 30 days, per severity. */
   counts: severityCountsSchema,
@@ -200,6 +229,7 @@ export const mySecurityResponseSchema = z.object({
   events: z.array(ownEventSchema),
   breachPolicy: breachPolicySchema,
 });
+/** The answer of `GET /api/security/me`. */
 export type MySecurity = z.infer<typeof mySecurityResponseSchema>;
 
 /** A session's public id: random, unrelated to the cookie's token or its hash. */
@@ -217,18 +247,28 @@ export const sessionInfoSchema = z.object({
   /** The session this request came with. */
   current: z.boolean(),
 });
+/** One of the member's sessions. */
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+/** `GET /api/auth/sessions`: the member's active sessions. */
 export const sessionsResponseSchema = z.object({ sessions: z.array(sessionInfoSchema) });
+/** `POST /api/auth/sessions/:id/revoke`: the session to end. */
 export const sessionParamsSchema = z.strictObject({ id: sessionIdSchema });
+/** How many sessions were ended. */
 export const revokedSessionsResponseSchema = z.object({ revoked: z.number().int() });
 
+/** `POST /api/super-admin/unlock-user`: the member locked by the breach policy who may sign in again. */
 export const unlockUserRequestSchema = z.strictObject({ userId });
 
 // Decoys: honeypot answers of a plausible shape; nothing in them is real.
 /** Any body, or none: the decoys answer whatever they are sent. */
 export const decoyRequestSchema = z.unknown();
+/** A decoy's fake sign-in: a made-up token and user. */
 export const decoyAuthResponseSchema = z.object({ success: z.literal(true), token: z.string(), user: z.object({ id: z.string(), username: z.string() }) });
+/** A decoy's fake key validation: always valid. */
 export const decoyValidateResponseSchema = z.object({ valid: z.literal(true), reason: z.string() });
+/** A decoy's fake decryption. */
 export const decoyDecryptResponseSchema = z.object({ decrypted: z.string() });
+/** Any other decoy path's answer. */
 export const decoyAnyResponseSchema = z.object({ status: z.literal('ok'), id: z.string() });
+/** The rest of a decoy's path (`/api/decoy/*`). */
 export const decoyPathParamsSchema = z.strictObject({ '*': z.string().max(512) });

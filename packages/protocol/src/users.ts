@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import { isoDate, publicKeySchema, roleSchema, userIdSchema } from './primitives';
 
+/**
+ * The signed-in member as login, registration and `/api/auth/me` answer it (docs/spec.md §3,
+ * Session user).
+ */
 export const selfUserSchema = z.object({
   id: userIdSchema,
   username: z.string(),
@@ -9,8 +13,13 @@ export const selfUserSchema = z.object({
   isCreatorAccount: z.boolean(),
   joinedAt: isoDate,
 });
+/** The signed-in member. */
 export type SelfUser = z.infer<typeof selfUserSchema>;
 
+/**
+ * A member as every other member sees them in the member list: moderation state, presence and the
+ * public keys to pin (docs/spec.md §3, User).
+ */
 export const publicUserSchema = z.object({
   id: userIdSchema,
   username: z.string(),
@@ -26,8 +35,11 @@ export const publicUserSchema = z.object({
   encryptionPublicKey: publicKeySchema,
   signingPublicKey: publicKeySchema,
 });
+/** A member of the member list. */
 export type PublicUser = z.infer<typeof publicUserSchema>;
 
+/** `GET /api/users/all`: every member. */
 export const userListResponseSchema = z.object({ users: z.array(publicUserSchema) });
+/** The answer of `GET /api/users/all`. */
 export type UserListResponse = z.infer<typeof userListResponseSchema>;
 
