@@ -6,6 +6,11 @@
  */
 export { isApiFailure, isMembershipChanged, isTransientFailure, MAX_RETRY_AFTER_MS, requestedWaitMs, retryAfterMs } from './api-failure';
 export type { ApiFailure } from './api-failure';
+export { ChatStore } from './chat-store';
+export type { ChatStoreOptions, HistoryParams } from './chat-store';
+export type { ConversationView, Outgoing } from './conversation';
+export { FrameDispatcher } from './frame-dispatcher';
+export type { FrameOf, FrameSource } from './frame-dispatcher';
 export { KEY_CHANGED, KeyTrust, RecipientKeyError } from './key-trust';
 export type {
   KeyChanged,
@@ -19,6 +24,8 @@ export type {
   RecipientCheck,
   SkippedRecipient,
 } from './key-trust';
+export { fetchedMemberList, MemberClient } from './member-client';
+export type { CallRoute, IncomingListener, MemberClientOptions, MemberTransport, RemovedListener } from './member-client';
 export { MemoryPinStore } from './memory-pin-store';
 export { MessageDecryptor } from './message-decryptor';
 export type { DecryptResult, MessageDecryptorOptions } from './message-decryptor';
@@ -26,3 +33,4 @@ export { PublicKeyCache } from './public-key-cache';
 export type { ImportedKeys, KeyOwner } from './public-key-cache';
 export { SEND_RETRY_DELAYS_MS, SenderKeys } from './sender-keys';
 export type { RecipientTrust, SenderKeysApi, SenderKeysCrypto, SenderKeysOptions } from './sender-keys';
+export { SkippedRecipients } from './skipped-recipients';

@@ -1,5 +1,6 @@
 /** Test fixtures shared by the client core's tests and the web app's (`@enclave/client/testing`). */
-import type { Message, PublicUser } from '@enclave/protocol';
+import { routes, type Message, type PublicUser, type RouteDefinition, type RouteInput, type RouteResponse } from '@enclave/protocol';
+import type { CallRoute } from './member-client';
 
 /** A member in good standing as the member list shows them, with these public keys. */
 export function listedMember(id: string, username: string, keys: { encryptionPublicKey: string; signingPublicKey: string }): PublicUser {
@@ -35,5 +36,20 @@ export function storedMessage(id: number, fields: Partial<Message> = {}): Messag
     expiresAt: null,
     clientMessageId: null,
     ...fields,
+  };
+}
+
+/** Fakes of routes, by their name in the route table: each takes the call's input and gives the answer. */
+export type RouteFakes = { [K in keyof typeof routes]?: (input: RouteInput<(typeof routes)[K]>) => Promise<RouteResponse<(typeof routes)[K]>> };
+
+/** A {@link CallRoute} answering from fakes; a route without one fails the test. */
+export function fakeCall(fakes: RouteFakes): CallRoute {
+  const names = Object.keys(routes) as (keyof typeof routes)[];
+  return (route, input) => {
+    const name = names.find((n) => (routes[n] as RouteDefinition) === route);
+    const fake = name && fakes[name];
+    if (!fake) return Promise.reject(new Error(`no fake for ${route.method} ${route.path}`));
+    // The fake of this very route: its answer is the route's.
+    return (fake as (input: unknown) => Promise<never>)(input);
   };
 }

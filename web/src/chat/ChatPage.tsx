@@ -1,18 +1,16 @@
 import { RecipientKeyError } from '@enclave/client';
 import { conversationIdFor, type Message, type MessageContent, type PublicUser } from '@enclave/protocol';
-import { useQueryClient } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
 import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
-import { useSocketState } from '../realtime/realtime-context';
+import { useMemberClient, useSocketState } from '../realtime/realtime-context';
 import { Button } from '../components/ui/Button';
 import { ApiError } from '../net/api-error';
 import { sendFile } from './attachments';
 import { BanDialog } from './BanDialog';
 import { ChatTopBar } from './ChatTopBar';
-import { createChatServices } from './chat-services';
 import { ConversationHeader } from './ConversationHeader';
 import { DeleteMessageDialog } from './DeleteMessageDialog';
 import { DisappearingControl } from './DisappearingControl';
@@ -39,11 +37,10 @@ export function ChatPage() {
 }
 
 function ChatScreen({ session }: { session: Session }) {
-  const queryClient = useQueryClient();
-  const [services] = useState(() => createChatServices(session, queryClient));
+  const client = useMemberClient();
   const users = useUsers();
   const socketState = useSocketState();
-  const { pins, actions: pinActions } = useKeyPins(services.trust, session.user.id, users.data);
+  const { pins, actions: pinActions } = useKeyPins(client.trust, session.user.id, users.data);
   const [safetyNumberOf, setSafetyNumberOf] = useState<string | null>(null);
   const [peerId, setPeerId] = useState<string | null>(null);
   const selfId = session.user.id;
@@ -67,21 +64,21 @@ function ChatScreen({ session }: { session: Session }) {
 
 
   useEffect(() => {
-    void services.store.open(conversationId, receiverId);
-  }, [services, conversationId, receiverId]);
+    void client.open(receiverId);
+  }, [client, receiverId]);
 
   // A member list with new members or keys may hold what a message was waiting for (presence
   // changes alone do not count).
   const memberKeys = users.data?.map((u) => `${u.id}/${u.signingPublicKey}`).join(',');
   useEffect(() => {
-    if (memberKeys !== undefined) void services.store.retryUnreadable();
-  }, [services, memberKeys]);
+    if (memberKeys !== undefined) void client.store.retryUnreadable();
+  }, [client, memberKeys]);
 
   useEffect(() => {
     if (users.error) console.error('could not load the member list', users.error);
   }, [users.error]);
 
-  const view = useSyncExternalStore(services.store.subscribe, () => services.store.view(conversationId));
+  const view = useSyncExternalStore(client.store.subscribe, () => client.store.view(conversationId));
   const unread = useUnread(selfId, conversationId, view.messages);
   const notifications = useNotifications(selfId, {
     isInView: unread.isInView,
@@ -89,7 +86,7 @@ function ChatScreen({ session }: { session: Session }) {
     // A DM's conversation id is the pair's; anything else opens the channel.
     open: (message) => setPeerId(conversationIdFor(selfId, message.senderId) === message.conversationId ? message.senderId : null),
   });
-  useChatRealtime(services, conversationId, notifications);
+  useChatRealtime(client, notifications);
   const [deleteTarget, setDeleteTarget] = useState<Message | null>(null);
   const askDelete = useCallback((message: Message) => setDeleteTarget(message), []);
   const typing = useTyping(selfId, conversationId);
@@ -100,8 +97,7 @@ function ChatScreen({ session }: { session: Session }) {
    * composer keeps the file and says why, in the server's words). Past that it never rejects: a
    * message that could not be sent stays in the list, marked, with Retry (chat-store.ts `Outgoing`).
    */
-  async function send(text: string, file: File | null = null, localId = services.senderKeys.newMessageId()) {
-    const { store } = services;
+  async function send(text: string, file: File | null = null, localId = client.senderKeys.newMessageId()) {
     let content: MessageContent = { text };
     if (file) {
       try {
@@ -113,11 +109,8 @@ function ChatScreen({ session }: { session: Session }) {
         throw error;
       }
     }
-    store.sending(conversationId, localId, text);
     try {
-      const message = await services.senderKeys.send(receiverId, content, localId);
-      services.decryptor.addOwnMessage(message);
-      store.sent(message, content, localId);
+      await client.send(receiverId, content, localId);
       toast({
         title: 'Message Sent',
         description: peerId ? 'Encrypted message sent' : 'Message sent to channel',
@@ -125,7 +118,6 @@ function ChatScreen({ session }: { session: Session }) {
       });
     } catch (error) {
       console.error('send failed', error);
-      store.failed(conversationId, localId);
       const description = error instanceof RecipientKeyError ? error.message : 'Failed to send message';
       toast({ title: 'Send Failed', description, tone: 'destructive' });
     }
@@ -173,7 +165,7 @@ function ChatScreen({ session }: { session: Session }) {
                 seconds={view.disappearingSeconds}
                 // Either party of a DM; in the channel, admins and the creator's account (docs/security.md §7).
                 canChange={peer !== null || isAdmin || session.user.isCreatorAccount}
-                onChanged={(event) => services.store.event(event)}
+                onChanged={(event) => client.store.event(event)}
               />
             }
             actions={
@@ -194,7 +186,7 @@ function ChatScreen({ session }: { session: Session }) {
             }
           />
           <KeyChangeBanner members={peer ? [peer] : (users.data ?? [])} pins={pins} onVerify={setSafetyNumberOf} />
-          <SkippedRecipientsBanner skipped={services.skipped} conversationId={conversationId} />
+          <SkippedRecipientsBanner skipped={client.skipped} conversationId={conversationId} />
           {searching ? (
             <MessageSearch
               view={view}
@@ -207,10 +199,10 @@ function ChatScreen({ session }: { session: Session }) {
             view={view}
             selfId={selfId}
             dm={peer ? { selfName: session.user.username, peerName } : null}
-            onLoadOlder={() => void services.store.loadOlder(conversationId)}
+            onLoadOlder={() => void client.store.loadOlder(conversationId)}
             outgoing={{
               retry: (o) => void send(o.text, null, o.localId),
-              discard: (o) => services.store.discard(conversationId, o.localId),
+              discard: (o) => client.store.discard(conversationId, o.localId),
             }}
             dividerBeforeId={unread.dividerBeforeId}
             onDelete={askDelete}
@@ -233,7 +225,7 @@ function ChatScreen({ session }: { session: Session }) {
       </main>
       <DeleteMessageDialog
         message={deleteTarget}
-        onDeleted={(message) => services.store.removed(message.conversationId, [message.id], 'deleted')}
+        onDeleted={(message) => client.store.removed(message.conversationId, [message.id], 'deleted')}
         onClose={() => setDeleteTarget(null)}
       />
       <SafetyNumberDialog

@@ -6,7 +6,7 @@ import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
 import { dayKey, formatMessageTime } from '../lib/format';
-import type { ConversationView } from './chat-store';
+import type { ConversationView } from '@enclave/client';
 import { AttachmentView } from './AttachmentView';
 import { eventText } from './disappearing';
 import { JumpToLatest } from './JumpToLatest';

@@ -3,7 +3,7 @@ import { useDeferredValue, useId, useMemo, useRef, useState, type KeyboardEvent 
 import { Button } from '../components/ui/Button';
 import { Input } from '../components/ui/Input';
 import { dayKey, formatMessageTime } from '../lib/format';
-import type { ConversationView } from './chat-store';
+import type { ConversationView } from '@enclave/client';
 import { searchMessages } from './message-search';
 
 type MessageSearchProps = {

@@ -1,7 +1,7 @@
 import { AlertCircle, Check, Clock } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
-import type { Outgoing } from './chat-store';
+import type { Outgoing } from '@enclave/client';
 
 /** What the member can do with a message that could not be sent. */
 export type OutgoingActions = { retry: (message: Outgoing) => void; discard: (message: Outgoing) => void };

@@ -1,6 +1,7 @@
 import { AlertTriangle } from 'lucide-react';
 import { useSyncExternalStore } from 'react';
-import { skippedWarning, type SkippedRecipients } from './skipped-recipients';
+import type { SkippedRecipients } from '@enclave/client';
+import { skippedWarning } from './skipped-recipients';
 
 /** Names the members the latest epoch of this conversation was not wrapped for (docs/security.md §4). */
 export function SkippedRecipientsBanner({ skipped, conversationId }: { skipped: SkippedRecipients; conversationId: string }) {

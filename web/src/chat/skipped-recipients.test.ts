@@ -1,11 +1,11 @@
-import { MemoryPinStore } from '@enclave/client';
+import { FrameDispatcher, MemoryPinStore } from '@enclave/client';
 import { createAccount, generateAccessToken } from '@enclave/crypto';
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it, vi } from 'vitest';
 import type { Session } from '../auth/auth-context';
-import { createChatServices, type ChatApi } from './chat-services';
+import { fakeCall, listedMember as listed, storedMessage, type RouteFakes } from '@enclave/client/testing';
+import { createMemberClient } from '../realtime/member-client';
 import { skippedWarning } from './skipped-recipients';
-import { listedMember as listed, storedMessage } from '@enclave/client/testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -24,17 +24,21 @@ describe('members left out of an epoch', () => {
       listed(CAROL, 'carol', { ...bob.publicIdentity, encryptionPublicKey: junk }),
     ];
     const uploads: string[][] = [];
-    const api: ChatApi = {
-      listUsers: async () => users,
+    const api: RouteFakes = {
+      users: async () => ({ users }),
       conversationMembers: async () => ({
         conversationId: 'general',
         membershipVersion: 1,
         members: users.map((u) => ({ id: u.id, encryptionPublicKey: u.encryptionPublicKey })),
       }),
-      createEpoch: async (request) => void uploads.push(request.shares.map((s) => s.recipientId)),
-      sendMessage: async ({ epochId, index, encryptedContent }) =>
-        storedMessage(1, { senderId: ALICE, senderUsername: 'alice', epochId, index, encryptedContent }),
-      fetchShares: async () => [],
+      createEpoch: async ({ body }) => {
+        uploads.push(body.shares.map((s) => s.recipientId));
+        return { ok: true };
+      },
+      sendMessage: async ({ body: { epochId, index, encryptedContent } }) => ({
+        message: storedMessage(1, { senderId: ALICE, senderUsername: 'alice', epochId, index, encryptedContent }),
+      }),
+      epochShares: async () => ({ shares: [] }),
       history: async () => ({ messages: [], events: [], disappearingSeconds: 0, hasMore: false, shares: [] }),
     };
     const session: Session = {
@@ -42,7 +46,7 @@ describe('members left out of an epoch', () => {
       publicIdentity: alice.publicIdentity,
       privateIdentity: alice.privateIdentity,
     };
-    const services = createChatServices(session, new QueryClient(), { api, pins: new MemoryPinStore() });
+    const services = createMemberClient(session, new QueryClient(), new FrameDispatcher(), { call: fakeCall(api), pins: new MemoryPinStore() });
     const changes = vi.fn();
     services.skipped.subscribe(changes);
 

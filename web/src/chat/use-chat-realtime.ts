@@ -1,12 +1,11 @@
-import type { DecryptResult } from '@enclave/client';
+import type { DecryptResult, MemberClient } from '@enclave/client';
 import type { Message } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useAuth } from '../auth/auth-context';
 import { isApiError } from '../net/api-error';
 import { me } from '../net/http';
-import { useRealtimeSocket } from '../realtime/realtime-context';
-import type { ChatServices } from './chat-services';
+import { useFrames, useRealtimeSocket } from '../realtime/realtime-context';
 import { applyPresence, usersQueryKey } from './use-users';
 
 /** What the chat hears besides the store: new messages once decrypted, and erased ones. */
@@ -17,69 +16,42 @@ export type ChatListeners = {
   onRemoved: (conversationId: string, ids: readonly number[]) => void;
 };
 
-/** Feeds socket frames into the chat and catches up after every (re)authentication. */
-export function useChatRealtime(services: ChatServices, openConversationId: string, listeners: ChatListeners): void {
+/**
+ * The chat's React side of the socket: the member list and presence (TanStack Query) follow their
+ * frames, the listeners hear the member client's messages, and a refused socket checks the session.
+ * The messages themselves are the member client's (@enclave/client MemberClient).
+ */
+export function useChatRealtime(client: MemberClient, listeners: ChatListeners): void {
   const socket = useRealtimeSocket();
+  const frames = useFrames();
   const queryClient = useQueryClient();
   const { endLocally } = useAuth();
-  const openRef = useRef(openConversationId);
   const listenersRef = useRef(listeners);
 
   useEffect(() => {
-    openRef.current = openConversationId;
     listenersRef.current = listeners;
-  }, [openConversationId, listeners]);
+  }, [listeners]);
 
   useEffect(() => {
-    if (!socket) return;
-    const { store, senderKeys } = services;
-    const offFrame = socket.onFrame((frame) => {
-      switch (frame.type) {
-        case 'chat_message': {
-          const { message } = frame;
-          void store.live(message).then((result) => listenersRef.current.onIncoming(message, result));
-          break;
-        }
-        case 'timeline_event':
-          store.event(frame.event);
-          break;
-        case 'messages_deleted':
-          store.removed(frame.conversationId, frame.ids, frame.reason);
-          listenersRef.current.onRemoved(frame.conversationId, frame.ids);
-          break;
-        case 'membership_changed':
-          senderKeys.membershipChanged(frame.conversationId, frame.membershipVersion);
-          break;
-        case 'users_changed':
-          void queryClient.invalidateQueries({ queryKey: usersQueryKey });
-          break;
-        case 'presence':
-        case 'presence_snapshot':
-          applyPresence(queryClient, frame);
-          break;
-        case 'error':
-          console.warn('realtime error:', frame.message);
-          break;
-        default:
-          break;
-      }
-    });
-    const offAuth = socket.onAuthenticated(() => {
-      // Presence and joins may have changed while offline, and messages may have been missed.
-      void queryClient.invalidateQueries({ queryKey: usersQueryKey });
-      void store.authenticated(openRef.current);
-    });
-    const offState = socket.subscribeState((state) => {
-      if (state !== 'auth_failed') return;
-      // The socket refused the cookie: if the session is gone, leave; otherwise back-off retries.
-      me().catch((error: unknown) => {
-        if (isApiError(error, 401)) void endLocally();
-      });
-    });
-    return () => {
-      offFrame();
-      offAuth();
-      offState();
-    };
-  }, [socket, services, queryClient, endLocally]);
+    if (!socket || !frames) return;
+    const refetchUsers = () => void queryClient.invalidateQueries({ queryKey: usersQueryKey });
+    const offs = [
+      client.onIncoming((message, result) => listenersRef.current.onIncoming(message, result)),
+      client.onRemoved((conversationId, ids) => listenersRef.current.onRemoved(conversationId, ids)),
+      frames.on('users_changed', refetchUsers),
+      frames.on('presence', (frame) => applyPresence(queryClient, frame)),
+      frames.on('presence_snapshot', (frame) => applyPresence(queryClient, frame)),
+      frames.on('error', (frame) => console.warn('realtime error:', frame.message)),
+      // Presence and joins may have changed while offline.
+      frames.on('authenticated', refetchUsers),
+      socket.subscribeState((state) => {
+        if (state !== 'auth_failed') return;
+        // The socket refused the cookie: if the session is gone, leave; otherwise back-off retries.
+        me().catch((error: unknown) => {
+          if (isApiError(error, 401)) void endLocally();
+        });
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [socket, frames, client, queryClient, endLocally]);
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useRealtimeSocket } from '../realtime/realtime-context';
+import { useFrames, useRealtimeSocket } from '../realtime/realtime-context';
 
 /** How long "is typing…" stays after the member's last frame. */
 export const TYPING_SHOWN_MS = 5_000;
@@ -28,13 +28,14 @@ export type Typing = {
 
 export function useTyping(selfId: string, conversationId: string): Typing {
   const socket = useRealtimeSocket();
+  const frames = useFrames();
   const [sharing, setSharingState] = useState(() => !readOptOut(selfId));
   // Per conversation, who typed and until when they are shown.
   const [typing, setTyping] = useState<ReadonlyMap<string, ReadonlyMap<string, number>>>(new Map());
   const lastSent = useRef(new Map<string, number>());
 
   useEffect(() => {
-    if (!socket) return;
+    if (!frames) return;
     const set = (id: string, userId: string, until: number | null) =>
       setTyping((all) => {
         const users = new Map(all.get(id));
@@ -43,12 +44,15 @@ export function useTyping(selfId: string, conversationId: string): Typing {
         else users.set(userId, until);
         return new Map(all).set(id, users);
       });
-    return socket.onFrame((frame) => {
-      if (frame.type === 'typing' && frame.userId !== selfId) set(frame.conversationId, frame.userId, Date.now() + TYPING_SHOWN_MS);
+    const offs = [
+      frames.on('typing', (frame) => {
+        if (frame.userId !== selfId) set(frame.conversationId, frame.userId, Date.now() + TYPING_SHOWN_MS);
+      }),
       // Their message is what they were typing.
-      if (frame.type === 'chat_message') set(frame.message.conversationId, frame.message.senderId, null);
-    });
-  }, [socket, selfId]);
+      frames.on('chat_message', ({ message }) => set(message.conversationId, message.senderId, null)),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [frames, selfId]);
 
   const shown = typing.get(conversationId);
   const nextExpiry = Math.min(...(shown?.values() ?? []));

@@ -1,6 +1,6 @@
 import type { Message } from '@enclave/protocol';
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { useRealtimeSocket } from '../realtime/realtime-context';
+import { useFrames } from '../realtime/realtime-context';
 import { firstUnreadId, forgetUnread, isInView, markRead, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState, type ViewState } from './unread';
 
 const storageKey = (selfId: string) => `enclave:reads:${selfId}`;
@@ -33,7 +33,7 @@ export type Unread = {
  * the tab is visible; others' messages in any other case are unread until it is.
  */
 export function useUnread(selfId: string, conversationId: string, messages: readonly Message[]): Unread {
-  const socket = useRealtimeSocket();
+  const frames = useFrames();
   const [reads, setReads] = useState(() => loadReads(selfId));
   const visible = useSyncExternalStore(subscribeVisibility, isVisible);
   const inView = useRef<ViewState>({ conversationId, visible });
@@ -67,15 +67,16 @@ export function useUnread(selfId: string, conversationId: string, messages: read
   // Live messages of conversations not in view (frames for never-opened ones included), and
   // messages erased meanwhile, which no longer count.
   useEffect(() => {
-    if (!socket) return;
-    return socket.onFrame((frame) => {
-      if (frame.type === 'messages_deleted') setReads((state) => forgetUnread(state, frame.conversationId, frame.ids));
-      if (frame.type !== 'chat_message' || frame.message.senderId === selfId) return;
-      const { conversationId: id, id: messageId } = frame.message;
-      if (isInView(inView.current, id)) return;
-      setReads((state) => noteUnread(state, id, [messageId]));
-    });
-  }, [socket, selfId]);
+    if (!frames) return;
+    const offs = [
+      frames.on('messages_deleted', (frame) => setReads((state) => forgetUnread(state, frame.conversationId, frame.ids))),
+      frames.on('chat_message', ({ message }) => {
+        if (message.senderId === selfId || isInView(inView.current, message.conversationId)) return;
+        setReads((state) => noteUnread(state, message.conversationId, [message.id]));
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [frames, selfId]);
 
   // The divider goes where the member's reading stopped: caught on opening a conversation and on
   // coming back to the tab, before the conversation is marked read below.

@@ -10,7 +10,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../co
 import { Input, Label } from '../components/ui/Input';
 import { StatCard } from '../components/ui/StatCard';
 import { call } from '../net/http';
-import { useRealtimeSocket } from '../realtime/realtime-context';
+import { useFrames, useRealtimeSocket } from '../realtime/realtime-context';
 import { errorText } from './error-text';
 import { memberSetup } from './member-setup';
 import { P2pController, type P2pSnapshot } from './p2p-controller';
@@ -23,8 +23,12 @@ const noSubscription = () => () => undefined;
 /** This tab's P2P session for the signed-in member, alive while the page is. */
 function useP2pController(session: Session): P2pController | null {
   const socket = useRealtimeSocket();
+  const frames = useFrames();
   const queryClient = useQueryClient();
-  const controller = useMemo(() => (socket ? new P2pController(socket, memberSetup(session, queryClient)) : null), [socket, session, queryClient]);
+  const controller = useMemo(
+    () => (socket && frames ? new P2pController(socket, frames, memberSetup(session, queryClient)) : null),
+    [socket, frames, session, queryClient],
+  );
   useEffect(() => controller?.start(), [controller]);
   return controller;
 }
@@ -32,7 +36,7 @@ function useP2pController(session: Session): P2pController | null {
 /** Node stats, start/stop hosting, refresh, the host list with Connect, and the room view. */
 export function P2pManager({ session, onLinkChange }: { session: Session; onLinkChange: (link: RTCPeerConnection | null) => void }) {
   const queryClient = useQueryClient();
-  const socket = useRealtimeSocket();
+  const frames = useFrames();
   const controller = useP2pController(session);
   const snapshot = useSyncExternalStore(controller?.subscribe ?? noSubscription, controller?.snapshot ?? (() => noSnapshot));
   const nodes = useQuery({ queryKey: nodesQueryKey, queryFn: async () => (await call(routes.p2pNodes, {})).nodes });
@@ -42,15 +46,12 @@ export function P2pManager({ session, onLinkChange }: { session: Session; onLink
   useEffect(() => onLinkChange(snapshot.link), [snapshot.link, onLinkChange]);
 
   // Connections opening and closing change the counts; a host's socket coming or going, its node's status.
-  useEffect(
-    () =>
-      socket?.onFrame((frame) => {
-        if (frame.type === 'p2p_connection' || frame.type === 'presence' || frame.type === 'users_changed') {
-          void queryClient.invalidateQueries({ queryKey: nodesQueryKey });
-        }
-      }),
-    [socket, queryClient],
-  );
+  useEffect(() => {
+    if (!frames) return;
+    const refresh = () => void queryClient.invalidateQueries({ queryKey: nodesQueryKey });
+    const offs = [frames.on('p2p_connection', refresh), frames.on('presence', refresh), frames.on('users_changed', refresh)];
+    return () => offs.forEach((off) => off());
+  }, [frames, queryClient]);
 
   const connect = useMutation({
     mutationFn: async (node: P2pNode) => {

@@ -3,7 +3,8 @@
  * or joining one (one to the host). Signaling goes over the member's socket; the room's frames go
  * over the data channels only. The UI reads {@link P2pController.snapshot} through `subscribe`.
  */
-import { parseP2pRoomFrame, routes, type P2pRoomFrame, type ServerFrame } from '@enclave/protocol';
+import type { FrameOf, FrameSource } from '@enclave/client';
+import { parseP2pRoomFrame, routes, type P2pRoomFrame } from '@enclave/protocol';
 import { call } from '../net/http';
 import type { RealtimeSocket } from '../net/socket';
 import { RoomHost } from './room-host';
@@ -103,12 +104,23 @@ export class P2pController {
 
   constructor(
     private readonly socket: RealtimeSocket,
+    private readonly frames: FrameSource,
     private readonly setup: MemberSetup,
   ) {}
 
   /** Listens for signaling; the returned function leaves every room and stops serving. */
   start(): () => void {
-    const unsubscribe = this.socket.onFrame((frame) => this.onFrame(frame));
+    const offs = [
+      this.frames.on('p2p_signal', (frame) => void this.onSignal(frame).catch((error: unknown) => console.warn('p2p: signaling failed', error))),
+      this.frames.on('p2p_connection', (frame) => {
+        if (frame.state === 'closed') this.onClosed(frame.connectionId);
+      }),
+      this.frames.on('presence', (frame) => this.onPresence(frame)),
+      this.frames.on('error', (frame) => {
+        if (this.joined || this.hosting) console.warn('p2p: the server refused a frame:', frame.message);
+      }),
+    ];
+    const unsubscribe = () => offs.forEach((off) => off());
     // Closing the peer connections as the tab goes tells the other ends at once; left to the
     // browser, a peer may only notice when its connection times out.
     const gone = () => {
@@ -234,23 +246,19 @@ export class P2pController {
     return answer.servers;
   }
 
-  private onFrame(frame: ServerFrame): void {
-    if (frame.type === 'p2p_signal') void this.onSignal(frame).catch((error: unknown) => console.warn('p2p: signaling failed', error));
-    else if (frame.type === 'p2p_connection' && frame.state === 'closed') this.onClosed(frame.connectionId);
-    else if (frame.type === 'presence' && this.joined) {
-      const joined = this.joined;
-      if (frame.online.includes(joined.hostId)) joined.hostOffline = false;
-      else if (frame.offline.includes(joined.hostId)) {
-        // A host's socket can drop while its tab and the room stay (a server restart): only a
-        // connection already silent is given up.
-        joined.hostOffline = true;
-        if (joined.link.pc.connectionState === 'disconnected') this.lost(joined);
-      }
+  private onPresence(frame: FrameOf<'presence'>): void {
+    const joined = this.joined;
+    if (!joined) return;
+    if (frame.online.includes(joined.hostId)) joined.hostOffline = false;
+    else if (frame.offline.includes(joined.hostId)) {
+      // A host's socket can drop while its tab and the room stay (a server restart): only a
+      // connection already silent is given up.
+      joined.hostOffline = true;
+      if (joined.link.pc.connectionState === 'disconnected') this.lost(joined);
     }
-    else if (frame.type === 'error' && (this.joined || this.hosting)) console.warn('p2p: the server refused a frame:', frame.message);
   }
 
-  private async onSignal(frame: Extract<ServerFrame, { type: 'p2p_signal' }>): Promise<void> {
+  private async onSignal(frame: FrameOf<'p2p_signal'>): Promise<void> {
     const { connectionId, signal } = frame;
     const joined = this.joined;
     if (joined?.link.connectionId === connectionId) {

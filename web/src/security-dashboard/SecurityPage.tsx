@@ -1,12 +1,11 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Shield } from 'lucide-react';
 import { useState } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { BackLink, PageHeader, SignedInAs } from '../components/PageHeader';
-import { createKeyTrust } from '../chat/chat-services';
 import { SafetyNumberDialog } from '../chat/SafetyNumberDialog';
 import { usePinActions } from '../chat/use-key-pins';
+import { useMemberClient } from '../realtime/realtime-context';
 import { useThreatState } from '../security/threat-state';
 import { AlertsCard, CountersCard } from './ActivityCards';
 import { EmergencyWipeCard } from './EmergencyWipeCard';
@@ -26,8 +25,8 @@ function SecurityDashboard({ session }: { session: Session }) {
   const threat = useThreatState();
   const pins = usePinRows(session.user.id);
   const checks = useStatusChecks(session, threat, pins.rows);
-  const queryClient = useQueryClient();
-  const [trust] = useState(() => createKeyTrust(session, queryClient));
+  // The member's one KeyTrust: a decision here is the chat's too.
+  const { trust } = useMemberClient();
   const pinActions = usePinActions(trust, ['security', 'pins', session.user.id]);
   const [safetyNumberOf, setSafetyNumberOf] = useState<string | null>(null);
   // The row as it is now, so the dialog follows a decision the member just made.

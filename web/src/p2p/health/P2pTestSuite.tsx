@@ -4,7 +4,7 @@ import { Badge, type BadgeProps } from '../../components/ui/Badge';
 import { Button } from '../../components/ui/Button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/Card';
 import { cn } from '../../lib/cn';
-import { useRealtimeSocket } from '../../realtime/realtime-context';
+import { useRealtime } from '../../realtime/realtime-context';
 import { formatKbps, formatMs } from './connection-health';
 import { pendingResults, runSteps, TEST_DESCRIPTIONS, TEST_NAMES, type Measured, type TestResult, type TestStatus } from './p2p-tests';
 import { createSuite } from './suite';
@@ -49,7 +49,7 @@ function summary(results: readonly TestResult[], running: boolean): string {
 
 /** Real checks in sequence: signaling reachable, WebRTC available, loop-back, round-trip time, throughput. */
 export function P2pTestSuite() {
-  const socket = useRealtimeSocket();
+  const realtime = useRealtime();
   const [results, setResults] = useState<TestResult[]>(notRun);
   const [running, setRunning] = useState(false);
   // Stops a run when the page is left mid-run: the step under way gives up, no other starts.
@@ -59,7 +59,7 @@ export function P2pTestSuite() {
   const run = async () => {
     const stop = new AbortController();
     stopRun.current = stop;
-    const suite = createSuite(socket);
+    const suite = createSuite(realtime);
     setRunning(true);
     try {
       await runSteps(suite.steps, setResults, stop.signal);

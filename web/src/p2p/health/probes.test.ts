@@ -1,3 +1,4 @@
+import { FrameDispatcher } from '@enclave/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RealtimeSocket } from '../../net/socket';
 import { PING_INTERVAL_MS } from '../../net/socket';
@@ -26,6 +27,13 @@ class ServerSide {
   }
 }
 
+/** The socket with its frames handed out through a dispatcher, as RealtimeProvider wires them. */
+function wired(socket: RealtimeSocket) {
+  const frames = new FrameDispatcher();
+  socket.onFrame(frames.dispatch);
+  return { socket, frames };
+}
+
 function signedInSocket(): { socket: RealtimeSocket; server: ServerSide } {
   const server = new ServerSide();
   const socket = new RealtimeSocket({
@@ -52,7 +60,7 @@ describe('pingSocket', () => {
 
   it("measures the time to the server's pong", async () => {
     const { socket, server } = signedInSocket();
-    const rtt = pingSocket(socket);
+    const rtt = pingSocket(wired(socket));
     expect(server.sent.at(-1)).toEqual({ type: 'ping' });
     vi.advanceTimersByTime(12);
     server.reply({ type: 'pong' });
@@ -64,7 +72,7 @@ describe('pingSocket', () => {
     const { socket, server } = signedInSocket();
     vi.advanceTimersByTime(PING_INTERVAL_MS);
     expect(socket.pingsInFlight).toBe(1);
-    const rtt = pingSocket(socket);
+    const rtt = pingSocket(wired(socket));
     vi.advanceTimersByTime(3);
     server.reply({ type: 'pong' }); // the heartbeat's: the server answers in order
     vi.advanceTimersByTime(9);
@@ -77,7 +85,7 @@ describe('pingSocket', () => {
   it('counts a heartbeat sent after its ping as behind it', async () => {
     const { socket, server } = signedInSocket();
     vi.advanceTimersByTime(PING_INTERVAL_MS - 2);
-    const rtt = pingSocket(socket);
+    const rtt = pingSocket(wired(socket));
     vi.advanceTimersByTime(7);
     expect(socket.pingsInFlight).toBe(2);
     server.reply({ type: 'pong' });
@@ -88,12 +96,12 @@ describe('pingSocket', () => {
   it('fails, saying why, when the socket is not signed in', async () => {
     await expect(pingSocket(null)).rejects.toThrow(/not open and signed in \(it is not started\)/);
     const idle = new RealtimeSocket({ network: new EventTarget() });
-    await expect(pingSocket(idle)).rejects.toThrow(/\(it is idle\)/);
+    await expect(pingSocket(wired(idle))).rejects.toThrow(/\(it is idle\)/);
   });
 
   it('fails when no pong comes within 5 s', async () => {
     const { socket } = signedInSocket();
-    const rtt = pingSocket(socket);
+    const rtt = pingSocket(wired(socket));
     const failed = expect(rtt).rejects.toThrow('No pong within 5 s.');
     await vi.advanceTimersByTimeAsync(5_000);
     await failed;

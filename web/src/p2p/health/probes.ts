@@ -3,6 +3,7 @@
  * a fresh RTCPeerConnection, and a loop-back of two peer connections in this page joined to each
  * other without a server, over which echoes and a bulk transfer are timed.
  */
+import type { FrameSource } from '@enclave/client';
 import type { RealtimeSocket } from '../../net/socket';
 import { selectedPair } from './connection-health';
 import { RTT_ECHOES, THROUGHPUT_BYTES, THROUGHPUT_CHUNK_BYTES } from './p2p-tests';
@@ -37,16 +38,16 @@ function within<T>(promise: Promise<T>, ms: number, message: string, signal?: Ab
  * protocol allows none), but the server answers pings in order, one pong each: the pongs owed to
  * pings already in flight (the socket's heartbeat) come first and are skipped.
  */
-export function pingSocket(socket: RealtimeSocket | null, signal?: AbortSignal): Promise<number> {
-  if (!socket || socket.state !== 'authenticated') {
+export function pingSocket(realtime: { socket: RealtimeSocket; frames: FrameSource } | null, signal?: AbortSignal): Promise<number> {
+  const socket = realtime?.socket;
+  if (!realtime || !socket || socket.state !== 'authenticated') {
     return Promise.reject(new Error(`The real-time connection to the server is not open and signed in (it is ${socket?.state ?? 'not started'}).`));
   }
   let off: () => void = () => undefined;
   const pong = new Promise<number>((resolve, reject) => {
     let ahead = socket.pingsInFlight;
     const started = performance.now();
-    off = socket.onFrame((frame) => {
-      if (frame.type !== 'pong') return;
+    off = realtime.frames.on('pong', () => {
       if (ahead > 0) ahead -= 1;
       else resolve(performance.now() - started);
     });

@@ -1,7 +1,7 @@
 import { routes } from '@enclave/protocol';
 import { plural } from '../../lib/format';
 import { call } from '../../net/http';
-import type { RealtimeSocket } from '../../net/socket';
+import type { Realtime } from '../../realtime/realtime-context';
 import { formatMs } from './connection-health';
 import {
   kbitPerSecond,
@@ -20,7 +20,7 @@ import { echoTimes, measureThroughput, offerTime, openLoopback, pingSocket, STOP
  * One run of the suite: its steps share the ICE servers the signaling step fetched and the
  * loop-back the third step opened. `close` ends the loop-back (after the run, or on leaving the page).
  */
-export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; close: () => void } {
+export function createSuite(realtime: Pick<Realtime, 'socket' | 'frames'> | null): { steps: Step[]; close: () => void } {
   let iceServers: RTCIceServer[] = [];
   let loopback: Loopback | null = null;
   let closed = false;
@@ -35,7 +35,7 @@ export function createSuite(socket: RealtimeSocket | null): { steps: Step[]; clo
       name: TEST_NAMES.signaling,
       needs: [],
       run: async (signal) => {
-        const rtt = await pingSocket(socket, signal);
+        const rtt = await pingSocket(realtime, signal);
         const figure = { value: rtt, unit: 'ms' } as const;
         const slow = verdict(rtt, { warnAbove: WARN_RTT_MS }) === 'warning' ? ` The answer took over ${WARN_RTT_MS} ms.` : '';
         try {

@@ -1,13 +1,12 @@
-import { MemoryPinStore, RecipientKeyError } from '@enclave/client';
+import { FrameDispatcher, MemoryPinStore, RecipientKeyError, type MemberClient } from '@enclave/client';
 import { createAccount, generateAccessToken, type EpochShareUpload, type PublicIdentity } from '@enclave/crypto';
 import { conversationIdFor, type EpochShare, type Message, type PublicUser } from '@enclave/protocol';
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../auth/auth-context';
+import { fakeCall, listedMember, storedMessage, type RouteFakes } from '@enclave/client/testing';
 import { ApiError } from '../net/api-error';
-import { createChatServices, type ChatApi, type ChatServices } from './chat-services';
-import { refetchUsers } from './use-users';
-import { listedMember, storedMessage } from '@enclave/client/testing';
+import { createMemberClient } from './member-client';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -55,17 +54,17 @@ class FakeServer {
     return [...this.users.values()].map((u) => ({ ...u, ...lies?.get(u.id) }));
   }
 
-  api(callerId: string): ChatApi {
+  api(callerId: string): RouteFakes {
     const members = (receiverId: string) =>
       this.usersFor(callerId).filter((u) => receiverId === 'all' || u.id === callerId || u.id === receiverId);
     return {
-      listUsers: async () => this.usersFor(callerId),
-      conversationMembers: async (receiverId) => ({
+      users: async () => ({ users: this.usersFor(callerId) }),
+      conversationMembers: async ({ query: { receiverId } }) => ({
         conversationId: conversationIdFor(callerId, receiverId),
         membershipVersion: this.membershipVersion,
         members: members(receiverId).map((u) => ({ id: u.id, encryptionPublicKey: u.encryptionPublicKey })),
       }),
-      createEpoch: async (request) => {
+      createEpoch: async ({ body: request }) => {
         if (request.membershipVersion !== this.membershipVersion) {
           throw new ApiError(409, '409: changed', 'membership_changed');
         }
@@ -75,8 +74,9 @@ class FakeServer {
           membershipVersion: request.membershipVersion,
           upload: request.shares,
         });
+        return { ok: true };
       },
-      sendMessage: async (request) => {
+      sendMessage: async ({ body: request }) => {
         const epoch = this.shares.get(request.epochId);
         if (!epoch || epoch.senderId !== callerId) throw new ApiError(400, '400: unknown epoch', 'bad_request');
         const message = storedMessage(this.messages.length + 1, {
@@ -88,10 +88,10 @@ class FakeServer {
           encryptedContent: request.encryptedContent,
         });
         this.messages.push(message);
-        return message;
+        return { message };
       },
-      fetchShares: async (epochIds) => this.sharesOf(callerId, epochIds),
-      history: async ({ receiverId }) => {
+      epochShares: async ({ query: { ids } }) => ({ shares: this.sharesOf(callerId, String(ids).split(',')) }),
+      history: async ({ query: { receiverId } }) => {
         const messages = this.messages.filter((m) => m.conversationId === conversationIdFor(callerId, receiverId));
         return { messages, events: [], disappearingSeconds: 0, hasMore: false, shares: this.sharesOf(callerId, [...new Set(messages.map((m) => m.epochId))]) };
       },
@@ -119,16 +119,16 @@ function signIn(server: FakeServer, id: string, username: string, account: Accou
     privateIdentity: account.privateIdentity,
   };
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const api = server.api(id);
+  const call = fakeCall(server.api(id));
   const pins = new MemoryPinStore();
-  const services = createChatServices(session, queryClient, { api, pins });
-  return { services, queryClient, api, pins };
+  const services = createMemberClient(session, queryClient, new FrameDispatcher(), { call, pins });
+  return { services, queryClient, call, pins };
 }
 
 /** What the member sees in a conversation: sender and text (or the reason there is none). */
-async function read(services: ChatServices, selfId: string, receiverId: string) {
+async function read(services: MemberClient, selfId: string, receiverId: string) {
   const conversationId = conversationIdFor(selfId, receiverId);
-  await services.store.open(conversationId, receiverId);
+  await services.open(receiverId);
   const view = services.store.view(conversationId);
   return view.messages.map((m) => {
     const result = view.results.get(m.id);
@@ -143,7 +143,7 @@ function setup() {
   return { server, alice: signIn(server, ALICE, 'alice', alice), bob: signIn(server, BOB, 'bob', bob) };
 }
 
-describe('chat services', () => {
+describe('the member client in the browser', () => {
   it('sends a channel message that the other member reads, with real keys end to end', async () => {
     const t = setup();
     await t.alice.services.senderKeys.send('all', 'hello bob');
@@ -174,7 +174,7 @@ describe('chat services', () => {
 
     // The server now shows Alice Mallory's keys as Bob's.
     t.server.lieTo(ALICE, BOB, mallory.publicIdentity);
-    await refetchUsers(t.alice.queryClient, t.alice.api.listUsers);
+    await t.alice.services.members.fresh();
     t.bob.services.senderKeys.invalidate('general');
     await t.bob.services.senderKeys.send('all', 'after');
     expect(await read(t.alice.services, ALICE, 'all')).toEqual([

@@ -13,30 +13,12 @@
  * is dropped with its decrypted text: nothing of it stays in memory, and nothing of a message is
  * ever written to the browser's storage.
  */
-import type { DecryptResult } from '@enclave/client';
-import { limits, type DisappearingTimer, type EpochShare, type HistoryResponse, type Message, type MessageContent, type TimelineEvent } from '@enclave/protocol';
-import type { HistoryParams } from '../net/http';
+import { limits, type EpochShare, type HistoryResponse, type Message, type MessageContent, type TimelineEvent } from '@enclave/protocol';
+import { emptyView, lastTimer, newConversation, nextView, type Conversation, type ConversationView, type Outgoing } from './conversation';
+import type { DecryptResult } from './message-decryptor';
 
-/**
- * A message of this member's not stored yet: being sent, or failed after the client's own resends
- * (then kept, with its text, until the member retries or discards it: never silently lost).
- */
-export type Outgoing = { localId: string; text: string; state: 'sending' | 'failed' };
-
-export type ConversationView = {
-  /** Oldest first. */
-  messages: readonly Message[];
-  results: ReadonlyMap<number, DecryptResult>;
-  /** Timer changes and deletion notes, oldest first; they go between the messages by id. */
-  events: readonly TimelineEvent[];
-  /** The conversation's disappearing-message timer, as the last answer or frame said. */
-  disappearingSeconds: DisappearingTimer;
-  status: 'idle' | 'loading' | 'ready' | 'error';
-  hasOlder: boolean;
-  loadingOlder: boolean;
-  /** In the order they were written. */
-  outgoing: readonly Outgoing[];
-};
+/** A history request (routes.history's query): a conversation, and a page before or after an id. */
+export type HistoryParams = { receiverId: string; before?: number; after?: number; limit?: number };
 
 export type ChatStoreOptions = {
   /** The member: their own live messages settle what they are sending. */
@@ -52,38 +34,6 @@ export type ChatStoreOptions = {
 
 /** Bound on catch-up pages per reconnect; a longer absence pages in on the next open. */
 const MAX_CATCH_UP_PAGES = 50;
-
-const emptyView: ConversationView = {
-  messages: [],
-  results: new Map(),
-  events: [],
-  disappearingSeconds: 0,
-  status: 'idle',
-  hasOlder: false,
-  loadingOlder: false,
-  outgoing: [],
-};
-
-/** The latest timer among these events, if any changed it. */
-const lastTimer = (events: readonly TimelineEvent[]) =>
-  events.reduce<DisappearingTimer | undefined>((seconds, e) => (e.event.kind === 'timer_set' ? e.event.seconds : seconds), undefined);
-
-type Conversation = {
-  receiverId: string;
-  messages: Map<number, Message>;
-  results: Map<number, DecryptResult>;
-  events: Map<number, TimelineEvent>;
-  disappearingSeconds: DisappearingTimer;
-  status: ConversationView['status'];
-  hasOlder: boolean;
-  loadingOlder: boolean;
-  outgoing: Outgoing[];
-  cursor: number;
-  queue: Promise<void>;
-  view: ConversationView;
-  /** Results set since the last view was made. */
-  resultsChanged: boolean;
-};
 
 export class ChatStore {
   private readonly conversations = new Map<string, Conversation>();
@@ -244,21 +194,7 @@ export class ChatStore {
   }
 
   private create(conversationId: string, receiverId: string): Conversation {
-    const conversation: Conversation = {
-      receiverId,
-      messages: new Map(),
-      results: new Map(),
-      events: new Map(),
-      disappearingSeconds: 0,
-      status: 'loading',
-      hasOlder: false,
-      loadingOlder: false,
-      outgoing: [],
-      cursor: 0,
-      queue: Promise.resolve(),
-      view: emptyView,
-      resultsChanged: false,
-    };
+    const conversation = newConversation(receiverId);
     this.conversations.set(conversationId, conversation);
     this.refreshView(conversation);
     return conversation;
@@ -401,24 +337,9 @@ export class ChatStore {
     this.refreshView(conversation);
   }
 
-  /**
-   * A new snapshot for the screens. The message list is sorted and the results copied again only
-   * when they changed: rows whose message and result stay the same objects are not rendered again.
-   */
+  /** A new snapshot for the screens (conversation.ts), and the listeners told. */
   private refreshView(conversation: Conversation, changed: { messages?: boolean } = {}): void {
-    const previous = conversation.view;
-    const view: ConversationView = {
-      messages: changed.messages ? [...conversation.messages.values()].sort((a, b) => a.id - b.id) : previous.messages,
-      results: conversation.resultsChanged ? new Map(conversation.results) : previous.results,
-      events: changed.messages ? [...conversation.events.values()].sort((a, b) => a.id - b.id) : previous.events,
-      disappearingSeconds: conversation.disappearingSeconds,
-      status: conversation.status,
-      hasOlder: conversation.hasOlder,
-      loadingOlder: conversation.loadingOlder,
-      outgoing: conversation.outgoing,
-    };
-    conversation.resultsChanged = false;
-    conversation.view = view;
+    nextView(conversation, changed);
     for (const listener of this.listeners) listener();
   }
 }

@@ -1,10 +1,9 @@
 /** ChatStore and disappearing messages: expiry by this browser's clock, erased messages, timeline events. */
-import type { DecryptResult } from '@enclave/client';
-import { storedMessage } from '@enclave/client/testing';
+import type { DecryptResult } from './message-decryptor';
+import { storedMessage } from './testing';
 import type { HistoryResponse, TimelineEvent } from '@enclave/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { HistoryParams } from '../net/http';
-import { ChatStore } from './chat-store';
+import { ChatStore, type HistoryParams } from './chat-store';
 
 const BOB = '00000000-0000-4000-8000-000000000002';
 const NOW = Date.parse('2026-01-01T12:00:00.000Z');

@@ -1,9 +1,8 @@
-import type { DecryptResult } from '@enclave/client';
-import { storedMessage } from '@enclave/client/testing';
+import type { DecryptResult } from './message-decryptor';
+import { storedMessage } from './testing';
 import type { EpochShare, HistoryResponse, Message } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
-import type { HistoryParams } from '../net/http';
-import { ChatStore } from './chat-store';
+import { ChatStore, type HistoryParams } from './chat-store';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const BOB = '00000000-0000-4000-8000-000000000002';

@@ -1,0 +1,103 @@
+/**
+ * One conversation as the chat store holds it, and the snapshot of it the screens read: messages
+ * by server id, what decrypting each gave, the timeline's events, and what the member is sending.
+ */
+import type { DisappearingTimer, Message, TimelineEvent } from '@enclave/protocol';
+import type { DecryptResult } from './message-decryptor';
+
+/**
+ * A message of this member's not stored yet: being sent, or failed after the client's own resends
+ * (then kept, with its text, until the member retries or discards it: never silently lost).
+ */
+export type Outgoing = { localId: string; text: string; state: 'sending' | 'failed' };
+
+export type ConversationView = {
+  /** Oldest first. */
+  messages: readonly Message[];
+  results: ReadonlyMap<number, DecryptResult>;
+  /** Timer changes and deletion notes, oldest first; they go between the messages by id. */
+  events: readonly TimelineEvent[];
+  /** The conversation's disappearing-message timer, as the last answer or frame said. */
+  disappearingSeconds: DisappearingTimer;
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  /** In the order they were written. */
+  outgoing: readonly Outgoing[];
+};
+
+/** The store's state of one conversation; the screens read only its {@link ConversationView}. */
+export type Conversation = {
+  receiverId: string;
+  messages: Map<number, Message>;
+  results: Map<number, DecryptResult>;
+  events: Map<number, TimelineEvent>;
+  disappearingSeconds: DisappearingTimer;
+  status: ConversationView['status'];
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  outgoing: Outgoing[];
+  /** The highest id up to which the conversation is known to hold everything (chat-store.ts). */
+  cursor: number;
+  /** Loads of this conversation, one after another. */
+  queue: Promise<void>;
+  view: ConversationView;
+  /** Results set since the last view was made. */
+  resultsChanged: boolean;
+};
+
+/** The view of a conversation never opened. */
+export const emptyView: ConversationView = {
+  messages: [],
+  results: new Map(),
+  events: [],
+  disappearingSeconds: 0,
+  status: 'idle',
+  hasOlder: false,
+  loadingOlder: false,
+  outgoing: [],
+};
+
+/** A conversation being loaded for the first time. */
+export function newConversation(receiverId: string): Conversation {
+  return {
+    receiverId,
+    messages: new Map(),
+    results: new Map(),
+    events: new Map(),
+    disappearingSeconds: 0,
+    status: 'loading',
+    hasOlder: false,
+    loadingOlder: false,
+    outgoing: [],
+    cursor: 0,
+    queue: Promise.resolve(),
+    view: emptyView,
+    resultsChanged: false,
+  };
+}
+
+/** The latest timer among these events, if any changed it. */
+export const lastTimer = (events: readonly TimelineEvent[]) =>
+  events.reduce<DisappearingTimer | undefined>((seconds, e) => (e.event.kind === 'timer_set' ? e.event.seconds : seconds), undefined);
+
+/**
+ * A new snapshot for the screens. The message list is sorted and the results copied again only
+ * when they changed: rows whose message and result stay the same objects are not rendered again.
+ */
+export function nextView(conversation: Conversation, changed: { messages?: boolean }): ConversationView {
+  const previous = conversation.view;
+  const view: ConversationView = {
+    messages: changed.messages ? [...conversation.messages.values()].sort((a, b) => a.id - b.id) : previous.messages,
+    results: conversation.resultsChanged ? new Map(conversation.results) : previous.results,
+    events: changed.messages ? [...conversation.events.values()].sort((a, b) => a.id - b.id) : previous.events,
+    disappearingSeconds: conversation.disappearingSeconds,
+    status: conversation.status,
+    hasOlder: conversation.hasOlder,
+    loadingOlder: conversation.loadingOlder,
+    outgoing: conversation.outgoing,
+  };
+  conversation.resultsChanged = false;
+  conversation.view = view;
+  return view;
+}

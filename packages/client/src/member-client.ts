@@ -1,0 +1,176 @@
+/**
+ * One signed-in member's client, the same in the browser and in the server's integration tests:
+ * one {@link KeyTrust} over the member's pins, sending with {@link SenderKeys}, reading with
+ * {@link MessageDecryptor}, and the {@link ChatStore} those feed, all built from one transport —
+ * the route table's calls and the socket's frames. The web app adds only React bindings; the test
+ * member adds only a Node transport (server/src/testing/member.ts).
+ */
+import * as e2e from '@enclave/crypto';
+import type { PrivateIdentity, PublicIdentity } from '@enclave/crypto';
+import { conversationIdFor, routes, type Message, type MessageContent, type PublicUser, type RouteDefinition, type RouteInput, type RouteResponse } from '@enclave/protocol';
+import { ChatStore } from './chat-store';
+import type { FrameSource } from './frame-dispatcher';
+import { KeyTrust, type MemberList, type PinStore } from './key-trust';
+import { MessageDecryptor, type DecryptResult } from './message-decryptor';
+import { SenderKeys } from './sender-keys';
+import { SkippedRecipients } from './skipped-recipients';
+
+/** A call through the route table: the route's parsed answer, or a thrown refusal carrying `status` and `code`. */
+export type CallRoute = <R extends RouteDefinition>(route: R, input: RouteInput<R>) => Promise<RouteResponse<R>>;
+
+/** How a member client reaches the server: the calls of the route table, and the frames of its socket. */
+export type MemberTransport = { call: CallRoute; frames: FrameSource };
+
+/** Everything a {@link MemberClient} is built from. */
+export type MemberClientOptions = {
+  /** The member, with their own public keys as derived from their private keys at login, never the server's copy. */
+  self: { id: string } & PublicIdentity;
+  keys: PrivateIdentity;
+  transport: MemberTransport;
+  /** Where the member's pinned fingerprints of their contacts are kept (IndexedDB in the browser). */
+  pins: PinStore;
+  /** The member list; by default fetched through the transport and kept until `fresh()` is asked. */
+  members?: MemberList;
+  /** SenderKeys' waits before resending a message that got no answer. */
+  sendRetryDelaysMs?: readonly number[];
+};
+
+/** A live message once the store has decrypted it (undefined: in a conversation never opened). */
+export type IncomingListener = (message: Message, result: DecryptResult | undefined) => void;
+/** Messages erased on the server, held or not. */
+export type RemovedListener = (conversationId: string, ids: readonly number[]) => void;
+
+/** The member list fetched through the transport, one request at a time; a failed fetch is not kept. */
+export function fetchedMemberList(call: CallRoute): MemberList {
+  let users: Promise<readonly PublicUser[]> | null = null;
+  const fresh = () => {
+    const fetched = call(routes.users, {}).then((data) => data.users);
+    users = fetched;
+    fetched.catch(() => {
+      if (users === fetched) users = null;
+    });
+    return fetched;
+  };
+  return { current: () => users ?? fresh(), fresh };
+}
+
+/**
+ * @example
+ * ```ts
+ * const client = new MemberClient({ self, keys, transport: { call, frames }, pins });
+ * await client.open('all');
+ * await client.send('all', { text: 'hello' });
+ * client.store.view(conversationIdFor(self.id, 'all')).messages;
+ * ```
+ */
+export class MemberClient {
+  readonly trust: KeyTrust;
+  readonly senderKeys: SenderKeys;
+  readonly decryptor: MessageDecryptor;
+  readonly store: ChatStore;
+  /** Members the latest epoch of each conversation left out (unusable keys), for the warning banner. */
+  readonly skipped = new SkippedRecipients();
+  readonly members: MemberList;
+  private readonly selfId: string;
+  private openConversationId: string | null = null;
+  private readonly incoming = new Set<IncomingListener>();
+  private readonly removed = new Set<RemovedListener>();
+  private readonly unsubscribe: (() => void)[];
+
+  constructor(options: MemberClientOptions) {
+    const { self, keys, transport } = options;
+    const { call, frames } = transport;
+    this.selfId = self.id;
+    this.members = options.members ?? fetchedMemberList(call);
+    const trust = new KeyTrust({
+      self,
+      pins: options.pins,
+      members: this.members,
+      crypto: { fingerprint: e2e.fingerprint, importPublicIdentity: e2e.importPublicIdentity },
+    });
+    const decryptor = new MessageDecryptor({
+      selfId: self.id,
+      decryptKey: keys.decryptKey,
+      fetchShares: async (epochIds) => (await call(routes.epochShares, { query: { ids: epochIds.join(',') } })).shares,
+      verifyKeyFor: (userId) => trust.verifyKeyFor(userId),
+      crypto: { openEpochShare: e2e.openEpochShare, decryptMessage: e2e.decryptMessage },
+    });
+    this.senderKeys = new SenderKeys({
+      self: { id: self.id, encryptionPublicKey: self.encryptionPublicKey },
+      signKey: keys.signKey,
+      api: {
+        conversationMembers: (receiverId) => call(routes.conversationMembers, { query: { receiverId } }),
+        createEpoch: async (body) => void (await call(routes.createEpoch, { body })),
+        sendMessage: async (body) => (await call(routes.sendMessage, { body })).message,
+      },
+      crypto: { createEpoch: e2e.createEpoch, encryptMessage: e2e.encryptMessage },
+      onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
+      onRecipientsSkipped: this.skipped.report,
+      trust,
+      ...(options.sendRetryDelaysMs ? { sendRetryDelaysMs: options.sendRetryDelaysMs } : {}),
+    });
+    this.trust = trust;
+    this.decryptor = decryptor;
+    this.store = new ChatStore({
+      selfId: self.id,
+      history: (query) => call(routes.history, { query }),
+      decrypt: (messages, shares) => decryptor.decrypt(messages, shares),
+    });
+    this.unsubscribe = [
+      frames.on('chat_message', ({ message }) => {
+        void this.store.live(message).then((result) => this.incoming.forEach((listener) => listener(message, result)));
+      }),
+      frames.on('timeline_event', ({ event }) => this.store.event(event)),
+      frames.on('messages_deleted', ({ conversationId, ids, reason }) => {
+        this.store.removed(conversationId, ids, reason);
+        this.removed.forEach((listener) => listener(conversationId, ids));
+      }),
+      frames.on('membership_changed', ({ conversationId, membershipVersion }) => this.senderKeys.membershipChanged(conversationId, membershipVersion)),
+      // Every (re)authentication, and the server's call for a catch-up after a gap: the open conversation catches up.
+      frames.on('authenticated', () => void this.store.authenticated(this.openConversationId)),
+    ];
+  }
+
+  /** Opens the conversation with `receiverId` ('all': the general channel): loads it, or catches it up. */
+  open(receiverId: string): Promise<void> {
+    const conversationId = conversationIdFor(this.selfId, receiverId);
+    this.openConversationId = conversationId;
+    return this.store.open(conversationId, receiverId);
+  }
+
+  /**
+   * Sends (or, with the `localId` of one that failed, sends again) a message, shown as being sent
+   * in the store until the server's answer or the frame of it, matched by that id. A message that
+   * could not be sent stays in the store, marked failed, and the reason is thrown.
+   */
+  async send(receiverId: string, content: MessageContent, localId = this.senderKeys.newMessageId()): Promise<Message> {
+    const conversationId = conversationIdFor(this.selfId, receiverId);
+    this.store.sending(conversationId, localId, content.text);
+    try {
+      const message = await this.senderKeys.send(receiverId, content, localId);
+      this.decryptor.addOwnMessage(message);
+      this.store.sent(message, content, localId);
+      return message;
+    } catch (error) {
+      this.store.failed(conversationId, localId);
+      throw error;
+    }
+  }
+
+  /** Each live message once decrypted (notifications); returns the unsubscribe. */
+  onIncoming(listener: IncomingListener): () => void {
+    this.incoming.add(listener);
+    return () => this.incoming.delete(listener);
+  }
+
+  /** Messages erased on the server (unread counts and notifications let go of them); returns the unsubscribe. */
+  onRemoved(listener: RemovedListener): () => void {
+    this.removed.add(listener);
+    return () => this.removed.delete(listener);
+  }
+
+  /** Stops listening to the transport's frames (the member signed out). */
+  close(): void {
+    for (const off of this.unsubscribe) off();
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The member's one client (@enclave/client's MemberClient) wired to this browser: the route table
+ * over fetch (net/http.ts), the socket's frames, the pins in IndexedDB (chat/key-pins.ts) and the
+ * member list held by TanStack Query (chat/use-users.ts). Nothing is decided here.
+ */
+import { MemberClient, type CallRoute, type FrameSource, type PinStore } from '@enclave/client';
+import { routes } from '@enclave/protocol';
+import type { QueryClient } from '@tanstack/react-query';
+import type { Session } from '../auth/auth-context';
+import { indexedDbPinStore } from '../chat/key-pins';
+import { ensureUsers, refetchUsers } from '../chat/use-users';
+import * as http from '../net/http';
+
+/** What the browser provides by default, replaceable in tests. */
+export type MemberClientDeps = { call?: CallRoute; pins?: PinStore };
+
+/** The client of one signed-in member, reading `frames` (the socket's, through its one dispatcher). */
+export function createMemberClient(session: Session, queryClient: QueryClient, frames: FrameSource, deps: MemberClientDeps = {}): MemberClient {
+  const call = deps.call ?? http.call;
+  const listUsers = async () => (await call(routes.users, {})).users;
+  return new MemberClient({
+    // The member's own keys are the ones derived from their private keys at login, never the list's.
+    self: { id: session.user.id, ...session.publicIdentity },
+    keys: session.privateIdentity,
+    transport: { call, frames },
+    pins: deps.pins ?? indexedDbPinStore,
+    members: { current: () => ensureUsers(queryClient, listUsers), fresh: () => refetchUsers(queryClient, listUsers) },
+  });
+}
