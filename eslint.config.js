@@ -11,6 +11,20 @@ const noMathRandom = {
   message: 'Randomness comes from crypto.getRandomValues / randomUUID / node:crypto.',
 };
 
+// Only server/src/access/ decides who may act: elsewhere a role is data to store or show, never a condition.
+const roleDecisions = [
+  ['BinaryExpression[operator=/^[!=]==?$/] > MemberExpression[property.name="role"]', 'a comparison of a role'],
+  ['SwitchStatement > MemberExpression.discriminant[property.name="role"]', 'a switch on a role'],
+  ['CallExpression[callee.name=/^(eq|ne)$/] > MemberExpression[object.name="users"][property.name="role"]', 'a condition on users.role'],
+].map(([selector, what]) => ({ selector, message: `${what} decides who may act: call a rule of server/src/access/ instead.` }));
+
+// Only server/src/security/events.ts writes security events (coalescing, bounds per source, audit rows).
+const securityEventWrites = [
+  ['CallExpression[callee.property.name=/^(insert|update)$/] > Identifier[name="securityEvents"]', 'a write to securityEvents'],
+  ['TemplateElement[value.raw=/(insert\\s+into|update)\\s+"?security_events/i]', 'SQL writing security_events'],
+  ['Literal[value=/(insert\\s+into|update)\\s+"?security_events/i]', 'SQL writing security_events'],
+].map(([selector, what]) => ({ selector, message: `${what}: record events with recordEvent() of server/src/security/events.ts.` }));
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', '**/test-results/**', '**/playwright-report/**'] },
   js.configs.recommended,
@@ -59,6 +73,23 @@ export default tseslint.config(
         ),
       ],
     },
+  },
+  {
+    // The server's boundaries (docs/architecture.md §5). One rule, no-restricted-syntax, holds both
+    // sets of selectors: the blocks below give each module the set that applies to it.
+    files: ['server/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...roleDecisions, ...securityEventWrites] },
+  },
+  {
+    // access/ decides; the command-line client only prints the role the server answered.
+    files: ['server/src/access/**/*.ts', 'server/src/cli/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...securityEventWrites] },
+  },
+  {
+    files: ['server/src/security/events.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...roleDecisions] },
   },
   {
     // The crypto runs unchanged in browsers: WebCrypto only, outside its tests and vector script.
