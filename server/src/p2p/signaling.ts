@@ -10,7 +10,7 @@ import { isDatabaseUnavailable } from '../db/client';
 import type { FrameFailure, FrameHandler } from '../realtime/dispatch';
 import { eventTypes, recordEvent } from '../security/events';
 import { closeConnection, findConnection, markOpen, type P2pConnection } from './registry';
-import { p2pConnection, p2pSignal } from '../realtime/publish';
+import { p2pConnection, p2pSignal, serverFrame } from '../realtime/publish';
 
 /** Tells both parties of a connection (on whatever instance their sockets are) how it stands. */
 export async function announceConnection(ctx: AppContext, c: P2pConnection, state: 'requested' | 'open' | 'closed'): Promise<void> {
@@ -23,7 +23,7 @@ export type SignalCount = (userId: string) => Promise<number>;
 /** A signaling frame that failed: the member is told to try again. */
 export const p2pFrameFailed: FrameFailure = (err, send, log) => {
   log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
-  send({ type: 'error', message: 'Signaling is unavailable, try again' });
+  send(serverFrame.error('Signaling is unavailable, try again'));
 };
 
 export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandler<'p2p_signal' | 'p2p_close'> {
@@ -32,14 +32,14 @@ export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandl
     const waitMs = await count(userId);
     if (waitMs) {
       await recordEvent(ctx.db, origin, { type: eventTypes.rateLimited, severity: 'medium', userId, details: { frame: frame.type } });
-      return send({ type: 'error', message: `Too many P2P signals. Retry in ${Math.ceil(waitMs / 1000)} s.` });
+      return send(serverFrame.error(`Too many P2P signals. Retry in ${Math.ceil(waitMs / 1000)} s.`));
     }
-    if ((await emergencyState(ctx.db)).active) return send({ type: 'error', message: errorTexts.p2pSuspended });
+    if ((await emergencyState(ctx.db)).active) return send(serverFrame.error(errorTexts.p2pSuspended));
     const connection = await findConnection(ctx.db, frame.connectionId);
     // Unknown and foreign connections are refused alike: an id says nothing of whose it is.
     if (!connection || (userId !== connection.hostId && userId !== connection.joinerId)) {
       await recordEvent(ctx.db, origin, { type: eventTypes.p2pSignalRefused, severity: 'medium', userId, details: { frame: frame.type, connectionId: frame.connectionId } });
-      return send({ type: 'error', message: 'You are not a party of this P2P connection' });
+      return send(serverFrame.error('You are not a party of this P2P connection'));
     }
     if (frame.type === 'p2p_close') {
       if (await closeConnection(ctx.db, connection.id)) await announceConnection(ctx, connection, 'closed');
@@ -49,7 +49,7 @@ export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandl
     const { kind } = frame.signal;
     // The joiner offers, the host answers; candidates go both ways.
     if ((kind === 'offer' && fromHost) || (kind === 'answer' && !fromHost)) {
-      return send({ type: 'error', message: kind === 'offer' ? 'Only the joiner sends the offer' : 'Only the host sends the answer' });
+      return send(serverFrame.error(kind === 'offer' ? 'Only the joiner sends the offer' : 'Only the host sends the answer'));
     }
     const to = fromHost ? connection.joinerId : connection.hostId;
     await p2pSignal(ctx.gateway, to, connection.id, userId, frame.signal);

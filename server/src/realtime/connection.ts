@@ -19,7 +19,7 @@ import type { BusEvent } from './bus';
 import type { FrameConnection, FrameDispatch } from './dispatch';
 import { encode, sendText, socketTasks } from './flow';
 import type { PresenceTracker } from './presence';
-import { sessionEndedFrame } from './publish';
+import { serverFrame } from './publish';
 
 /**
  * Larger client frames are refused with an error frame; the socket stays open. Room for a P2P
@@ -89,20 +89,20 @@ export class Connections {
     const send = (frame: ServerFrame) => sendText(socket, encode(frame));
 
     const authenticate = (): void => {
-      if (client) return send({ type: 'authenticated', userId: client.userId });
+      if (client) return send(serverFrame.authenticated(client.userId));
       if (attempted) return;
       attempted = true;
       const presented = token;
       token = undefined;
       if (!gate.tryEnter()) {
         // The client comes back after its back-off, as when the database is away.
-        send({ type: 'error', message: 'The server is busy, try again' });
+        send(serverFrame.error('The server is busy, try again'));
         return socket.close(closeCodes.tryAgainLater, 'try again later');
       }
       this.admit(socket, presented, origin)
         .then(async (admitted) => {
           if (admitted === 'ended') {
-            send(sessionEndedFrame('revoked', SESSION_HAS_ENDED));
+            send(serverFrame.session_ended('revoked', SESSION_HAS_ENDED));
             return socket.close(closeCodes.sessionEnded, 'session ended');
           }
           if (admitted === 'gone') return;
@@ -116,12 +116,12 @@ export class Connections {
                 ? { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { channel: 'socket' } }
                 : { type: eventTypes.socketAuthFailed, severity: 'low' },
             );
-            send({ type: 'auth_failed', message: 'Not signed in' });
+            send(serverFrame.auth_failed('Not signed in'));
             return socket.close(closeCodes.authFailed, 'auth failed');
           }
           client = admitted;
           this.unauthenticated.delete(socket);
-          send({ type: 'authenticated', userId: client.userId });
+          send(serverFrame.authenticated(client.userId));
           presence.changedHere(client.userId);
           await presence.loaded;
           sendText(socket, presence.snapshot());
@@ -130,7 +130,7 @@ export class Connections {
           // The session could not be checked: the client comes back after its back-off.
           const unavailable = isDatabaseUnavailable(err);
           log[unavailable ? 'warn' : 'error']({ err }, 'socket authentication failed');
-          send({ type: 'error', message: 'Authentication is unavailable, try again' });
+          send(serverFrame.error('Authentication is unavailable, try again'));
           socket.close(unavailable ? closeCodes.tryAgainLater : closeCodes.internalError, 'try again later');
         })
         .finally(() => gate.leave());
@@ -146,20 +146,20 @@ export class Connections {
       // Closing (by us after a failed authentication or the deadline, or by the client): nothing more is processed.
       if (socket.readyState !== socket.OPEN) return;
       if (isBinary || data.length > MAX_CLIENT_FRAME_BYTES) {
-        return send({ type: 'error', message: `Frames must be JSON text of at most ${MAX_CLIENT_FRAME_BYTES} bytes` });
+        return send(serverFrame.error(`Frames must be JSON text of at most ${MAX_CLIENT_FRAME_BYTES} bytes`));
       }
       let json: unknown;
       try {
         json = JSON.parse(data.toString('utf8'));
       } catch {
-        return send({ type: 'error', message: 'Frame is not valid JSON' });
+        return send(serverFrame.error('Frame is not valid JSON'));
       }
       // As every route's input (http/json-input.ts): text PostgreSQL refuses, or nesting too deep.
       const unfit = unfitInput(json);
-      if (unfit) return send({ type: 'error', message: describeUnfit(unfit, 'Frame', 'frame') });
+      if (unfit) return send(serverFrame.error(describeUnfit(unfit, 'Frame', 'frame')));
       const frame = clientFrameSchema.safeParse(json);
       if (!frame.success) {
-        return send({ type: 'error', message: `Unknown or malformed frame: ${frame.error.issues[0]?.message ?? 'invalid'}` });
+        return send(serverFrame.error(`Unknown or malformed frame: ${frame.error.issues[0]?.message ?? 'invalid'}`));
       }
       this.host.frames.dispatch(conn, frame.data);
     });

@@ -7,6 +7,7 @@
 import { clientFrames, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventSource } from '../security/events';
+import { serverFrame } from './publish';
 
 type ClientFrameType = ClientFrame['type'];
 type FrameOf<T extends ClientFrameType> = Extract<ClientFrame, { type: T }>;
@@ -35,7 +36,7 @@ export type FrameConnection = {
 };
 
 const publicFrames: { [K in PublicFrameType]: (conn: FrameConnection, frame: FrameOf<K>) => void } = {
-  ping: (conn) => conn.send({ type: 'pong' }),
+  ping: (conn) => conn.send(serverFrame.pong()),
   authenticate: (conn) => conn.authenticate(),
 };
 
@@ -60,7 +61,7 @@ export class FrameDispatch {
     const type = frame.type as MemberFrameType;
     const registered = this.handlers.get(type);
     const member = conn.member();
-    if (!member || !registered) return conn.send({ type: 'error', message: 'Not signed in' });
+    if (!member || !registered) return conn.send(serverFrame.error('Not signed in'));
     conn.runTask(
       () => registered.handle(member, frame as FrameOf<MemberFrameType>, conn.send),
       (err) => registered.failed(err, conn.send, this.log),

@@ -7,6 +7,7 @@ import type { ServerFrame } from '@enclave/protocol';
 import { closeCodes } from '@enclave/protocol';
 import type { WebSocket } from 'ws';
 import type { WorkGate } from '../http/overload';
+import { serverFrame } from './publish';
 
 /**
  * How long a timed closing (Gateway.endSessionsTimed) waits for the bus to bring the event back
@@ -71,7 +72,7 @@ export function socketTasks(socket: WebSocket, gate: WorkGate, send: (frame: Ser
       waiting.push(() => runTask(handle, onError));
       return;
     }
-    if (tasks >= MAX_SOCKET_TASKS || !gate.tryEnter()) return send({ type: 'error', message: 'Too busy for this frame, try again' });
+    if (tasks >= MAX_SOCKET_TASKS || !gate.tryEnter()) return send(serverFrame.error('Too busy for this frame, try again'));
     tasks += 1;
     handle()
       .catch(onError)

@@ -21,7 +21,7 @@ import { Connections, SESSION_HAS_ENDED, type Client, type EndSessions } from '.
 import { FrameDispatch } from './dispatch';
 import { CLOSE_WAIT_MS, closedOrTerminated, encode, sendText } from './flow';
 import { PresenceTracker } from './presence';
-import { sessionEndedFrame } from './publish';
+import { serverFrame } from './publish';
 
 export { onSocketError } from './connection';
 
@@ -137,7 +137,7 @@ export class Gateway {
   private sweep(): void {
     const now = Date.now();
     this.connections.closeLate(now);
-    this.endSessions((c) => c.expiresAt <= now, sessionEndedFrame('expired', 'Your session has expired. Please sign in again.'));
+    this.endSessions((c) => c.expiresAt <= now, serverFrame.session_ended('expired', 'Your session has expired. Please sign in again.'));
   }
 
   private track(client: Client): void {
@@ -223,8 +223,8 @@ export class Gateway {
       this.log.warn({ err }, 'could not check the sessions of open sockets');
       return null;
     });
-    if (live) this.endSessions((c) => !live.has(c.sessionId), sessionEndedFrame('revoked', SESSION_HAS_ENDED));
-    for (const c of all) if (!live || live.has(c.sessionId)) sendText(c.socket, encode({ type: 'authenticated', userId: c.userId }));
+    if (live) this.endSessions((c) => !live.has(c.sessionId), serverFrame.session_ended('revoked', SESSION_HAS_ENDED));
+    for (const c of all) if (!live || live.has(c.sessionId)) sendText(c.socket, encode(serverFrame.authenticated(c.userId)));
     await this.presence.sync();
     // Presence frames may be among what was lost.
     await this.presence.reloadOnline();

@@ -4,13 +4,13 @@
  * (PresenceTracker), and refreshes them; rows not refreshed for PRESENCE_TTL belong to an instance
  * that died and no longer count.
  */
-import type { ServerFrame } from '@enclave/protocol';
+import type { ServerFrameOf } from '@enclave/protocol';
 import { and, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
 import { presence } from '../db/schema';
 import { encode } from './flow';
-import { presence as publishPresence, type FramePublisher } from './publish';
+import { presence as publishPresence, serverFrame, type FramePublisher } from './publish';
 
 export const PRESENCE_TTL_MS = 60_000;
 export const PRESENCE_REFRESH_MS = 20_000;
@@ -77,7 +77,7 @@ export type PresenceHost = FramePublisher & {
   socketCount(userId: string): number;
   /** Sockets here per member, for the members who have one. */
   socketCounts(): Map<string, number>;
-  deliverHere(to: 'all', frame: Extract<ServerFrame, { type: 'presence' }>): void;
+  deliverHere(to: 'all', frame: ServerFrameOf<'presence'>): void;
 };
 
 /**
@@ -176,11 +176,11 @@ export class PresenceTracker {
     const now = await onlineUserIds(this.db);
     const online = [...now].filter((userId) => !this.online.has(userId));
     const offline = [...this.online].filter((userId) => !now.has(userId));
-    if (online.length || offline.length) this.host.deliverHere('all', { type: 'presence', online, offline });
+    if (online.length || offline.length) this.host.deliverHere('all', serverFrame.presence(online, offline));
   }
 
   /** A `presence` frame on its way to this instance's sockets: `online` follows it. */
-  apply(frame: Extract<ServerFrame, { type: 'presence' }>): void {
+  apply(frame: ServerFrameOf<'presence'>): void {
     for (const userId of frame.online) this.online.add(userId);
     for (const userId of frame.offline) this.online.delete(userId);
     this.snapshotFrame = null;
@@ -188,7 +188,7 @@ export class PresenceTracker {
 
   /** The `presence_snapshot` frame a socket gets once authenticated, encoded. */
   snapshot(): Buffer {
-    this.snapshotFrame ??= encode({ type: 'presence_snapshot', online: [...this.online] });
+    this.snapshotFrame ??= encode(serverFrame.presence_snapshot([...this.online]));
     return this.snapshotFrame;
   }
 

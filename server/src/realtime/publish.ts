@@ -1,10 +1,14 @@
 /**
- * Every frame the server publishes, one function each: features call these instead of writing a
- * frame or a bus event by hand, so that a frame's shape is written once (its schema is in
- * packages/protocol/src/frames.ts, its bus event in bus.ts). Each publishes after a commit, through
+ * Every frame the server sends, built here and nowhere else: one builder per frame type
+ * (serverFrame), typed from the protocol's frame table (serverFrames in
+ * packages/protocol/src/frames.ts), and one publisher per frame the bus carries (its bus event in
+ * bus.ts), so that a frame's shape is written once. The table's audience decides which: `socket`
+ * frames are sent by the gateway on the socket they answer (connection.ts, dispatch.ts, flow.ts,
+ * and a feature's frame handler through its `send`); `members` and `all` frames are delivered
+ * and `sessions` frames end sessions through the bus, after a commit, through
  * Gateway.publishCommitted: a failure is logged, and made good by the bus's `resync`.
  */
-import type { Message, ServerFrame, SessionEndReason, TimelineEvent } from '@enclave/protocol';
+import type { Message, ServerFrameOf, ServerFrameType, ServerFrameTypeTo, SessionEndReason, TimelineEvent } from '@enclave/protocol';
 import type { BusEvent } from './bus';
 
 /** What publishes (the Gateway): a failure is logged, not thrown. */
@@ -14,49 +18,85 @@ export type Audience = 'all' | string[];
 type EndSessions = Extract<BusEvent, { kind: 'end_sessions' }>;
 /** Whose sockets an `end_sessions` closes: one session, these sessions, or every session of these members. */
 export type EndTarget = { sessionId: string } | { sessionIds: string[] } | { userIds: string[] };
-type Frame<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
+/** A frame the bus delivers: one the table sends to members or to all. */
+type Delivered = ServerFrameOf<ServerFrameTypeTo<'members' | 'all'>>;
+/** A frame that ends sessions: one the table sends to `sessions`. */
+type SessionsFrame = ServerFrameOf<ServerFrameTypeTo<'sessions'>>;
+type Builders = { [T in Exclude<ServerFrameType, ServerFrameTypeTo<'none'>>]: (...args: never[]) => ServerFrameOf<T> };
+type Party = { id: string; nodeId: string; hostId: string; joinerId: string };
 
-const deliver = (out: FramePublisher, to: Audience, frame: ServerFrame) => out.publishCommitted({ kind: 'deliver', to, frame });
+/** Builds each frame the server sends, keyed by its type: a frame of the table without one does not compile. */
+export const serverFrame = {
+  authenticated: (userId: string) => ({ type: 'authenticated', userId }),
+  auth_failed: (message: string) => ({ type: 'auth_failed', message }),
+  presence_snapshot: (online: string[]) => ({ type: 'presence_snapshot', online }),
+  pong: () => ({ type: 'pong' }),
+  error: (message: string) => ({ type: 'error', message }),
+  chat_message: (message: Message) => ({ type: 'chat_message', message }),
+  timeline_event: (event: TimelineEvent) => ({ type: 'timeline_event', event }),
+  messages_deleted: (conversationId: string, ids: number[], reason: ServerFrameOf<'messages_deleted'>['reason']) => ({
+    type: 'messages_deleted',
+    conversationId,
+    ids,
+    reason,
+  }),
+  membership_changed: (conversationId: string, membershipVersion: number) => ({ type: 'membership_changed', conversationId, membershipVersion }),
+  typing: (conversationId: string, userId: string) => ({ type: 'typing', conversationId, userId }),
+  p2p_signal: (connectionId: string, from: string, signal: ServerFrameOf<'p2p_signal'>['signal']) => ({ type: 'p2p_signal', connectionId, from, signal }),
+  p2p_connection: (c: Party, state: ServerFrameOf<'p2p_connection'>['state']) => ({
+    type: 'p2p_connection',
+    connectionId: c.id,
+    nodeId: c.nodeId,
+    hostId: c.hostId,
+    joinerId: c.joinerId,
+    state,
+  }),
+  presence: (online: string[], offline: string[]) => ({ type: 'presence', online, offline }),
+  users_changed: () => ({ type: 'users_changed' }),
+  session_ended: (reason: SessionEndReason, message: string) => ({ type: 'session_ended', reason, message }),
+  security_breach: (message: string) => ({ type: 'security_breach', message }),
+} satisfies Builders;
 
-export const sessionEndedFrame = (reason: SessionEndReason, message: string): Frame<'session_ended'> => ({ type: 'session_ended', reason, message });
+const deliver = (out: FramePublisher, to: Audience, frame: Delivered) => out.publishCommitted({ kind: 'deliver', to, frame });
 
 /** The `end_sessions` event that closes `target`'s sockets with `frame` (Gateway.endSessionsTimed takes it too). */
-export const endSessionsEvent = (target: EndTarget, frame: Frame<'session_ended' | 'security_breach'>): EndSessions => ({
-  kind: 'end_sessions',
-  ...target,
-  frame,
-});
+export const endSessionsEvent = (target: EndTarget, frame: SessionsFrame): EndSessions => ({ kind: 'end_sessions', ...target, frame });
 
 /** Ends `target`'s sessions on every instance: a `session_ended` frame, then the close (closeCodes.sessionEnded). */
 export const sessionEnded = (out: FramePublisher, target: EndTarget, reason: SessionEndReason, message: string) =>
-  out.publishCommitted(endSessionsEvent(target, sessionEndedFrame(reason, message)));
+  out.publishCommitted(endSessionsEvent(target, serverFrame.session_ended(reason, message)));
 
 /** As sessionEnded, with a `security_breach` frame: the client wipes what it holds. */
 export const securityBreach = (out: FramePublisher, target: EndTarget, message: string) =>
-  out.publishCommitted(endSessionsEvent(target, { type: 'security_breach', message }));
+  out.publishCommitted(endSessionsEvent(target, serverFrame.security_breach(message)));
 
-export const usersChanged = (out: FramePublisher) => deliver(out, 'all', { type: 'users_changed' });
+/** Tells every socket to refetch the member list. */
+export const usersChanged = (out: FramePublisher) => deliver(out, 'all', serverFrame.users_changed());
 
+/** Tells a conversation's members that its member set moved to `membershipVersion`. */
 export const membershipChanged = (out: FramePublisher, to: Audience, conversationId: string, membershipVersion: number) =>
-  deliver(out, to, { type: 'membership_changed', conversationId, membershipVersion });
+  deliver(out, to, serverFrame.membership_changed(conversationId, membershipVersion));
 
-export const chatMessage = (out: FramePublisher, to: Audience, message: Message) => deliver(out, to, { type: 'chat_message', message });
+/** Hands a stored message to its conversation's members. */
+export const chatMessage = (out: FramePublisher, to: Audience, message: Message) => deliver(out, to, serverFrame.chat_message(message));
 
-export const timelineEvent = (out: FramePublisher, to: Audience, event: TimelineEvent) => deliver(out, to, { type: 'timeline_event', event });
+/** Hands a timer change or a deletion for everyone to its conversation's members. */
+export const timelineEvent = (out: FramePublisher, to: Audience, event: TimelineEvent) => deliver(out, to, serverFrame.timeline_event(event));
 
-export const messagesDeleted = (out: FramePublisher, to: Audience, conversationId: string, ids: number[], reason: Frame<'messages_deleted'>['reason']) =>
-  deliver(out, to, { type: 'messages_deleted', conversationId, ids, reason });
+/** Tells a conversation's members which of its messages the server erased, and why. */
+export const messagesDeleted = (out: FramePublisher, to: Audience, conversationId: string, ids: number[], reason: ServerFrameOf<'messages_deleted'>['reason']) =>
+  deliver(out, to, serverFrame.messages_deleted(conversationId, ids, reason));
 
-export const presence = (out: FramePublisher, online: string[], offline: string[]) => deliver(out, 'all', { type: 'presence', online, offline });
+/** Announces to every socket who came online and who went offline. */
+export const presence = (out: FramePublisher, online: string[], offline: string[]) => deliver(out, 'all', serverFrame.presence(online, offline));
 
-export const typing = (out: FramePublisher, to: Audience, conversationId: string, userId: string) => deliver(out, to, { type: 'typing', conversationId, userId });
+/** Relays that `userId` is typing in a conversation to its other members. */
+export const typing = (out: FramePublisher, to: Audience, conversationId: string, userId: string) => deliver(out, to, serverFrame.typing(conversationId, userId));
 
-export const p2pSignal = (out: FramePublisher, to: string, connectionId: string, from: string, signal: Frame<'p2p_signal'>['signal']) =>
-  deliver(out, [to], { type: 'p2p_signal', connectionId, from, signal });
+/** Relays a signal to the other party of a connection. */
+export const p2pSignal = (out: FramePublisher, to: string, connectionId: string, from: string, signal: ServerFrameOf<'p2p_signal'>['signal']) =>
+  deliver(out, [to], serverFrame.p2p_signal(connectionId, from, signal));
 
 /** Tells both parties of a connection how it stands. */
-export const p2pConnection = (
-  out: FramePublisher,
-  c: { id: string; nodeId: string; hostId: string; joinerId: string },
-  state: Frame<'p2p_connection'>['state'],
-) => deliver(out, [c.hostId, c.joinerId], { type: 'p2p_connection', connectionId: c.id, nodeId: c.nodeId, hostId: c.hostId, joinerId: c.joinerId, state });
+export const p2pConnection = (out: FramePublisher, c: Party, state: ServerFrameOf<'p2p_connection'>['state']) =>
+  deliver(out, [c.hostId, c.joinerId], serverFrame.p2p_connection(c, state));

@@ -14,7 +14,7 @@ import { bannedByOf, banRefusal, unbanRefusal, type Moderator } from '../access/
 import { removeP2pOf } from '../p2p/registry';
 import { announceConnection } from '../p2p/signaling';
 import { eventTypes, recordEvent, type EventSource, type Severity } from '../security/events';
-import { endSessionsEvent, membershipChanged, sessionEndedFrame, usersChanged } from '../realtime/publish';
+import { endSessionsEvent, membershipChanged, serverFrame, usersChanged } from '../realtime/publish';
 
 export type BanChange = { banned: true; reason: string } | { banned: false };
 export type MovedConversation = { id: string; membershipVersion: number };
@@ -142,7 +142,7 @@ export async function moveConversationsOf(tx: Db, ids: readonly string[]): Promi
 export async function announceBans(ctx: AppContext, ids: readonly string[], change: BanChange, moved: readonly MovedConversation[]): Promise<BanTiming> {
   const { gateway } = ctx;
   const timing = change.banned
-    ? await gateway.endSessionsTimed(endSessionsEvent({ userIds: [...ids] }, sessionEndedFrame('banned', `You have been banned from the network: ${change.reason}`)))
+    ? await gateway.endSessionsTimed(endSessionsEvent({ userIds: [...ids] }, serverFrame.session_ended('banned', `You have been banned from the network: ${change.reason}`)))
     : null;
   // A banned member hosts nothing and joins nothing: their node goes, their connections close.
   if (change.banned) for (const c of await removeP2pOf(ctx.db, ids, { joined: true })) await announceConnection(ctx, c, 'closed');
