@@ -1,9 +1,9 @@
 /**
- * The sending half of sender keys (docs/security.md §4). Per conversation this keeps the member's
- * current epoch and its next message index, and starts a new epoch — fetch the members, wrap a
- * fresh chain key for each, upload the signed shares — when there is none, after 100 messages,
- * after 7 days, when the membership moved (a `membership_changed` frame) or when the server
- * refuses a message with 409 membership_changed (then the message is sent again once). Each message
+ * The sending half of sender keys (docs/security.md §4), over the server. The epochs are
+ * {@link SendingEpochs}' (one current epoch per conversation, rotated after 100 messages, after 7
+ * days or when the membership moved); here the members come from the server, new epochs' shares
+ * are uploaded to it, a `membership_changed` frame moves the version, and a message the server
+ * refuses with 409 membership_changed is sent again once under a new epoch. Each message
  * carries an id of its own, and after a failure that may have come after the server stored it
  * (no answer, a 5xx) the very same request is sent again, which the server answers with the stored
  * message. Whether the recipients may have the chain key is not decided here but by the
@@ -11,11 +11,9 @@
  * (reported through `onRecipientsSkipped`; the server accepts an epoch without them,
  * docs/security.md §4).
  */
-import type { Epoch, createEpoch, encryptMessage } from '@enclave/crypto';
+import type { Epoch } from '@enclave/crypto';
 import {
   conversationIdFor,
-  encodeContent,
-  limits,
   type MessageContent,
   type ConversationMembersResponse,
   type CreateEpochRequest,
@@ -23,7 +21,10 @@ import {
   type SendMessageRequest,
 } from '@enclave/protocol';
 import { isMembershipChanged, isTransientFailure, requestedWaitMs } from './api-failure';
-import type { KeyTrust, Recipient, SkippedRecipient } from './key-trust';
+import type { Recipient, SkippedRecipient } from './key-trust';
+import { SendingEpochs, type EpochTransport, type RecipientTrust, type SendingCrypto } from './sending-epochs';
+
+export type { RecipientTrust } from './sending-epochs';
 
 /**
  * The calls to the server sending needs. A refusal is thrown as an error carrying `status` and
@@ -36,13 +37,7 @@ export type SenderKeysApi = {
 };
 
 /** The functions of `@enclave/crypto` that sending needs (fakes in tests). */
-export type SenderKeysCrypto = {
-  createEpoch: typeof createEpoch;
-  encryptMessage: typeof encryptMessage;
-};
-
-/** What decides whether a new epoch's recipients may have its chain key: a {@link KeyTrust}. */
-export type RecipientTrust = Pick<KeyTrust, 'checkRecipients'>;
+export type SenderKeysCrypto = SendingCrypto;
 
 /** Everything {@link SenderKeys} is built from. */
 export type SenderKeysOptions = {
@@ -78,8 +73,6 @@ export type SenderKeysOptions = {
 /** Two resends, after half a second and after two more. */
 export const SEND_RETRY_DELAYS_MS: readonly number[] = [500, 2000];
 
-type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
-
 /**
  * The sending half of sender keys for one member: one current epoch per conversation, rotated as
  * docs/security.md §4 says.
@@ -92,29 +85,35 @@ type SendingEpoch = { epoch: Epoch; nextIndex: number; createdAt: number };
  * ```
  */
 export class SenderKeys {
-  private readonly epochs = new Map<string, SendingEpoch>();
-  private readonly rotations = new Map<string, Promise<SendingEpoch>>();
-  /** Highest membership version heard of per conversation (frames, members answers). */
-  private readonly knownVersions = new Map<string, number>();
+  private readonly epochs: SendingEpochs;
   /** Requests whose resends all failed in a way that may pass, by client message id, for a retry. */
   private readonly unsent = new Map<string, SendMessageRequest & { clientMessageId: string }>();
   private readonly options: SenderKeysOptions;
-  private readonly now: () => number;
 
   constructor(options: SenderKeysOptions) {
     this.options = options;
-    this.now = options.now ?? Date.now;
+    const { self, signKey, crypto, trust, now, onEpochCreated, onRecipientsSkipped } = options;
+    this.epochs = new SendingEpochs({
+      self,
+      signKey,
+      crypto,
+      trust,
+      ...(now ? { now } : {}),
+      onEpochCreated: ({ conversationId, epoch, skipped }) => {
+        onEpochCreated?.(epoch);
+        onRecipientsSkipped?.(conversationId, skipped);
+      },
+    });
   }
 
   /** A `membership_changed` frame: the next message of that conversation starts a new epoch. */
   membershipChanged(conversationId: string, membershipVersion: number): void {
-    const known = this.knownVersions.get(conversationId) ?? -1;
-    if (membershipVersion > known) this.knownVersions.set(conversationId, membershipVersion);
+    this.epochs.membershipChanged(conversationId, membershipVersion);
   }
 
   /** Forces a new epoch for this conversation at its next message. */
   invalidate(conversationId: string): void {
-    this.epochs.delete(conversationId);
+    this.epochs.invalidate(conversationId);
   }
 
   /**
@@ -147,24 +146,10 @@ export class SenderKeys {
   }
 
   private async sendOnce(receiverId: string, conversationId: string, content: MessageContent, clientMessageId: string): Promise<Message> {
-    let state = await this.currentEpoch(receiverId, conversationId);
-    // Another send may have taken the last index while this one waited; indexes are taken
-    // synchronously here so that two sends never share one.
-    for (let tries = 0; this.needsRotation(state, conversationId); tries++) {
-      if (tries === 3) throw new Error('could not settle on a sending epoch');
-      state = await this.currentEpoch(receiverId, conversationId);
-    }
-    const index = state.nextIndex;
-    state.nextIndex += 1;
-    const encryptedContent = await this.options.crypto.encryptMessage({
-      epoch: state.epoch,
-      index,
-      ...encodeContent(content),
-      signKey: this.options.signKey,
-    });
+    const { epoch, index, encryptedContent } = await this.epochs.encrypt(conversationId, content, this.transport(receiverId, conversationId));
     return this.deliver({
       receiverId,
-      epochId: state.epoch.epochId,
+      epochId: epoch.epochId,
       index,
       encryptedContent,
       messageType: 'text',
@@ -202,70 +187,27 @@ export class SenderKeys {
     }
   }
 
-  private needsRotation(state: SendingEpoch, conversationId: string): boolean {
-    if (this.epochs.get(conversationId) !== state) return true;
-    if (state.nextIndex >= limits.epochMaxMessages) return true;
-    if (this.now() - state.createdAt >= limits.epochMaxAgeMs) return true;
-    return state.epoch.membershipVersion < (this.knownVersions.get(conversationId) ?? -1);
-  }
-
-  private currentEpoch(receiverId: string, conversationId: string): Promise<SendingEpoch> {
-    const state = this.epochs.get(conversationId);
-    if (state && !this.needsRotation(state, conversationId)) return Promise.resolve(state);
-    const pending = this.rotations.get(conversationId);
-    if (pending) return pending;
-    const rotation = this.rotate(receiverId, conversationId).finally(() => this.rotations.delete(conversationId));
-    this.rotations.set(conversationId, rotation);
-    return rotation;
-  }
-
-  private async rotate(receiverId: string, conversationId: string): Promise<SendingEpoch> {
-    for (let attempt = 0; ; attempt++) {
-      const members = await this.options.api.conversationMembers(receiverId);
-      const { recipients, skipped } = await this.options.trust.checkRecipients(receiverId, this.recipientsOf(members, conversationId));
-      const { epoch, shares } = await this.options.crypto.createEpoch({
-        conversationId,
-        senderId: this.options.self.id,
-        membershipVersion: members.membershipVersion,
-        recipients,
-        signKey: this.options.signKey,
-      });
-      try {
-        await this.options.api.createEpoch({
-          epochId: epoch.epochId,
-          receiverId,
-          membershipVersion: members.membershipVersion,
-          shares,
-        });
-      } catch (error) {
-        // Members changed between the two calls: ask again, once.
-        if (isMembershipChanged(error) && attempt === 0) continue;
-        throw error;
-      }
-      // The members answer is the freshest word on the version; trusting it (not a higher frame
-      // seen meanwhile) cannot loop, and a stale epoch is still caught by the server's 409.
-      this.knownVersions.set(conversationId, members.membershipVersion);
-      const state: SendingEpoch = { epoch, nextIndex: 0, createdAt: this.now() };
-      this.epochs.set(conversationId, state);
-      this.options.onEpochCreated?.(epoch);
-      this.options.onRecipientsSkipped?.(conversationId, skipped);
-      return state;
-    }
+  /** The conversation's members as the server lists them, and its new epochs uploaded to it. */
+  private transport(receiverId: string, conversationId: string): EpochTransport {
+    const { api } = this.options;
+    return {
+      receiverId,
+      members: async () => {
+        const members = await api.conversationMembers(receiverId);
+        return { membershipVersion: members.membershipVersion, recipients: this.recipientsOf(members, conversationId) };
+      },
+      upload: (epoch, shares) => api.createEpoch({ epochId: epoch.epochId, receiverId, membershipVersion: epoch.membershipVersion, shares }),
+    };
   }
 
   /**
-   * The members to wrap for, as the server listed them (the trust checks them next), the sender
-   * included: they must be able to read their own messages after a reload.
+   * The members to wrap for, as the server listed them (the trust checks them next; the sender is
+   * added by {@link SendingEpochs} when the server left them out).
    */
   private recipientsOf(members: ConversationMembersResponse, conversationId: string): Recipient[] {
-    const self = this.options.self;
     if (members.conversationId !== conversationId) {
       throw new Error(`members answer is for ${members.conversationId}, not ${conversationId}`);
     }
-    const recipients = members.members.map((m) => ({ id: m.id, encryptionPublicKey: m.encryptionPublicKey }));
-    if (!recipients.some((r) => r.id === self.id)) {
-      recipients.push({ id: self.id, encryptionPublicKey: self.encryptionPublicKey });
-    }
-    return recipients;
+    return members.members.map((m) => ({ id: m.id, encryptionPublicKey: m.encryptionPublicKey }));
   }
 }
