@@ -10,7 +10,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../co
 import { Input, Label } from '../components/ui/Input';
 import { StatCard } from '../components/ui/StatCard';
 import { call } from '../net/http';
-import { useFrames, useRealtimeSocket } from '../realtime/realtime-context';
+import { useFrames, useRealtime, useRealtimeSocket } from '../realtime/realtime-context';
 import { errorText } from './error-text';
 import { memberSetup } from './member-setup';
 import { P2pController, type P2pSnapshot } from './p2p-controller';
@@ -24,10 +24,10 @@ const noSubscription = () => () => undefined;
 function useP2pController(session: Session): P2pController | null {
   const socket = useRealtimeSocket();
   const frames = useFrames();
-  const queryClient = useQueryClient();
+  const client = useRealtime()?.client;
   const controller = useMemo(
-    () => (socket && frames ? new P2pController(socket, frames, memberSetup(session, queryClient)) : null),
-    [socket, frames, session, queryClient],
+    () => (socket && frames && client ? new P2pController(socket, frames, memberSetup(session, client.trust, client.members)) : null),
+    [socket, frames, client, session],
   );
   useEffect(() => controller?.start(), [controller]);
   return controller;

@@ -147,7 +147,7 @@ export class P2pController {
     this.leave();
     this.stopServing();
     const member = this.newMember(nodeId, (frame) => relay.send(frame));
-    const relay = new RoomHost(this.setup.selfId, (frame) => member.receive(frame));
+    const relay = new RoomHost(this.setup.self.id, (frame) => member.receive(frame));
     this.hosting = { nodeId, relay, member, joiners: new Map(), early: new Map() };
     this.changed();
   }
@@ -368,7 +368,7 @@ export class P2pController {
     let room: RoomView | null = this.closedRoom;
     if (joined) room = this.viewOf(joined);
     else if (hosting) {
-      room = { nodeId: hosting.nodeId, hostId: this.setup.selfId, role: 'host', status: 'open', closedReason: null, members: hosting.member.members, entries: hosting.member.entries };
+      room = { nodeId: hosting.nodeId, hostId: this.setup.self.id, role: 'host', status: 'open', closedReason: null, members: hosting.member.members, entries: hosting.member.entries };
     }
     const link = joined && joined.channel.readyState === 'open' ? joined.link.pc : null;
     this.current = { hostingNodeId: hosting?.nodeId ?? null, room, link };

@@ -1,4 +1,4 @@
-import type { Recipient, SkippedRecipient } from '@enclave/client';
+import { KEY_CHANGED, SendingEpochs, type EpochTransport, type KeyTrust, type MemberList, type Recipient } from '@enclave/client';
 import type { Epoch, createEpoch, decryptMessage, encryptMessage, openEpochShare } from '@enclave/crypto';
 import type { P2pRoomFrame } from '@enclave/protocol';
 
@@ -7,19 +7,17 @@ export type RoomEntry =
   | { kind: 'message'; id: string; senderId: string; text: string; readers: string[] }
   | { kind: 'notice'; id: string; text: string; senderId: string | null };
 
-/** Chain keys run out after 100 messages (packages/crypto message-key.ts): then a new epoch. */
-const MESSAGES_PER_EPOCH = 100;
-
 export type RoomMemberOptions = {
-  selfId: string;
+  /** The member, with their own encryption key (derived from their private key), never the list's. */
+  self: { id: string; encryptionPublicKey: string };
   /** Binds epochs and messages to this room (the AAD's conversation): `p2p:<nodeId>`. */
   roomId: string;
   signKey: CryptoKey;
   decryptKey: CryptoKey;
-  /** Whom a new epoch may be wrapped for among these ids, with their keys (KeyTrust's decision). */
-  recipientsFor(ids: readonly string[]): Promise<{ recipients: Recipient[]; skipped: SkippedRecipient[] }>;
-  /** The key to verify a member's signatures with; anything else means "do not trust". */
-  verifyKeyFor(userId: string): Promise<CryptoKey | null | string>;
+  /** The member's trust, as in the chat: whom an epoch may be wrapped for, whose signatures hold. */
+  trust: Pick<KeyTrust, 'checkRecipients' | 'verifyKeyFor'>;
+  /** The member list: the keys of the roster's members are the ones listed there (the trust checks them). */
+  members: MemberList;
   /** To the room: over the channel to the host, or the host's relay. */
   send(frame: P2pRoomFrame): void;
   crypto: {
@@ -31,24 +29,43 @@ export type RoomMemberOptions = {
   onChange(): void;
 };
 
-type OwnEpoch = { epoch: Epoch; version: number; readers: string[]; next: number };
-
 /**
- * One member's end-to-end encryption in a room, the same for host and joiners: a sender's epoch is
- * wrapped for the current roster and replaced at the first message after the roster changes, so a
- * member who left cannot read what follows and one who joined gets what is said from then on.
- * Frames are handled one at a time, in order: an epoch always before its messages.
+ * One member's end-to-end encryption in a room, the same for host and joiners. Sending is the
+ * chat's {@link SendingEpochs}, the room being the conversation: an epoch is wrapped for the
+ * current roster (its version the membership version) and sent as an `epoch` frame, and replaced
+ * at the first message after the roster changes (or after the chat's other limits), so a member
+ * who left cannot read what follows and one who joined gets what is said from then on. Frames are
+ * handled one at a time, in order: an epoch always before its messages.
  */
 export class RoomMember {
   members: string[] = [];
   entries: RoomEntry[] = [];
   private version = -1;
-  private own: OwnEpoch | null = null;
-  /** Epochs of others this member holds a share of, with the members they were wrapped for. */
+  /** Epochs this member holds (their own, and others' they have a share of), with the members they were wrapped for. */
   private readonly epochs = new Map<string, { epoch: Epoch; readers: string[] }>();
+  private readonly sending: SendingEpochs;
+  private readonly transport: EpochTransport;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly options: RoomMemberOptions) {}
+  constructor(private readonly options: RoomMemberOptions) {
+    const { self, signKey, crypto, trust } = options;
+    this.sending = new SendingEpochs({
+      self,
+      signKey,
+      crypto,
+      trust,
+      onEpochCreated: ({ epoch, recipients, skipped }) => {
+        if (skipped.length) this.note(`Your messages are not encrypted for ${skipped.map((s) => s.username).join(', ')}: their keys are not usable`, null);
+        this.epochs.set(epoch.epochId, { epoch, readers: recipients.map((r) => r.id) });
+      },
+    });
+    this.transport = {
+      // A room is many-member, like the channel: a member with unusable keys is left out, not refused.
+      receiverId: 'all',
+      members: () => this.roster(),
+      upload: (epoch, shares) => options.send({ type: 'epoch', senderId: self.id, epochId: epoch.epochId, version: epoch.membershipVersion, shares }),
+    };
+  }
 
   /** A frame from the room, in arrival order. */
   receive(frame: P2pRoomFrame): void {
@@ -69,38 +86,43 @@ export class RoomMember {
    */
   say(text: string): Promise<void> {
     return this.serial(async () => {
-      const { selfId, signKey, crypto } = this.options;
-      let own = this.own;
-      if (!own || own.version !== this.version || own.next >= MESSAGES_PER_EPOCH) own = await this.newEpoch();
-      const index = own.next++;
-      const encryptedContent = await crypto.encryptMessage({ epoch: own.epoch, index, plaintext: text, signKey });
-      this.options.send({ type: 'message', senderId: selfId, epochId: own.epoch.epochId, index, encryptedContent });
-      this.entries = [...this.entries, { kind: 'message', id: `${own.epoch.epochId}:${index}`, senderId: selfId, text, readers: own.readers }];
+      const { self, roomId } = this.options;
+      const { epoch, index, encryptedContent } = await this.sending.encrypt(roomId, { text }, this.transport);
+      this.options.send({ type: 'message', senderId: self.id, epochId: epoch.epochId, index, encryptedContent });
+      const readers = this.epochs.get(epoch.epochId)?.readers ?? [];
+      this.entries = [...this.entries, { kind: 'message', id: `${epoch.epochId}:${index}`, senderId: self.id, text, readers }];
       this.options.onChange();
     });
   }
 
-  private async newEpoch(): Promise<OwnEpoch> {
-    const { selfId, roomId, signKey, crypto } = this.options;
-    const version = this.version;
-    const { recipients, skipped } = await this.options.recipientsFor(this.members);
-    if (skipped.length) this.note(`Your messages are not encrypted for ${skipped.map((s) => s.username).join(', ')}: their keys are not usable`, null);
-    const { epoch, shares } = await crypto.createEpoch({ conversationId: roomId, senderId: selfId, membershipVersion: version, recipients, signKey });
-    this.options.send({ type: 'epoch', senderId: selfId, epochId: epoch.epochId, version, shares });
-    this.own = { epoch, version, readers: recipients.map((r) => r.id), next: 0 };
-    return this.own;
+  /** The roster with the keys the member list gives its members (the member's own: their local copy). */
+  private async roster(): Promise<{ membershipVersion: number; recipients: Recipient[] }> {
+    const { self, members } = this.options;
+    const ids = this.members;
+    const membershipVersion = this.version;
+    if (membershipVersion < 0) throw new Error('the room has not announced its members yet');
+    let users = await members.current();
+    if (ids.some((id) => id !== self.id && !users.some((u) => u.id === id))) users = await members.fresh();
+    const recipients = ids.flatMap((id): Recipient[] => {
+      if (id === self.id) return [{ id, encryptionPublicKey: self.encryptionPublicKey }];
+      const user = users.find((u) => u.id === id);
+      return user ? [{ id, encryptionPublicKey: user.encryptionPublicKey }] : [];
+    });
+    return { membershipVersion, recipients };
   }
 
   private async handle(frame: P2pRoomFrame): Promise<void> {
-    const { selfId, roomId, decryptKey, crypto } = this.options;
+    const { self, roomId, decryptKey, crypto } = this.options;
+    const selfId = self.id;
     if (frame.type === 'roster') {
       this.members = frame.members;
       this.version = frame.version;
+      this.sending.membershipChanged(roomId, frame.version);
       return;
     }
     if (frame.senderId === selfId) return;
-    const senderVerifyKey = await this.options.verifyKeyFor(frame.senderId);
-    if (!(senderVerifyKey instanceof CryptoKey)) {
+    const senderVerifyKey = await this.options.trust.verifyKeyFor(frame.senderId);
+    if (!senderVerifyKey || senderVerifyKey === KEY_CHANGED) {
       this.note(
         senderVerifyKey === null
           ? `sent a ${frame.type} that could not be checked: not a known member`

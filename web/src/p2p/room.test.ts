@@ -1,7 +1,7 @@
 import { KeyTrust, MemoryPinStore } from '@enclave/client';
 import { listedMember } from '@enclave/client/testing';
 import * as e2e from '@enclave/crypto';
-import { parseP2pRoomFrame, type P2pRoomFrame } from '@enclave/protocol';
+import { limits, parseP2pRoomFrame, type P2pRoomFrame } from '@enclave/protocol';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RoomHost, type RoomChannel } from './room-host';
 import { RoomMember } from './room-member';
@@ -23,23 +23,20 @@ beforeAll(async () => {
 function member(id: string, send: (frame: P2pRoomFrame) => void): RoomMember {
   const account = accounts.get(id)!;
   const users = [...accounts].map(([uid, a]) => listedMember(uid, names[uid]!, a.publicIdentity));
+  const members = { current: async () => users, fresh: async () => users };
   const trust = new KeyTrust({
     self: { id, ...account.publicIdentity },
     pins: new MemoryPinStore(),
-    members: { current: async () => users, fresh: async () => users },
+    members,
     crypto: { fingerprint: e2e.fingerprint, importPublicIdentity: e2e.importPublicIdentity },
   });
   return new RoomMember({
-    selfId: id,
+    self: { id, encryptionPublicKey: account.publicIdentity.encryptionPublicKey },
     roomId: 'p2p:node',
     signKey: account.privateIdentity.signKey,
     decryptKey: account.privateIdentity.decryptKey,
-    recipientsFor: (ids) =>
-      trust.checkRecipients(
-        'all',
-        ids.map((uid) => ({ id: uid, encryptionPublicKey: accounts.get(uid)!.publicIdentity.encryptionPublicKey })),
-      ),
-    verifyKeyFor: (uid) => trust.verifyKeyFor(uid),
+    trust,
+    members,
     send,
     crypto: e2e,
     onChange: () => undefined,
@@ -155,6 +152,28 @@ describe('a room, end to end', () => {
       [ALICE, BOB, CAROL],
       [ALICE, BOB],
     ]);
+  });
+
+  it('starts a new epoch after the chat’s limit of messages, and every message reads', async () => {
+    const { alice, join, wire } = room();
+    const bob = join(BOB);
+    const count = limits.epochMaxMessages + 1;
+    for (let i = 0; i < count; i++) await bob.say(`m${i}`);
+    await vi.waitFor(() => expect(alice.entries).toHaveLength(count));
+    expect(texts(alice).at(-1)).toBe(`bob: m${count - 1}`);
+    const frames = wire.map((d) => parseP2pRoomFrame(d)!);
+    const epochs = frames.flatMap((f) => (f.type === 'epoch' ? [f.epochId] : []));
+    const messages = frames.flatMap((f) => (f.type === 'message' ? [f] : []));
+    expect(epochs).toHaveLength(2);
+    expect(messages.filter((m) => m.epochId === epochs[0]).map((m) => m.index)).toEqual([...Array(limits.epochMaxMessages).keys()]);
+    expect(messages.filter((m) => m.epochId === epochs[1]).map((m) => m.index)).toEqual([0]);
+  });
+
+  it('does not send before the host announced the members', async () => {
+    const sent: P2pRoomFrame[] = [];
+    const bob = member(BOB, (frame) => sent.push(frame));
+    await expect(bob.say('too early')).rejects.toThrow(/not announced/);
+    expect(sent).toEqual([]);
   });
 
   it('shows a replayed message once, and a forged one as a notice', async () => {
