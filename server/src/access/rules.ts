@@ -1,9 +1,13 @@
 /**
  * Per-object rules: once the route table has let a caller in (policy.ts), who may act on whom.
  * Each rule is a pure function over the rows it needs, so that its whole table is tested
- * (rules.test.ts); the routes load the rows and throw what the rule answers.
+ * (rules.test.ts); the routes load the rows and throw what the rule answers. A rule a query also
+ * applies has its SQL form declared beside it, and a test holds both to one table against a real
+ * database (rules-in-sql.test.ts).
  */
 import { conversationIdFor, errorCodes, GENERAL_CONVERSATION, type Role } from '@enclave/protocol';
+import { and, eq } from 'drizzle-orm';
+import { users } from '../db/schema';
 import { HttpError } from '../http/errors';
 
 /** Who is acting: the creator by master key, or a signed-in admin. */
@@ -48,6 +52,12 @@ export function unbanRefusal(actor: Moderator, target: ModerationTarget): HttpEr
 
 export type Peer = { id: string; isBanned: boolean; isCompromised: boolean };
 
+/** A member others may write to and wrap keys for: neither banned nor wiped (`isCompromised`). */
+export const isWritable = (peer: Pick<Peer, 'isBanned' | 'isCompromised'>): boolean => !peer.isBanned && !peer.isCompromised;
+
+/** isWritable as a condition on `users`: the send's insert (messages/store.ts) and the key recipients (conversations/membership.ts). */
+export const writableUser = () => and(eq(users.isBanned, false), eq(users.isCompromised, false));
+
 /**
  * What a member does with a conversation: `read` its history, or `write` to it (fetch its members
  * to wrap an epoch for, upload an epoch, send a message).
@@ -64,7 +74,7 @@ export function conversationWith(me: string, receiverId: string, peer: Peer | un
   if (receiverId === 'all') return GENERAL_CONVERSATION;
   if (receiverId === me) throw new HttpError(400, errorCodes.invalidRequest, 'You cannot message yourself');
   if (!peer) throw new HttpError(404, errorCodes.notFound, 'No such member');
-  if (use === 'write' && (peer.isBanned || peer.isCompromised)) throw new HttpError(403, errorCodes.forbidden, 'This member is banned');
+  if (use === 'write' && !isWritable(peer)) throw new HttpError(403, errorCodes.forbidden, 'This member is banned');
   return conversationIdFor(me, receiverId);
 }
 

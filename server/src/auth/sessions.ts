@@ -73,8 +73,15 @@ export async function createSession(
   return { token, expiresAt, revoked };
 }
 
-/** A session is live while open and its member neither banned, wiped nor locked (joined with users). */
-const live = () => and(open(), eq(users.isBanned, false), eq(users.isCompromised, false), eq(users.isLocked, false));
+/** A member who may be signed in: neither banned, wiped (`is_compromised`) nor locked. */
+export const inGoodStanding = () => and(eq(users.isBanned, false), eq(users.isCompromised, false), eq(users.isLocked, false));
+
+/**
+ * The one statement of a live session, as a condition on `sessions` joined with `users`: open and
+ * its member in good standing. The session read below and the send's insert (messages/store.ts)
+ * both use it, so the access check and the store cannot disagree (access/rules-in-sql.test.ts).
+ */
+export const liveSession = () => and(open(), inGoodStanding());
 
 /**
  * The session read of every signed-in request and socket, prepared once per database handle:
@@ -94,7 +101,7 @@ function prepareSessionRead(db: Db) {
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sql.placeholder('id')), live()))
+    .where(and(eq(sessions.id, sql.placeholder('id')), liveSession()))
     .limit(1)
     .prepare('resolve_session');
 }
@@ -193,6 +200,6 @@ export async function liveSessionIds(db: Db, ids: readonly string[]): Promise<Se
     .select({ id: sessions.id })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(sql`${sessions.id} = ANY(${sql.param(ids)}::text[])`, live()));
+    .where(and(sql`${sessions.id} = ANY(${sql.param(ids)}::text[])`, liveSession()));
   return new Set(rows.map((r) => r.id));
 }

@@ -6,7 +6,7 @@ import { GENERAL_CONVERSATION } from '@enclave/protocol';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { conversations, users } from '../db/schema';
-import { conversationWith, type ConversationUse } from '../access/rules';
+import { conversationWith, writableUser, type ConversationUse } from '../access/rules';
 
 /** Moves a conversation to a new member-set version and returns it. */
 export async function bumpMembership(db: Db, conversationId: string): Promise<number> {
@@ -36,7 +36,7 @@ export async function conversationMembers(
   db: Db,
   conversationId: string,
 ): Promise<{ id: string; encryptionPublicKey: string }[]> {
-  const active = and(eq(users.isBanned, false), eq(users.isCompromised, false));
+  const active = writableUser();
   const cols = { id: users.id, encryptionPublicKey: users.encryptionPublicKey };
   if (conversationId === GENERAL_CONVERSATION) return db.select(cols).from(users).where(active);
   const ids = conversationId.split(':').slice(1);

@@ -6,7 +6,12 @@
  * ask, off the hot path, which of them failed (messages/routes.ts).
  */
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { writableUser } from '../access/rules';
+import { liveSession } from '../auth/sessions';
 import type { Db } from '../db/client';
+import { dbBigint, dbTimestamp, rowsOf } from '../db/rows';
+import { sessions, users } from '../db/schema';
 
 export type StoredRow = {
   id: number;
@@ -54,9 +59,7 @@ export type NewMessage = {
  * before or after the message, never during (messages/disappearing.ts).
  */
 export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | undefined> {
-  const peerWritable = m.peerId
-    ? sql`AND EXISTS (SELECT 1 FROM users p WHERE p.id = ${m.peerId} AND NOT p.is_banned AND NOT p.is_compromised)`
-    : sql``;
+  const peerWritable = m.peerId ? sql`AND EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${m.peerId} AND ${writableUser()})` : sql``;
   const result = await db.execute(sql`
     WITH conv AS (
       SELECT membership_version, disappearing_seconds FROM conversations WHERE id = ${m.conversationId} FOR NO KEY UPDATE
@@ -69,26 +72,35 @@ export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | 
     FROM epochs e JOIN conv ON conv.membership_version = e.membership_version
     WHERE e.id = ${m.epochId} AND e.sender_id = ${m.senderId} AND e.conversation_id = ${m.conversationId}
       AND EXISTS (
-        SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.id = ${m.sessionId} AND u.id = ${m.senderId} AND s.revoked_at IS NULL AND s.expires_at > now()
-          AND NOT u.is_banned AND NOT u.is_compromised AND NOT u.is_locked
+        SELECT 1 FROM ${sessions} JOIN ${users} ON ${users.id} = ${sessions.userId}
+        WHERE ${sessions.id} = ${m.sessionId} AND ${users.id} = ${m.senderId} AND ${liveSession()}
       )
       ${peerWritable}
     ON CONFLICT DO NOTHING
     RETURNING id, conversation_id, sender_id, epoch_id, "index", encrypted_content, created_at, expires_at`);
-  const [row] = (result as unknown as { rows: Record<string, unknown>[] }).rows;
-  if (!row) return undefined;
-  // Raw rows come as the driver gives them: the bigint id as text on node-postgres, the time as
-  // PostgreSQL's text (Drizzle's drivers parse no timestamps), as the query builder's mapping reads them.
-  return {
-    id: Number(row.id),
-    conversationId: row.conversation_id as string,
-    senderId: row.sender_id as string,
-    epochId: row.epoch_id as string,
-    index: row.index as number,
-    encryptedContent: row.encrypted_content as string | null,
-    createdAt: new Date(row.created_at as string | Date),
-    expiresAt: row.expires_at === null ? null : new Date(row.expires_at as string | Date),
-    clientMessageId: m.clientMessageId,
-  };
+  const [row] = rowsOf(result, insertedRowSchema);
+  return row && { ...row, clientMessageId: m.clientMessageId };
 }
+
+/** The insert's RETURNING row, as either driver gives it (db/rows.ts). */
+const insertedRowSchema = z
+  .object({
+    id: dbBigint,
+    conversation_id: z.string(),
+    sender_id: z.string(),
+    epoch_id: z.string(),
+    index: z.number().int(),
+    encrypted_content: z.string().nullable(),
+    created_at: dbTimestamp,
+    expires_at: dbTimestamp.nullable(),
+  })
+  .transform((r) => ({
+    id: r.id,
+    conversationId: r.conversation_id,
+    senderId: r.sender_id,
+    epochId: r.epoch_id,
+    index: r.index,
+    encryptedContent: r.encrypted_content,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  }));

@@ -6,6 +6,7 @@
  */
 import { errorCodes, type P2pNode } from '@enclave/protocol';
 import { and, eq, inArray, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { inGoodStanding } from '../auth/sessions';
 import type { Db } from '../db/client';
 import { p2pConnections, p2pNodes, users } from '../db/schema';
 import { HttpError } from '../http/errors';
@@ -28,19 +29,15 @@ const connectionColumns = {
   status: p2pConnections.status,
 };
 
-/**
- * A banned, locked or wiped host's node is removed with the ban or the breach policy's action
- * (users/moderation.ts, security/breach.ts); this keeps one hosted meanwhile out of sight too.
- */
-const hostMaySignIn = () => and(eq(users.isBanned, false), eq(users.isLocked, false), eq(users.isCompromised, false));
-
 /** Every node with its host's presence and the open connections of joiners online now. */
 export async function listNodes(db: Db, only?: { hostId: string }): Promise<P2pNode[]> {
   const nodes = await db
     .select({ node: p2pNodes, hostUsername: users.username })
     .from(p2pNodes)
     .innerJoin(users, eq(users.id, p2pNodes.hostId))
-    .where(and(hostMaySignIn(), only ? eq(p2pNodes.hostId, only.hostId) : undefined))
+    // A banned, locked or wiped host's node is removed with the ban or the breach policy's action
+    // (users/moderation.ts, security/breach.ts); this keeps one hosted meanwhile out of sight too.
+    .where(and(inGoodStanding(), only ? eq(p2pNodes.hostId, only.hostId) : undefined))
     .orderBy(p2pNodes.createdAt);
   if (!nodes.length) return [];
   const online = await onlineUserIds(db);
@@ -110,7 +107,7 @@ export async function openConnection(db: Db, nodeId: string, joinerId: string): 
       .select({ id: p2pNodes.id, hostId: p2pNodes.hostId, maxConnections: p2pNodes.maxConnections })
       .from(p2pNodes)
       .innerJoin(users, eq(users.id, p2pNodes.hostId))
-      .where(and(eq(p2pNodes.id, nodeId), hostMaySignIn()))
+      .where(and(eq(p2pNodes.id, nodeId), inGoodStanding()))
       .for('update', { of: p2pNodes });
     if (!node) throw new HttpError(404, errorCodes.notFound, 'No such node');
     if (node.hostId === joinerId) throw new HttpError(409, errorCodes.invalidRequest, 'You cannot connect to your own node');
