@@ -1,6 +1,7 @@
 // One lint for the repo; the layering rules of docs/architecture.md §5 are enforced here, not by prose.
 import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import jsdoc from 'eslint-plugin-jsdoc';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -24,6 +25,9 @@ const securityEventWrites = [
   ['TemplateElement[value.raw=/(insert\\s+into|update)\\s+"?security_events/i]', 'SQL writing security_events'],
   ['Literal[value=/(insert\\s+into|update)\\s+"?security_events/i]', 'SQL writing security_events'],
 ].map(([selector, what]) => ({ selector, message: `${what}: record events with recordEvent() of server/src/security/events.ts.` }));
+
+// The declarations whose exports carry TSDoc: consts (schemas, tables), types, functions.
+const documented = ['TSTypeAliasDeclaration', 'TSInterfaceDeclaration', 'VariableDeclaration', 'FunctionDeclaration'];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', '**/test-results/**', '**/playwright-report/**'] },
@@ -72,6 +76,26 @@ export default tseslint.config(
           (name) => ({ name, message: '@enclave/client is given its network and storage as interfaces.' }),
         ),
       ],
+    },
+  },
+  {
+    // docs/architecture.md §5: every export of the protocol says what it is for its callers.
+    files: ['packages/protocol/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    plugins: { jsdoc },
+    rules: {
+      'jsdoc/require-jsdoc': [
+        'error',
+        {
+          publicOnly: true,
+          require: { FunctionDeclaration: true },
+          contexts: documented,
+          // --fix would insert empty blocks, which say nothing.
+          enableFixer: false,
+        },
+      ],
+      'jsdoc/no-blank-blocks': 'error',
+      'jsdoc/require-description': ['error', { contexts: documented }],
     },
   },
   {
