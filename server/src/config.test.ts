@@ -1,10 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultRateLimits, loadConfig } from './config';
 import { creatorHeaders } from './testing/harness';
 import { TestMember } from './testing/member';
 import { oneInstance } from './testing/one-instance';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RATE_LIMIT_WINDOW_MS', () => {
   it('leaves the production limits alone when unset', () => {
@@ -111,24 +109,31 @@ describe('short windows, same counts (RATE_LIMIT_WINDOW_MS=2000)', () => {
   beforeAll(async () => {
     anon = new TestMember.Anonymous(suite.server.url);
   });
+  // The counters' windows are read off Date.now in this process: the clock is moved past one.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const pastTheWindow = () => vi.setSystemTime(Date.now() + windowMs);
 
   it('refuses the sixth login within the window and takes logins again after it', async () => {
     const login = async () => (await anon.request('POST', '/api/auth/login', { loginKey: 'd'.repeat(64) })).status;
+    vi.useFakeTimers({ toFake: ['Date'] });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push(await login());
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-    await sleep(windowMs + 200);
+    pastTheWindow();
     expect(await login()).toBe(401);
   });
 
   it('blocks the sixth wrong master key within the window, never the right key, and lifts after it', async () => {
     const wrong = async () =>
       (await anon.request('GET', '/api/super-admin/overview', undefined, { authorization: `SuperAdmin ${'ef'.repeat(64)}` })).status;
+    vi.useFakeTimers({ toFake: ['Date'] });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push(await wrong());
     expect(statuses).toEqual([403, 403, 403, 403, 403, 429]);
     expect((await anon.request('GET', '/api/super-admin/overview', undefined, creatorHeaders)).status).toBe(200);
-    await sleep(windowMs + 200);
+    pastTheWindow();
     expect(await wrong()).toBe(403);
   });
 });

@@ -6,7 +6,6 @@ import { mintKeys } from '../keys/service';
 import { relaxedRateLimits } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
-import { PRESENCE_TICK_MS } from './presence';
 
 /** Each `it` signs up the members it connects; they share the server and its database. */
 describe('real-time gateway', () => {
@@ -34,12 +33,20 @@ describe('real-time gateway', () => {
     expect(events.map((e) => e.ip)).toEqual(['127.0.0.1']);
   });
 
+  /** Sends a ping and waits for its pong: the server answers in order, so what it sent before has arrived. */
+  const pong = async (socket: TestSocket) => {
+    const start = socket.frames.length;
+    socket.send({ type: 'ping' });
+    await socket.waitFor((f) => f.type === 'pong' && socket.frames.indexOf(f) >= start);
+  };
+
   const announced = (socket: TestSocket, who: TestMember, online: boolean) =>
     socket.frames.filter((f) => f.type === 'presence' && (online ? f.online : f.offline).includes(who.id)).length;
 
   it('shows real presence across tabs and announces changes', async () => {
     const bob = await join('bob-presence');
     const carol = await join('carol-presence');
+    const dave = await join('dave-presence');
     const watcher = await bob.connect();
     expect(await onlineOf(bob, carol)).toBe(false);
     const tab1 = await carol.connect();
@@ -48,14 +55,17 @@ describe('real-time gateway', () => {
     expect(await onlineOf(bob, carol)).toBe(true);
     tab1.close();
     await tab1.closed;
-    // One tab still open: still online, and no news of it after a few ticks.
-    await new Promise((r) => setTimeout(r, 3 * PRESENCE_TICK_MS));
+    // One tab still open: still online, and no news of it. Dave comes online after the close, so
+    // the tick that announces him has written Carol's count too: her news would be in it or before.
+    const daveSocket = await dave.connect();
+    await watcher.waitFor((f) => f.type === 'presence' && f.online.includes(dave.id));
     expect(await onlineOf(bob, carol)).toBe(true);
     expect(announced(watcher, carol, false)).toBe(0);
     tab2.close();
     await watcher.waitFor((f) => f.type === 'presence' && f.offline.includes(carol.id));
     expect(await onlineOf(bob, carol)).toBe(false);
     expect([announced(watcher, carol, true), announced(watcher, carol, false)]).toEqual([1, 1]);
+    daveSocket.close();
     watcher.close();
   });
 
@@ -103,7 +113,8 @@ describe('real-time gateway', () => {
     const pushed = await b.waitFor((f) => f.type === 'chat_message' && f.message.id === dmId);
     expect(pushed.type === 'chat_message' && (await bob.decrypt([pushed.message]))[0]?.text).toBe('only bob');
     await a.waitFor((f) => f.type === 'chat_message' && f.message.id === dmId);
-    await new Promise((r) => setTimeout(r, 300));
+    // The gateway writes a delivery to every socket at once: Carol's pong comes after it would have.
+    await pong(c);
     expect(c.frames.some((f) => f.type === 'chat_message' && f.message.id === dmId)).toBe(false);
     for (const s of [a, b, c]) s.close();
   });

@@ -7,15 +7,14 @@ import { relaxedRateLimits } from '../testing/harness';
 import type { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('session expiry on open sockets', () => {
   const suite = oneInstance('pglite', { config: { rateLimits: relaxedRateLimits } });
   let alice: TestMember;
   let bob: TestMember;
+  let carol: TestMember;
 
   beforeAll(async () => {
-    [alice, bob] = await suite.members('alice', 'bob');
+    [alice, bob, carol] = await suite.members('alice', 'bob', 'carol');
   });
 
   /** Moves the end of a member's live sessions to `ms` from now. */
@@ -42,7 +41,14 @@ describe('session expiry on open sockets', () => {
   it('leaves a socket whose session has its full 30 days open', async () => {
     const socket = await bob.connect();
     expect(socket.frames).toContainEqual({ type: 'authenticated', userId: bob.id });
-    await sleep(300);
+    // A sweep after Bob's socket was tracked: the one that ends Carol's short session.
+    await expireIn(carol, 1500);
+    const carolSocket = await carol.connect();
+    await carolSocket.waitFor((f) => f.type === 'session_ended', 30_000);
+    // That sweep wrote to Bob's socket too, if at all: his pong comes after.
+    const start = socket.frames.length;
+    socket.send({ type: 'ping' });
+    await socket.waitFor((f) => f.type === 'pong' && socket.frames.indexOf(f) >= start);
     expect(socket.ws.readyState).toBe(socket.ws.OPEN);
     expect(socket.frames.some((f) => f.type === 'session_ended')).toBe(false);
     socket.close();
