@@ -7,20 +7,14 @@ import {
   routeUrl,
   routes,
   type DisappearingTimer,
-  type EpochShare,
-  type Message,
   type PublicUser,
   type RegisterRequest,
   type RouteDefinition,
   type RouteInput,
   type RouteResponse,
   type SelfUser,
-  type SendMessageRequest,
   type SessionResponse,
   type ValidateKeyResponse,
-  type ConversationMembersResponse,
-  type CreateEpochRequest,
-  type HistoryResponse,
   type UploadAttachmentResponse,
   type TimelineEvent,
 } from '@enclave/protocol';
@@ -119,31 +113,6 @@ export function me(): Promise<SessionResponse> {
 
 export async function listUsers(): Promise<PublicUser[]> {
   return (await call(routes.users, {})).users;
-}
-
-/** Who a new epoch of this conversation must be wrapped for. */
-export function conversationMembers(receiverId: string): Promise<ConversationMembersResponse> {
-  return call(routes.conversationMembers, { query: { receiverId } });
-}
-
-export async function createEpoch(body: CreateEpochRequest): Promise<void> {
-  await call(routes.createEpoch, { body });
-}
-
-/** The caller's own shares of these epochs (at most 100 ids); epochs without one are absent. */
-export async function fetchShares(epochIds: readonly string[]): Promise<EpochShare[]> {
-  return (await call(routes.epochShares, { query: { ids: epochIds.join(',') } })).shares;
-}
-
-export type HistoryParams = { receiverId: string; before?: number; after?: number; limit?: number };
-
-/** Oldest first; `before` pages back, `after` catches up. */
-export function history(query: HistoryParams): Promise<HistoryResponse> {
-  return call(routes.history, { query });
-}
-
-export async function sendMessage(body: SendMessageRequest): Promise<Message> {
-  return (await call(routes.sendMessage, { body })).message;
 }
 
 /**
