@@ -62,8 +62,6 @@ function setup() {
   });
   const states: SocketState[] = [];
   socket.subscribeState((state) => states.push(state));
-  let authentications = 0;
-  socket.onAuthenticated(() => void (authentications += 1));
   const frames: ServerFrame[] = [];
   socket.onFrame((frame) => frames.push(frame));
   return {
@@ -72,7 +70,7 @@ function setup() {
     network,
     states,
     frames,
-    authentications: () => authentications,
+    authentications: () => frames.filter((f) => f.type === 'authenticated').length,
     latest: () => sockets.at(-1)!,
     /** Opens the latest socket and lets the server accept the cookie. */
     authenticate: () => {

@@ -1,9 +1,10 @@
 /**
  * The real-time connection. It authenticates with the session cookie sent at upgrade (no secret
  * crosses the socket), keeps itself alive with pings, and reconnects with back-off, or at once when
- * the server closes with 1001 "going away" because it is shutting down. Every `authenticated`
- * frame is announced so the chat can fetch what it missed: a (re)authentication, or the server
- * saying that frames may have been lost (its event bus was cut) while the socket stayed open.
+ * the server closes with 1001 "going away" because it is shutting down. Every frame goes to its
+ * listener (the member's one FrameDispatcher); an `authenticated` frame — a (re)authentication, or
+ * the server saying frames may have been lost while the socket stayed open — makes the member
+ * client catch up (packages/client/src/member-client.ts).
  */
 import { closeCodes, serverFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import { randomUnit, reconnectDelay } from './backoff';
@@ -53,7 +54,6 @@ export class RealtimeSocket {
   private unanswered = 0;
   private readonly stateListeners = new Set<Listener<SocketState>>();
   private readonly frameListeners = new Set<Listener<ServerFrame>>();
-  private readonly authListeners = new Set<Listener<void>>();
   private readonly createWebSocket: (url: string) => WebSocket;
   private readonly url: () => string;
   private readonly network: Pick<Window, 'addEventListener' | 'removeEventListener'>;
@@ -115,12 +115,6 @@ export class RealtimeSocket {
   onFrame(listener: Listener<ServerFrame>): () => void {
     this.frameListeners.add(listener);
     return () => this.frameListeners.delete(listener);
-  }
-
-  /** Called after every successful (re)authentication, and whenever the server asks for a catch-up. */
-  onAuthenticated(listener: Listener<void>): () => void {
-    this.authListeners.add(listener);
-    return () => this.authListeners.delete(listener);
   }
 
   private connect(): void {
@@ -190,7 +184,6 @@ export class RealtimeSocket {
         this.attempt = 0;
         this.setState('authenticated');
         this.startPings();
-        for (const listener of this.authListeners) listener();
         break;
       case 'auth_failed':
         this.setState('auth_failed');
