@@ -5,14 +5,14 @@
  * (docs/architecture.md §3). The embedded database is opened by one process at a time, so there
  * the server must be stopped; a server applies its migrations at start anyway.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/client';
+import { readJournal } from '../db/journal';
+import { rowsOf } from '../db/rows';
 import { operatorAnswers } from '../operator/socket';
-import { migrationsFolder } from '../paths';
 
 async function main(): Promise<void> {
   try {
@@ -27,10 +27,8 @@ async function main(): Promise<void> {
   }
   const database = await openDatabase(config);
   try {
-    const result = await database.db.execute(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`);
-    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-    const applied = (result as unknown as { rows: { n: number }[] }).rows[0]!.n;
-    process.stdout.write(`Database up to date: ${applied} migrations applied, the last of this version ${journal.entries.at(-1)!.tag}.\n`);
+    const [applied] = rowsOf(await database.db.execute(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`), z.object({ n: z.number().int() }));
+    process.stdout.write(`Database up to date: ${applied?.n ?? 0} migrations applied, the last of this version ${readJournal().entries.at(-1)!.tag}.\n`);
   } finally {
     await database.close();
   }

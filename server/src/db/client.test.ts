@@ -3,9 +3,11 @@ import { errorTexts, routes } from '@enclave/protocol';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { backends, makeDatabase, POSTGRES_ADMIN_URL, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { openDatabase, type Database } from './client';
+import { rowsOf } from './rows';
 
 describe.runIf(backends.includes('postgres'))('PostgreSQL connections ended under the server', () => {
   let database: Database;
@@ -54,8 +56,8 @@ describe.runIf(backends.includes('postgres'))('DATABASE_POOL_MAX', () => {
     try {
       const pids = await Promise.all(
         Array.from({ length: 8 }, async () => {
-          const result = await database.db.execute<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid, pg_sleep(0.1)`);
-          return (result as unknown as { rows: { pid: number }[] }).rows[0]!.pid;
+          const result = await database.db.execute(sql`SELECT pg_backend_pid() AS pid, pg_sleep(0.1)`);
+          return rowsOf(result, z.object({ pid: z.number().int() }))[0]!.pid;
         }),
       );
       expect(new Set(pids).size).toBe(3);

@@ -13,11 +13,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { migrationsFolder } from '../paths';
 import { backends, POSTGRES_ADMIN_URL } from '../testing/harness';
 import { openDatabase } from './client';
-
-type Journal = { entries: { idx: number; when: number; tag: string }[] };
+import { readJournal } from './journal';
 
 describe('the migration journal', () => {
-  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as Journal;
+  const journal = readJournal();
 
   it('orders every migration after the one before it, in time as in number', () => {
     journal.entries.forEach((e, i) => {
@@ -46,7 +45,7 @@ describe.runIf(backends.includes('postgres'))('migrations started by two instanc
     await Promise.all(opened.map((d) => d.close()));
 
     const { rows } = await withClient(url, (c) => c.query<{ hash: string }>('SELECT hash FROM drizzle.__drizzle_migrations ORDER BY id'));
-    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as Journal;
+    const journal = readJournal();
     expect(rows).toHaveLength(journal.entries.length);
     expect(new Set(rows.map((r) => r.hash)).size).toBe(journal.entries.length);
   });
@@ -56,7 +55,7 @@ describe.runIf(backends.includes('postgres'))('migrations started by two instanc
     await admin(`CREATE DATABASE ${fresh}`);
     try {
       const freshUrl = Object.assign(new URL(POSTGRES_ADMIN_URL), { pathname: `/${fresh}` }).toString();
-      const last = (JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as Journal).entries.at(-1)!;
+      const last = readJournal().entries.at(-1)!;
       expect(await migrate([], freshUrl)).toMatchObject({ code: 0, stdout: expect.stringContaining(last.tag) });
       const { rows } = await withClient(freshUrl, (c) => c.query('SELECT 1 FROM drizzle.__drizzle_migrations'));
       expect(rows).toHaveLength(last.idx + 1);
