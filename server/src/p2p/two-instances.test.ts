@@ -10,8 +10,6 @@ import { backends, redisEnabled, relaxedRateLimits } from '../testing/harness';
 import { twoInstances } from '../testing/two-instances';
 import { TestMember } from '../testing/member';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // Skipped unless both services are enabled: TEST_BACKENDS without postgres, or TEST_REDIS=0.
 describe.runIf(backends.includes('postgres') && redisEnabled)('P2P on two instances over PostgreSQL and Redis', () => {
   const servers = twoInstances({ rateLimits: relaxedRateLimits });
@@ -33,8 +31,7 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('P2P on two instan
     const otherSocket = await online(other);
     const { node } = await host.call(routes.p2pHost, { body: { nodeType: 'community_host', capabilities: [], maxConnections: 5, location: 'A' } });
     const seenFromB = async () => (await joiner.call(routes.p2pNodes, {})).nodes.find((n) => n.id === node.id);
-    for (let i = 0; i < 100 && (await seenFromB())?.status !== 'online'; i++) await sleep(20);
-    expect((await seenFromB())?.status).toBe('online');
+    await expect.poll(async () => (await seenFromB())?.status, { timeout: 10_000, interval: 20 }).toBe('online');
 
     const { connectionId } = await joiner.call(routes.p2pConnect, { params: { id: node.id } });
     await hostSocket.waitFor((f) => f.type === 'p2p_connection' && f.state === 'requested');
@@ -48,16 +45,15 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('P2P on two instan
     // A third member on B is refused; nothing of theirs reaches A.
     otherSocket.send({ type: 'p2p_signal', connectionId, signal: { kind: 'offer', payload: 'intruder' } });
     await otherSocket.waitFor((f) => f.type === 'error');
-    await sleep(200);
-    expect(hostSocket.frames.filter((f: ServerFrame) => f.type === 'p2p_signal')).toHaveLength(1);
 
+    // The close crosses the bus after the refusal: once A has it, the intruder's offer would have come before.
     joinerSocket.send({ type: 'p2p_close', connectionId });
     await hostSocket.waitFor((f) => f.type === 'p2p_connection' && f.state === 'closed');
+    expect(hostSocket.frames.filter((f: ServerFrame) => f.type === 'p2p_signal')).toHaveLength(1);
 
     // The host's socket on A closes: B lists the node offline.
     hostSocket.close();
-    for (let i = 0; i < 100 && (await seenFromB())?.status !== 'offline'; i++) await sleep(20);
-    expect((await seenFromB())?.status).toBe('offline');
+    await expect.poll(async () => (await seenFromB())?.status, { timeout: 10_000, interval: 20 }).toBe('offline');
     joinerSocket.close();
     otherSocket.close();
   });

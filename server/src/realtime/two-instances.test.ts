@@ -13,7 +13,12 @@ import { mintKeys } from '../keys/service';
 import { backends, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, TestSocket } from '../testing/member';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Sends a ping and waits for its pong: the server answers in order, so what it sent before has arrived. */
+async function pong(socket: TestSocket): Promise<void> {
+  const start = socket.frames.length;
+  socket.send({ type: 'ping' });
+  await socket.waitFor((f) => f.type === 'pong' && socket.frames.indexOf(f) >= start);
+}
 
 const chatFrame = (id: number) => (f: ServerFrame) => f.type === 'chat_message' && f.message.id === id;
 const presenceFrame = (userId: string, online: boolean) => (f: ServerFrame) =>
@@ -100,7 +105,8 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
     expect(await bob.decrypt([frame.message])).toEqual([{ id: sent.id, senderId: alice.id, text }]);
     // The sender's own socket on A gets it too (her other tabs).
     await aliceSocket.waitFor(chatFrame(sent.id));
-    await sleep(500);
+    // B writes a delivery to all its sockets at once, and Bob (on B) has it: Carol's pong comes after it would have.
+    await pong(carolSocket);
     expect(carolSocket.frames.filter(chatFrame(sent.id))).toEqual([]);
     // Carol cannot read it from history either.
     const peek = await carol.attempt(routes.history, { query: { receiverId: bob.id } });
@@ -149,8 +155,9 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
       expect((await new TestMember.Anonymous(server.url).attempt(routes.me, {}, { cookie })).status).toBe(401);
     }
 
-    // Carol's first session, and its socket on B, are untouched.
-    await sleep(200);
+    // Carol's first session, and its socket on B, are untouched. B ended the sessions of that event
+    // at once, the second socket's among them: Carol's pong comes after her own end would have.
+    await pong(carolSocket);
     expect(carolSocket.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
     expect(carolSocket.ws.readyState).toBe(carolSocket.ws.OPEN);
     expect((await carol.attempt(routes.me, {})).status).toBe(200);
