@@ -36,7 +36,6 @@ const HOUR_MS = 60 * 60 * 1000;
 
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
 const wrongMasterKey = { authorization: `SuperAdmin ${'cd'.repeat(64)}` };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What the test expects of one row: its type, severity, count, address, member and details. */
 type Expected = { type: string; severity: Severity; count: number; ip: string | null; userId: string | null; actor: string | null; details: Record<string, unknown> };
@@ -140,7 +139,7 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
 
   it('lists exactly the events the attack caused, newest first, with the IP analysis the server saw', async () => {
     // The 429s are recorded in the background of the refusal: wait until both are in.
-    for (let i = 0; i < 50 && !(await live()).some((e) => e.type === 'rate_limit' && e.count === 2); i++) await sleep(100);
+    await expect.poll(async () => (await live()).some((e) => e.type === 'rate_limit' && e.count === 2), { timeout: 10_000, interval: 100 }).toBe(true);
     const events = await live();
     expect(events.map((e) => e.id)).toEqual([...events.map((e) => e.id)].sort((a, b) => b - a));
     const expected: Expected[] = [
