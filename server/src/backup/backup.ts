@@ -25,7 +25,8 @@ import { attachments, backups } from '../db/schema';
 export type BackupKind = (typeof backups.$inferInsert)['kind'];
 export type BackupRecord = typeof backups.$inferSelect;
 /** What a completed backup reports: where the archive is and how to recognise it. */
-export type BackupResult = { file: string; bytes: number; sha256: string; kind: BackupKind };
+export const backupResultSchema = z.object({ file: z.string(), bytes: z.number().int().nonnegative(), sha256: z.string(), kind: z.enum(backups.kind.enumValues) });
+export type BackupResult = z.infer<typeof backupResultSchema>;
 
 /** Where backups go unless `--out` says otherwise. */
 export const backupDir = (dataDir: string) => path.join(dataDir, 'backups');

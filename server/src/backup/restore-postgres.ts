@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import { count } from 'drizzle-orm';
 import pg from 'pg';
+import { z } from 'zod';
 import { openDatabase } from '../db/client';
+import { rowsOf } from '../db/rows';
 import { messages, users } from '../db/schema';
 import { PgClientMissing, run, sha256Hex, withoutPassword } from './backup';
 import { RestoreRefused } from './restore';
@@ -74,12 +76,11 @@ async function refuseUnlessEmpty(databaseUrl: string): Promise<void> {
     throw new RestoreRefused(`cannot connect to DATABASE_URL (${(err as Error).message}); nothing was changed`);
   }
   try {
-    const { rows } = await client.query<{ tables: number }>(
-      "SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
-    );
-    if ((rows[0]?.tables ?? 0) > 0) {
+    const result = await client.query("SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')");
+    const tables = rowsOf(result, z.object({ tables: z.number().int() }))[0]?.tables ?? 0;
+    if (tables > 0) {
       throw new RestoreRefused(
-        `the database of DATABASE_URL is not empty (${rows[0]!.tables} tables): restore into an empty database ` +
+        `the database of DATABASE_URL is not empty (${tables} tables): restore into an empty database ` +
           '(createdb enclave_restored), with every instance stopped, then point DATABASE_URL at it; nothing was changed',
       );
     }

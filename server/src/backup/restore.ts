@@ -12,9 +12,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import * as tar from 'tar-stream';
+import { z } from 'zod';
 import { isAttachmentId } from '../attachments/blobs';
 import { localAttachmentsDir } from '../attachments/store';
 import type { Db } from '../db/client';
+import { rowsOf } from '../db/rows';
 import { migrationsFolder } from '../paths';
 import * as schema from '../db/schema';
 import { operatorAnswers } from '../operator/socket';
@@ -189,8 +191,7 @@ async function backupHistory(dbDir: string): Promise<BackupRow[]> {
   let client: PGlite | null = null;
   try {
     client = await PGlite.create(dbDir);
-    const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('public.backups')::text AS t`);
-    if (!exists.rows[0]?.t) return [];
+    if (!(await tableExists(client, 'backups'))) return [];
     return await drizzle(client, { schema }).select().from(schema.backups);
   } catch (err) {
     console.warn(`restore: the current database did not open (${(err as Error).message}); its backup history is not carried over`);
@@ -209,8 +210,7 @@ async function openRestored(dir: string, archive: Buffer, maxBytes: number): Pro
   if (fs.existsSync(dir)) throw new Error(`${dir} already exists`);
   const client = await PGlite.create(dir, { loadDataDir: new Blob([new Uint8Array(tarOf(archive, maxBytes))]) });
   try {
-    const users = await client.query<{ t: string | null }>(`SELECT to_regclass('public.users')::text AS t`);
-    if (!users.rows[0]?.t) throw new Error('it holds no Enclave tables');
+    if (!(await tableExists(client, 'users'))) throw new Error('it holds no Enclave tables');
     await migrate(drizzle(client, { schema }), { migrationsFolder });
     await counts(client);
   } finally {
@@ -280,10 +280,13 @@ function tarOf(archive: Buffer, maxBytes: number): Buffer {
 const mib = (bytes: number) => Math.round(bytes / 1024 ** 2);
 
 async function counts(client: PGlite): Promise<{ users: number; messages: number }> {
-  const r = await client.query<{ users: number; messages: number }>(
-    'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM messages)::int AS messages',
-  );
-  const row = r.rows[0];
+  const r = await client.query('SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM messages)::int AS messages');
+  const [row] = rowsOf(r, z.object({ users: z.number().int(), messages: z.number().int() }));
   if (!row) throw new Error('no answer to a count');
   return row;
+}
+
+async function tableExists(client: PGlite, table: string): Promise<boolean> {
+  const r = await client.query(`SELECT to_regclass($1)::text AS t`, [`public.${table}`]);
+  return rowsOf(r, z.object({ t: z.string().nullable() }))[0]?.t != null;
 }

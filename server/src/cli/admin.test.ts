@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { errorTexts, routes } from '@enclave/protocol';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Database } from '../db/client';
 import { securityEvents, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
@@ -221,7 +222,7 @@ describe.each(backends)('admin through the operator socket (%s)', (backend) => {
   });
 
   it.skipIf(twoInstances && !redisEnabled)("refuses a malformed command body with 400 and zod's reason", async () => {
-    const refusal = (body: unknown) => askOperator(dirs[0]!, '/ban', body).then(() => null, (err: unknown) => err);
+    const refusal = (body: unknown) => askOperator(dirs[0]!, '/ban', body, z.unknown()).then(() => null, (err: unknown) => err);
     expect(await refusal({ username: 'not a name' })).toMatchObject({ status: 400, message: expect.stringMatching(/^username: Username may contain/) });
     expect(await refusal({ username: 'alice', extra: 1 })).toMatchObject({ status: 400, message: expect.stringMatching(/Unrecognized key/) });
     expect(await refusal({ username: 'alice', extra: 1 })).toBeInstanceOf(OperatorRefusal);

@@ -15,18 +15,18 @@
  */
 import { parseArgs } from 'node:util';
 import type { MonitoredUser } from '@enclave/protocol';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { loadConfig } from '../config';
 import { describeIssues } from '../http/errors';
 import {
   banCommandSchema,
+  emergencyAnswerSchema,
   emergencyCommandSchema,
+  memberAnswerSchema,
+  membersAnswerSchema,
+  roleAnswerSchema,
   roleCommandSchema,
   unbanCommandSchema,
-  type EmergencyAnswer,
-  type MemberAnswer,
-  type MembersAnswer,
-  type RoleAnswer,
 } from '../operator/admin-commands';
 import { askOperator, operatorSocketPath } from '../operator/socket';
 
@@ -47,7 +47,13 @@ function refuseArguments(message: string): never {
 }
 
 /** A command to send: its socket path and checked body, and how to print its answer. */
-type Request = { path: string; body: unknown; print: (answer: never) => string };
+type Request = { path: string; body: unknown; print: (answer: unknown) => string };
+
+/** Prints an answer of this shape, parsed first: what the socket says is input like any other. */
+const printing =
+  <S extends z.ZodType>(answer: S, print: (a: z.output<S>) => string) =>
+  (raw: unknown) =>
+    print(answer.parse(raw));
 
 function checked<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body);
@@ -78,19 +84,19 @@ function requestOf(argv: string[]): Request {
     case 'members':
       arity(0, 'no argument');
       only('json');
-      return { path: '/members', body: {}, print: (a: MembersAnswer) => (values.json ? `${JSON.stringify(a.users, null, 2)}\n` : memberTable(a.users)) };
+      return { path: '/members', body: {}, print: printing(membersAnswerSchema, (a) => (values.json ? `${JSON.stringify(a.users, null, 2)}\n` : memberTable(a.users))) };
     case 'ban':
       arity(1, 'one username');
       only('reason');
       return {
         path: '/ban',
         body: checked(banCommandSchema, { username: rest[0], reason: values.reason }),
-        print: (a: MemberAnswer) => `banned ${a.username}\n`,
+        print: printing(memberAnswerSchema, (a) => `banned ${a.username}\n`),
       };
     case 'unban':
       arity(1, 'one username');
       only();
-      return { path: '/unban', body: checked(unbanCommandSchema, { username: rest[0] }), print: (a: MemberAnswer) => `unbanned ${a.username}\n` };
+      return { path: '/unban', body: checked(unbanCommandSchema, { username: rest[0] }), print: printing(memberAnswerSchema, (a) => `unbanned ${a.username}\n`) };
     case 'promote':
     case 'demote':
       arity(1, 'one username');
@@ -98,7 +104,7 @@ function requestOf(argv: string[]): Request {
       return {
         path: '/role',
         body: checked(roleCommandSchema, { username: rest[0], role: name === 'promote' ? 'admin' : 'member' }),
-        print: (a: RoleAnswer) => `${a.username} is now ${a.role === 'admin' ? 'an admin' : 'a member'}\n`,
+        print: printing(roleAnswerSchema, (a) => `${a.username} is now ${a.role === 'admin' ? 'an admin' : 'a member'}\n`),
       };
     case 'emergency':
       arity(1, 'on or off');
@@ -107,10 +113,11 @@ function requestOf(argv: string[]): Request {
       return {
         path: '/emergency',
         body: checked(emergencyCommandSchema, { active: rest[0] === 'on' }),
-        print: (a: EmergencyAnswer) =>
+        print: printing(emergencyAnswerSchema, (a) =>
           a.emergency.active
             ? `emergency on since ${a.emergency.since}: ${a.banned} members banned, registration closed\n`
             : 'emergency off: registration open again; the bans stay (unban members one by one)\n',
+        ),
       };
     default:
       return refuseArguments(`unknown command ${name}`);
@@ -136,7 +143,7 @@ function memberTable(list: MonitoredUser[]): string {
 async function main(): Promise<void> {
   const request = requestOf(process.argv.slice(2));
   const config = loadConfig();
-  const answer = await askOperator<never>(config.dataDir, request.path, request.body);
+  const answer = await askOperator(config.dataDir, request.path, request.body, z.unknown());
   if (answer === null) {
     process.stderr.write(
       `admin: no Enclave server answers on ${operatorSocketPath(config.dataDir)}. ` +

@@ -8,7 +8,7 @@
  * database and its master key file): a ban from here is recorded as the creator's (`banned_by`,
  * which decides who may lift it, access/rules.ts), and its audit row names the actor 'operator'.
  */
-import { errorCodes, roleSchema, usernameSchema, type EmergencyState, type MonitoredUser, type Role } from '@enclave/protocol';
+import { emergencyStateSchema, errorCodes, monitoredUserSchema, roleSchema, usernameSchema } from '@enclave/protocol';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../context';
@@ -31,11 +31,15 @@ export const unbanCommandSchema = z.strictObject({ username: usernameSchema });
 export const roleCommandSchema = z.strictObject({ username: usernameSchema, role: roleSchema });
 export const emergencyCommandSchema = z.strictObject({ active: z.boolean() });
 
-export type MembersAnswer = { users: MonitoredUser[] };
+export const membersAnswerSchema = z.object({ users: z.array(monitoredUserSchema) });
+export type MembersAnswer = z.infer<typeof membersAnswerSchema>;
 /** The member acted on, by the name the database spells it. */
-export type MemberAnswer = { username: string };
-export type RoleAnswer = MemberAnswer & { role: Role };
-export type EmergencyAnswer = { emergency: EmergencyState; banned?: number };
+export const memberAnswerSchema = z.object({ username: z.string() });
+export type MemberAnswer = z.infer<typeof memberAnswerSchema>;
+export const roleAnswerSchema = memberAnswerSchema.extend({ role: roleSchema });
+export type RoleAnswer = z.infer<typeof roleAnswerSchema>;
+export const emergencyAnswerSchema = z.object({ emergency: emergencyStateSchema, banned: z.number().int().nonnegative().optional() });
+export type EmergencyAnswer = z.infer<typeof emergencyAnswerSchema>;
 
 /** The member of this name (usernames are unique whatever their case), or a 404 that names it. */
 async function memberNamed(ctx: AppContext, username: string): Promise<{ id: string; username: string }> {

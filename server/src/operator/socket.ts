@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { z } from 'zod';
-import { backupEmbedded, type BackupResult } from '../backup/backup';
+import { backupEmbedded, backupResultSchema, type BackupResult } from '../backup/backup';
 import type { AppContext } from '../context';
 import { HttpError } from '../http/errors';
 import { mintKeys } from '../keys/service';
@@ -99,19 +99,19 @@ export async function startOperatorSocket(dataDir: string, ctx: AppContext, atta
 
 /** Asks a running server to mint keys; null when no server answers on the socket. */
 export async function generateKeysViaSocket(dataDir: string, cmd: GenerateKeysCommand): Promise<string[] | null> {
-  const body = await askOperator<{ keys: string[] }>(dataDir, '/keys/generate', cmd);
+  const body = await askOperator(dataDir, '/keys/generate', cmd, z.object({ keys: z.array(z.string()) }));
   return body ? body.keys : null;
 }
 
 /** Asks a running server to dump its database to `cmd.file`; null when no server answers on the socket. */
 export function backupViaSocket(dataDir: string, cmd: BackupCommand): Promise<BackupResult | null> {
-  return askOperator<BackupResult>(dataDir, '/backup', cmd);
+  return askOperator(dataDir, '/backup', cmd, backupResultSchema);
 }
 
 /** Whether a server answers on the data directory's operator socket (any answer counts). */
 export async function operatorAnswers(dataDir: string): Promise<boolean> {
   try {
-    return (await askOperator(dataDir, '/', {})) !== null;
+    return (await askOperator(dataDir, '/', {}, z.unknown())) !== null;
   } catch {
     return true;
   }
@@ -127,8 +127,13 @@ export class OperatorRefusal extends Error {
   }
 }
 
-/** POSTs a command: the answer's body, null when no server answers, an OperatorRefusal for a refusal. */
-export function askOperator<T>(dataDir: string, command: string, cmd: unknown): Promise<T | null> {
+const refusalSchema = z.object({ error: z.string().optional() });
+
+/**
+ * POSTs a command: the answer's body parsed by `answer`, null when no server answers, an
+ * OperatorRefusal for a refusal.
+ */
+export function askOperator<S extends z.ZodType>(dataDir: string, command: string, cmd: unknown, answer: S): Promise<z.output<S> | null> {
   const file = operatorSocketPath(dataDir);
   if (!fs.existsSync(file)) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
@@ -136,9 +141,13 @@ export function askOperator<T>(dataDir: string, command: string, cmd: unknown): 
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as T & { error?: string };
-        if (res.statusCode === 200) resolve(body);
-        else reject(new OperatorRefusal(res.statusCode ?? 0, body.error ?? `operator socket answered ${res.statusCode}`));
+        try {
+          const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          if (res.statusCode === 200) resolve(answer.parse(body));
+          else reject(new OperatorRefusal(res.statusCode ?? 0, refusalSchema.safeParse(body).data?.error ?? `operator socket answered ${res.statusCode}`));
+        } catch (err) {
+          reject(err);
+        }
       });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
