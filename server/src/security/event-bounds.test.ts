@@ -32,7 +32,7 @@ async function tally(db: Db, type: string, ip?: string) {
 
 /** Waits until the events recorded in the background of the refusals are in (never a timing assertion). */
 async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
+  await expect.poll(check, { timeout: 30_000, interval: 50 }).toBe(true);
 }
 
 /**
