@@ -223,6 +223,7 @@ describe('KeyTrust.verifyKeyFor', () => {
     await reading;
     const deciding = t.trust[decide](BOB, fp(bobWithNewKey));
     const after = t.trust.verifyKeyFor(BOB);
+    // One macrotask, no time: the decision and the second check queue up behind the held read, which nothing observable marks.
     await new Promise((resolve) => setTimeout(resolve, 0));
     release();
     expect(await before).toBe(KEY_CHANGED);
