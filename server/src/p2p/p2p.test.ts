@@ -18,7 +18,6 @@ const hostBody = { nodeType: 'community_host' as const, capabilities: ['chat', '
 const offer = { kind: 'offer', payload: 'v=0\r\no=- 1 2 IN IP4 0.0.0.0\r\n' } as const;
 const answer = { kind: 'answer', payload: 'v=0\r\no=- 3 4 IN IP4 0.0.0.0\r\n' } as const;
 const ice = { kind: 'ice', payload: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.1 54400 typ host', sdpMid: '0', sdpMLineIndex: 0 } } as const;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const isConnection = (id: string, state: string) => (f: ServerFrame) => f.type === 'p2p_connection' && f.connectionId === id && f.state === state;
 
@@ -39,10 +38,7 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
   const nodes = async (m: TestMember) => (await m.call(routes.p2pNodes, {})).nodes;
   const nodeOf = async (m: TestMember, host: TestMember) => (await nodes(m)).find((n) => n.hostId === host.id);
   /** Presence is written just after `authenticated`: waits until the list says so. */
-  const until = async (probe: () => Promise<boolean>) => {
-    for (let i = 0; i < 100 && !(await probe()); i++) await sleep(20);
-    expect(await probe()).toBe(true);
-  };
+  const until = (probe: () => Promise<boolean>) => expect.poll(probe, { timeout: 10_000, interval: 20 }).toBe(true);
 
   beforeAll(async () => {
     const keys = await mintKeys(suite.database.db, { count: 4 });
@@ -92,10 +88,11 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     carolSocket.send({ type: 'p2p_signal', connectionId, signal: ice });
     await carolSocket.waitFor((f) => f.type === 'error' && f.message === 'You are not a party of this P2P connection');
     carolSocket.send({ type: 'p2p_close', connectionId });
+    // Her close is refused as her signal was, before it could be announced to anyone.
+    await carolSocket.waitFor(() => carolSocket.frames.filter((f) => f.type === 'error' && f.message === 'You are not a party of this P2P connection').length === 2);
     await until(async () => (await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'))).length > 0);
     const [event] = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'));
     expect(event).toMatchObject({ userId: carol.id, severity: 'medium' });
-    await sleep(100);
     expect(aliceSocket.frames.filter((f) => f.type === 'p2p_signal')).toHaveLength(1);
     expect(bobSocket.frames.filter((f) => f.type === 'p2p_signal')).toHaveLength(2);
     expect((await nodeOf(carol, alice))?.currentConnections).toBe(1);
