@@ -110,6 +110,7 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
     const outcomes: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const batch = bodies.slice(round * PER_ROUND, (round + 1) * PER_ROUND);
+      // Not waits but the race itself: registrations 3 ms apart, the shutdown amid them.
       const registrations = batch.map((body, i) =>
         new Promise((r) => setTimeout(r, i * 3)).then(() => anon.attempt(routes.register, { body })),
       );
