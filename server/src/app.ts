@@ -38,6 +38,7 @@ import { keyRoutes } from './keys/routes';
 import { p2pRoutes } from './p2p/routes';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
+import { frameLimits } from './realtime/frame-limits';
 import { Gateway, onSocketError, socketRoute } from './realtime/gateway';
 import { userRoutes } from './users/routes';
 
@@ -99,17 +100,6 @@ export async function buildApp(opts: {
   // Only JSON bodies: a cross-site form cannot post text/plain or urlencoded to us.
   app.removeContentTypeParser('text/plain');
 
-  // One bound for the HTTP requests and the socket tasks that work on the database.
-  const gate = new WorkGate(config.maxInFlight, config.requestLimits?.degradedForMs);
-  const gateway = new Gateway(db, bus, app.log, gate);
-  const blocks = new BlockList(db, app.log);
-  blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
-  await blocks.start(bus);
-  const attachmentStore = await openAttachmentStore(config.attachments.store, config.dataDir);
-  const scrubber = new Scrubber(db, config.erasureScrubMs, app.log);
-  const tally = new Tally();
-  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally };
-  const stopSweeping = startSweeping(db, attachmentStore, { orphanAfterMs: config.attachments.orphanAfterMs, everyMs: config.attachments.sweepEveryMs, log: app.log });
   // Fails at once while Redis is away (the store then counts in memory), rather than queueing.
   // ioredis is loaded only when used: importing it costs a tenth of a second of every start.
   const rateLimitRedis = config.redisUrl
@@ -123,11 +113,22 @@ export async function buildApp(opts: {
     // readiness check says 503 until it answers.
     rateLimitRedis.connect().catch(() => app.log.warn({ err: lastError }, 'Redis unreachable at start: retrying; rate limits counted in this instance’s memory meanwhile'));
   }
-  // The per-route limits and the sign-in failures (auth/routes.ts) count through one counter.
+  // The per-route limits, the sign-in failures (auth/routes.ts) and the member frames' limits count through one counter.
   const counter = new WindowCounter(rateLimitRedis, (err) =>
     app.log.warn({ err }, 'rate limits counted in this instance’s memory until Redis answers'),
   );
 
+  // One bound for the HTTP requests and the socket tasks that work on the database.
+  const gate = new WorkGate(config.maxInFlight, config.requestLimits?.degradedForMs);
+  const gateway = new Gateway(db, bus, app.log, gate, frameLimits(db, config, counter));
+  const blocks = new BlockList(db, app.log);
+  blocks.onReload(() => gateway.closeBlocked((ip) => blocks.isBlocked(ip)));
+  await blocks.start(bus);
+  const attachmentStore = await openAttachmentStore(config.attachments.store, config.dataDir);
+  const scrubber = new Scrubber(db, config.erasureScrubMs, app.log);
+  const tally = new Tally();
+  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally };
+  const stopSweeping = startSweeping(db, attachmentStore, { orphanAfterMs: config.attachments.orphanAfterMs, everyMs: config.attachments.sweepEveryMs, log: app.log });
   registerErrorHandler(app);
   // Draining (close() below): new requests on connections still open are sent elsewhere, and the
   // connections of requests in flight close once answered.
@@ -176,9 +177,11 @@ export async function buildApp(opts: {
     // Sent below, and only over HTTPS: a browser ignores it over plain HTTP.
     strictTransportSecurity: false,
   });
-  // req.protocol believes X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY).
+  // req.protocol believes X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY). A private
+  // network's answers, pages, files and API alike, are for no search engine (robots.txt too: http/web-app.ts).
   app.addHook('onSend', async (req, reply) => {
     if (req.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    reply.header('x-robots-tag', 'noindex, nofollow');
   });
   await app.register(fastifyRateLimit, {
     global: false,
@@ -234,7 +237,7 @@ export async function buildApp(opts: {
   await app.register(attachmentRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
   await app.register(securityRoutes, { ctx });
-  await app.register(p2pRoutes, { ctx, signals: counter, signalPrefix: `${config.redisPrefix}:rl:p2p-signals:` });
+  await app.register(p2pRoutes, { ctx });
 
   await registerWebApp(app, config);
 

@@ -2,35 +2,23 @@
  * The P2P network's routes (docs/spec.md §7): the node registry, connecting, and the STUN/TURN
  * configuration. Signaling is on the socket (signaling.ts).
  */
-import { clientFrames, errorCodes, errorTexts, routes } from '@enclave/protocol';
+import { errorCodes, errorTexts, routes } from '@enclave/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context';
 import { requireAuth } from '../access/policy';
 import { emergencyState } from '../creator/emergency-state';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
-import type { WindowCounter } from '../http/rate-limit-store';
 import { perMember } from '../conversations/routes';
 import { normalizeIp } from '../security/blocks';
 import { listNodes, openConnection, removeP2pOf, upsertNode } from './registry';
 import { announceConnection, p2pFrameFailed, p2pFrameHandler } from './signaling';
 import { iceServersFor } from './turn';
 
-/**
- * `signals`: where each member's signaling frames are counted (rateLimits.p2pSignal, over all their
- * sockets and, with Redis, all instances; keys under `signalPrefix`).
- */
-export async function p2pRoutes(
-  app: FastifyInstance,
-  { ctx, signals, signalPrefix }: { ctx: AppContext; signals: WindowCounter; signalPrefix: string },
-): Promise<void> {
+export async function p2pRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db, config, gateway } = ctx;
-  // p2p_signal and p2p_close share one count (clientFrames in packages/protocol/src/frames.ts).
-  const p2pSignal = config.rateLimits[clientFrames.p2p_signal.rateLimit];
-  const handler = p2pFrameHandler(ctx, async (userId) => {
-    const { current, ttl } = await signals.increment(`${signalPrefix}${userId}`, p2pSignal.windowMs);
-    return current > p2pSignal.max ? ttl : 0;
-  });
+  // p2p_signal and p2p_close share one count, rateLimits.p2pSignal (clientFrames in packages/protocol/src/frames.ts).
+  const handler = p2pFrameHandler(ctx);
   gateway.frames.handle('p2p_signal', handler, p2pFrameFailed);
   gateway.frames.handle('p2p_close', handler, p2pFrameFailed);
 

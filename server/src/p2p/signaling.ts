@@ -17,23 +17,15 @@ export async function announceConnection(ctx: AppContext, c: P2pConnection, stat
   await p2pConnection(ctx.gateway, c, state);
 }
 
-/** Counts one of a member's P2P frames: 0 while within their limit, else the milliseconds until it resets. */
-export type SignalCount = (userId: string) => Promise<number>;
-
 /** A signaling frame that failed: the member is told to try again. */
 export const p2pFrameFailed: FrameFailure = (err, send, log) => {
   log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, 'p2p frame failed');
   send(serverFrame.error('Signaling is unavailable, try again'));
 };
 
-export function p2pFrameHandler(ctx: AppContext, count: SignalCount): FrameHandler<'p2p_signal' | 'p2p_close'> {
+/** The handler of both signaling frames; their rate limit (clientFrames' `rateLimit`) was counted by the dispatcher. */
+export function p2pFrameHandler(ctx: AppContext): FrameHandler<'p2p_signal' | 'p2p_close'> {
   return async ({ userId, origin }, frame, send) => {
-    // Counted before any database work, so that a flood costs none.
-    const waitMs = await count(userId);
-    if (waitMs) {
-      await recordEvent(ctx.db, origin, { type: eventTypes.rateLimited, severity: 'medium', userId, details: { frame: frame.type } });
-      return send(serverFrame.error(`Too many P2P signals. Retry in ${Math.ceil(waitMs / 1000)} s.`));
-    }
     if ((await emergencyState(ctx.db)).active) return send(serverFrame.error(errorTexts.p2pSuspended));
     const connection = await findConnection(ctx.db, frame.connectionId);
     // Unknown and foreign connections are refused alike: an id says nothing of whose it is.

@@ -2,9 +2,10 @@
  * Routes each client frame by the table in packages/protocol/src/frames.ts (clientFrames), as
  * routes are registered from routes.ts: the frames anyone on the socket may send are answered by
  * the connection itself (connection.ts), and each member frame goes to the handler its feature
- * registered (p2p/routes.ts, messages/routes.ts), run within the socket's bounds (flow.ts).
+ * registered (p2p/routes.ts, messages/routes.ts), run within the socket's bounds (flow.ts) and
+ * counted first against the rate limit its table entry names, so no handler counts for itself.
  */
-import { clientFrames, type ClientFrame, type ServerFrame } from '@enclave/protocol';
+import { clientFrames, type ClientFrame, type ClientFrameDefinition, type ServerFrame } from '@enclave/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventSource } from '../security/events';
 import { serverFrame } from './publish';
@@ -42,10 +43,27 @@ const publicFrames: { [K in PublicFrameType]: (conn: FrameConnection, frame: Fra
 
 type Registered = { handle: FrameHandler<MemberFrameType>; failed: FrameFailure };
 
+/** A rate limit a client frame may name in the table (a key of the configuration's `rateLimits`). */
+export type FrameRateLimit = NonNullable<ClientFrameDefinition['rateLimit']>;
+
+/** The words of a refusal, per limit; the retry time follows them. */
+const refusals: Record<FrameRateLimit, string> = { p2pSignal: 'Too many P2P signals' };
+
+/** How member frames are counted against their limits (frame-limits.ts). */
+export type FrameLimits = {
+  /** Counts one frame of `userId` against `limit`, over all their sockets: 0 within it, else the milliseconds until it resets. */
+  count(limit: FrameRateLimit, userId: string): Promise<number>;
+  /** A frame refused by its limit: the security monitor hears of it. */
+  refused(from: FrameSender, frame: ClientFrame): Promise<void>;
+};
+
 export class FrameDispatch {
   private readonly handlers = new Map<MemberFrameType, Registered>();
 
-  constructor(private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly log: FastifyBaseLogger,
+    private readonly limits: FrameLimits,
+  ) {}
 
   /** Registers the handler of a member frame, once per frame type. */
   handle<T extends MemberFrameType>(type: T, handle: FrameHandler<T>, failed: FrameFailure): void {
@@ -62,8 +80,15 @@ export class FrameDispatch {
     const registered = this.handlers.get(type);
     const member = conn.member();
     if (!member || !registered) return conn.send(serverFrame.error('Not signed in'));
+    const limit = (clientFrames[type] as ClientFrameDefinition).rateLimit;
     conn.runTask(
-      () => registered.handle(member, frame as FrameOf<MemberFrameType>, conn.send),
+      async () => {
+        // Counted before any other work, so that a flood costs none.
+        const waitMs = limit ? await this.limits.count(limit, member.userId) : 0;
+        if (!limit || !waitMs) return registered.handle(member, frame as FrameOf<MemberFrameType>, conn.send);
+        await this.limits.refused(member, frame);
+        conn.send(serverFrame.error(`${refusals[limit]}. Retry in ${Math.ceil(waitMs / 1000)} s.`));
+      },
       (err) => registered.failed(err, conn.send, this.log),
     );
   }

@@ -18,7 +18,7 @@ import { liveSessionIds } from '../auth/sessions';
 import type { WorkGate } from '../http/overload';
 import type { Bus, BusEvent } from './bus';
 import { Connections, SESSION_HAS_ENDED, type Client, type EndSessions } from './connection';
-import { FrameDispatch } from './dispatch';
+import { FrameDispatch, type FrameLimits } from './dispatch';
 import { CLOSE_WAIT_MS, closedOrTerminated, encode, sendText } from './flow';
 import { PresenceTracker } from './presence';
 import { serverFrame } from './publish';
@@ -57,10 +57,12 @@ export class Gateway {
     private readonly log: FastifyBaseLogger,
     /** The instance's bound on database work in flight (http/overload.ts), shared with HTTP. */
     gate: WorkGate,
+    /** The rate limits of member frames (frame-limits.ts). */
+    limits: FrameLimits,
   ) {
     bus.subscribe((event) => this.onBusEvent(event));
     this.presence = new PresenceTracker(db, this.instanceId, this, log);
-    this.frames = new FrameDispatch(log);
+    this.frames = new FrameDispatch(log, limits);
     this.connections = new Connections({
       db,
       log,
