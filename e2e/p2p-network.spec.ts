@@ -18,6 +18,24 @@ test('signed out, the page explains and asks to log in', async ({ page, server }
   await shot(page, 'signed-out');
 });
 
+test('a new member finds the P2P network from the chat’s top bar, on a laptop and on a phone', async ({ network }) => {
+  const erin = await network.join('erin');
+  const page = erin.page;
+  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    await expect(page).toHaveURL(/\/chat$/);
+    // On a phone the entry is its icon alone, its name kept for screen readers.
+    const entry = page.getByRole('banner').getByRole('link', { name: 'P2P Network' });
+    await expect(entry).toBeInViewport({ ratio: 1 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+    await shot(page, `chat-top-bar-${viewport.width}`);
+    await entry.click();
+    await expect(page).toHaveURL(/\/p2p-network$/);
+    await expect(page.getByRole('heading', { name: 'Host a node' })).toBeVisible();
+    await page.getByRole('link', { name: 'Back to chat' }).click();
+  }
+});
+
 test('a member hosts, two join, the host relays, and its tab closing ends the room', async ({ network, server }) => {
   const tap = new WireTap();
   const alice = await network.join('alice');

@@ -1,5 +1,5 @@
 import type { SelfUser } from '@enclave/protocol';
-import { KeyRound, LockKeyhole, LogOut, Shield, ShieldCheck } from 'lucide-react';
+import { KeyRound, LockKeyhole, LogOut, Network, Shield, ShieldCheck } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { useAuth } from '../auth/auth-context';
@@ -32,6 +32,9 @@ export function ChatTopBar({ user, admin }: { user: SelfUser; admin: boolean }) 
           ) : null}
           <Link href="/security" className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline">
             <LockKeyhole className="size-4" aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Security</span>
+          </Link>
+          <Link href="/p2p-network" className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline">
+            <Network className="size-4" aria-hidden="true" /> <span className="sr-only sm:not-sr-only">P2P Network</span>
           </Link>
           <span className="hidden text-sm text-muted sm:inline">
             Signed in as <strong className="text-foreground">{user.username}</strong>
