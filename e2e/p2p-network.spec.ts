@@ -2,7 +2,8 @@
  * Community nodes as members live them: one hosts, others see the node online and join it over
  * WebRTC, the host relays their end-to-end encrypted messages, and when the host's tab closes the
  * node goes offline and the room closes for everyone. Nothing said in a room reaches the server:
- * not its wire, its log nor its database. A banned member's room ends with their session.
+ * not its wire, its log nor its database. A banned member's room ends with their session. A new
+ * member gets there from the chat's top bar; an idle room raises no slow-link warning.
  */
 import { expect, test } from './support/network';
 import { connectTo, dumpDatabase, nodeOf, openP2p, room, roomLog, say, startHosting, userIdOf } from './support/p2p';
@@ -129,6 +130,22 @@ test('a ban ends the banned member’s part: a joiner leaves the room, a host’
   await expect(room(carol.page)).toHaveAttribute('data-room-status', 'closed');
   await expect(nodeOf(carol.page, 'alice')).toHaveCount(0);
   await shot(carol.page, 'host-banned');
+});
+
+test('an idle room shows its throughput without a slow-link warning', async ({ network }) => {
+  const alice = await network.join('alice');
+  const bob = await network.join('bob');
+  for (const m of [alice, bob]) await openP2p(m);
+  await startHosting(alice.page, 'Ghent');
+  await connectTo(bob.page, 'alice');
+  await say(bob.page, 'one message, then quiet');
+  await expect(roomLog(alice.page).getByText('one message, then quiet', { exact: true })).toBeVisible();
+  // Nothing more is said: a check later the link carries keep-alives only, far under 100 kbit/s.
+  const throughput = bob.page.getByRole('group', { name: 'Throughput' });
+  await expect(throughput).toContainText('idle: only keep-alives on the room link', { timeout: 20_000 });
+  expect(Number(await throughput.locator('[data-value]').getAttribute('data-value'))).toBeLessThan(100);
+  await expect(bob.page.locator('[data-hint="throughput"]')).toHaveCount(0);
+  await shot(bob.page, 'idle-room');
 });
 
 test('leaving frees the slot; stopping hosting closes the room and removes the node', async ({ network }) => {

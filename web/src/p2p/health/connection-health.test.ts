@@ -6,7 +6,9 @@ import {
   formatMs,
   formatPercent,
   hintsFor,
+  LINK_IDLE_BYTES,
   LOSS_WINDOW_SAMPLES,
+  linkIdle,
   linkLoss,
   linkThroughput,
   pushOutcome,
@@ -92,6 +94,22 @@ describe('linkThroughput', () => {
   });
 });
 
+describe('an idle room link', () => {
+  it(`is one that moved under ${LINK_IDLE_BYTES} bytes over the last check`, () => {
+    expect(linkIdle([sample(0, 50_000), sample(5_000, 50_000)])).toBe(true);
+    // Keep-alives alone: about 1.8 kB per check in Chromium.
+    expect(linkIdle([sample(0, 50_000), sample(5_000, 50_000 + 1_800)])).toBe(true);
+    expect(linkIdle([sample(0, 50_000), sample(5_000, 50_000 + LINK_IDLE_BYTES - 1)])).toBe(true);
+    expect(linkIdle([sample(0, 50_000), sample(5_000, 50_000 + LINK_IDLE_BYTES)])).toBe(false);
+  });
+
+  it('is not known to be idle without two samples with byte counters', () => {
+    expect(linkIdle([])).toBe(false);
+    expect(linkIdle([sample(0, 0)])).toBe(false);
+    expect(linkIdle([sample(0, null), sample(5_000, null)])).toBe(false);
+  });
+});
+
 describe('linkLoss', () => {
   it('is the share of connectivity checks left unanswered over the window', () => {
     expect(linkLoss([sample(0, 0, 10, 10), sample(5_000, 0, 12, 12), sample(10_000, 0, 30, 28)])).toEqual({ value: 10, basis: expect.stringMatching(/20 connectivity checks on the room link/) });
@@ -130,6 +148,7 @@ describe('hintsFor', () => {
     latencyMs: 3,
     failure: null,
     throughput: { value: 5_000, basis: '' },
+    linkIdle: false,
     packetLoss: { value: 0, basis: '' },
     lastSeen: 1,
   };
@@ -156,6 +175,40 @@ describe('hintsFor', () => {
 
   it('gives no hint for an unknown figure', () => {
     expect(hintsFor({ ...healthy, throughput: { value: null, reason: 'join a room to measure' }, packetLoss: { value: null, reason: '' } })).toEqual([]);
+  });
+});
+
+describe('the throughput hint of a room link', () => {
+  const inRoom = (bytesInLastCheck: number) =>
+    hintsFor(
+      combineHealth({
+        status: 'excellent',
+        latencyMs: 3,
+        failure: null,
+        lastSeen: 1,
+        checks: [true],
+        linkSamples: [sample(0, 10_000, 1, 1), sample(5_000, 10_000 + bytesInLastCheck, 2, 2)],
+      }),
+    ).map((hint) => hint.id);
+
+  it('is absent while the room is idle: nothing is being sent', () => {
+    expect(inRoom(0)).toEqual([]);
+    expect(inRoom(1_800)).toEqual([]);
+  });
+
+  it('shows while data moves slowly: bytes flowing, under 100 kbit/s', () => {
+    // 20,000 bytes in 5 s: 32 kbit/s.
+    expect(inRoom(20_000)).toEqual(['throughput']);
+  });
+
+  it('is absent while data moves fast', () => {
+    // 125,000 bytes in 5 s: 200 kbit/s.
+    expect(inRoom(125_000)).toEqual([]);
+  });
+
+  it('says on the figure when the link was idle', () => {
+    const health = combineHealth({ status: 'good', latencyMs: 60, failure: null, lastSeen: 1, checks: [true], linkSamples: [sample(0, 10), sample(5_000, 10)] });
+    expect(health).toMatchObject({ linkIdle: true, throughput: { value: 0, basis: expect.stringMatching(/^idle/) } });
   });
 });
 

@@ -98,6 +98,23 @@ export function readLinkSample(entries: Iterable<unknown>, at: number): LinkSamp
   return { at, bytes, requests: num(pair, 'requestsSent'), responses: num(pair, 'responsesReceived') };
 }
 
+/**
+ * Below this many bytes between two samples (one check, 5 s) the room link is idle: nothing is
+ * being sent. An idle peer connection still carries its keep-alives (ICE connectivity and consent
+ * checks, SCTP heartbeats), about 1.8 kB per check in Chromium (3 kbit/s), which read as a low rate
+ * but say nothing about how fast data would move. 8 KiB leaves room for more of them (several
+ * candidate pairs); a room in use moves more.
+ */
+export const LINK_IDLE_BYTES = 8_192;
+
+/** Whether the room link moved fewer than LINK_IDLE_BYTES between its last two samples. */
+export function linkIdle(samples: readonly LinkSample[]): boolean {
+  const last = samples.at(-1)?.bytes;
+  const previous = samples.at(-2)?.bytes;
+  if (last === undefined || last === null || previous === undefined || previous === null) return false;
+  return last - previous < LINK_IDLE_BYTES;
+}
+
 /** Throughput between the last two samples, in kbit/s (bytes both ways). */
 export function linkThroughput(samples: readonly LinkSample[]): Figure {
   const last = samples.at(-1);
@@ -107,7 +124,10 @@ export function linkThroughput(samples: readonly LinkSample[]): Figure {
   const ms = last.at - previous.at;
   if (ms <= 0) return { value: null, reason: 'measuring: needs two samples of the room link' };
   // bytes × 8 / ms is bits per millisecond, which is kbit/s.
-  return { value: (Math.max(0, last.bytes - previous.bytes) * 8) / ms, basis: 'bytes both ways on the room link over the last check' };
+  const basis = linkIdle(samples)
+    ? 'idle: only keep-alives on the room link over the last check'
+    : 'bytes both ways on the room link over the last check';
+  return { value: (Math.max(0, last.bytes - previous.bytes) * 8) / ms, basis };
 }
 
 /**
@@ -136,6 +156,8 @@ export type ConnectionHealth = {
   /** Why the last check failed, when it did. */
   failure: string | null;
   throughput: Figure;
+  /** The room link carried nothing but keep-alives over the last check (LINK_IDLE_BYTES): its low rate is no warning. */
+  linkIdle: boolean;
   packetLoss: Figure;
   /** When the server last answered (Date.now()), or null. */
   lastSeen: number | null;
@@ -160,12 +182,14 @@ export function combineHealth(args: {
       : { value: checkLoss, basis: `unanswered share of ${plural(args.checks.length, 'server check')}, last minute` };
   let throughput: Figure = { value: null, reason: 'join a room to measure' };
   let packetLoss = fromChecks;
+  let idle = false;
   if (args.linkSamples) {
     throughput = linkThroughput(args.linkSamples);
+    idle = linkIdle(args.linkSamples);
     const loss = linkLoss(args.linkSamples);
     if (loss.value !== null) packetLoss = loss;
   }
-  return { status: args.status, latencyMs: args.latencyMs, failure: args.failure, throughput, packetLoss, lastSeen: args.lastSeen };
+  return { status: args.status, latencyMs: args.latencyMs, failure: args.failure, throughput, linkIdle: idle, packetLoss, lastSeen: args.lastSeen };
 }
 
 export type Hint = { id: 'reconnecting' | 'latency' | 'loss' | 'throughput'; text: string };
@@ -196,10 +220,11 @@ export function hintsFor(health: ConnectionHealth): Hint[] {
       text: `More than ${HINT_THRESHOLDS.lossPercent} % of recent checks went unanswered: the connection, or the server, dropped out now and then. If it keeps happening, a steadier network (wired, or closer to the access point) helps.`,
     });
   }
-  if (health.throughput.value !== null && health.throughput.value < HINT_THRESHOLDS.throughputKbps) {
+  // Only while data is moving: an idle link's rate is low because nothing is being sent.
+  if (health.throughput.value !== null && !health.linkIdle && health.throughput.value < HINT_THRESHOLDS.throughputKbps) {
     hints.push({
       id: 'throughput',
-      text: `Under ${HINT_THRESHOLDS.throughputKbps} kbit/s moved over the room link in the last check. An idle room reads low too; if the room feels slow, the host's upload or your network is the limit.`,
+      text: `Under ${HINT_THRESHOLDS.throughputKbps} kbit/s moved over the room link in the last check while data was being sent. If the room feels slow, the host's upload or your network is the limit.`,
     });
   }
   return hints;
