@@ -28,6 +28,9 @@ const ip = {
 
 test.use({ serverEnv: { TRUST_PROXY: '1', BREACH_POLICY: 'lock' } });
 
+/** The decoy routes of the route table, each one an endpoint the server serves. */
+const DECOY_ENDPOINTS = Object.values(routes).filter((r) => r.path.startsWith('/api/decoy/')).length;
+
 const breachReport = (addresses?: object) => ({
   reason: 'Debugger detected',
   timestamp: new Date().toISOString(),
@@ -41,6 +44,7 @@ test('an attack shows up live, and the creator blocks and unblocks its address',
   const polled = securityRequests(page);
   await openCommandCenter(page);
   const events = region(page, 'Live Security Events');
+  const decoyFigure = region(page, 'Obfuscation Status').locator('[data-obfuscation-figure="Decoys"]');
   const attackers: APIRequestContext[] = [];
   const attacker = async (address: string) => {
     const a = await fromAddress(playwright, network.server, address);
@@ -58,6 +62,9 @@ test('an attack shows up live, and the creator blocks and unblocks its address',
     await expect(page.getByText('Live Monitoring')).toBeVisible();
     await expect(tile(page, 'Obfuscation')).toHaveText('ENHANCED');
     await expect(tile(page, 'Emergency')).toHaveText('STANDBY');
+    // The network's obfuscation figures, once for the page, each number of Decoys named.
+    await expect(page.locator('[data-obfuscation]')).toHaveCount(1);
+    await expect(decoyFigure).toHaveText(`0 hits on ${DECOY_ENDPOINTS} endpoints`);
     await expect(page.locator('[data-protection-level]')).toHaveText('MINIMAL');
     await shot(page, '01-calm');
   });
@@ -110,6 +117,9 @@ test('an attack shows up live, and the creator blocks and unblocks its address',
     await expect(decoys).toHaveCount(3, { timeout: WITHIN_A_POLL });
     for (const sev of await decoys.locator('[data-severity]').allTextContents()) expect(sev).toBe('HIGH');
     await expect(decoys.filter({ hasText: '/api/decoy/admin/export' })).toHaveCount(1);
+    await expect(decoyFigure).toHaveText(`3 hits on ${DECOY_ENDPOINTS} endpoints`, { timeout: WITHIN_A_POLL });
+    await expect(page.locator('[data-obfuscation]')).toHaveCount(1);
+    await expect(page.locator('li[data-event-id] [data-obfuscation]')).toHaveCount(0);
 
     const canaryRes = await network.creatorApi.post(routes.generateKeys.path, { data: { quantity: 1, canary: true } });
     const canary = generateKeysResponseSchema.parse(await canaryRes.json()).keys[0]!.key;
@@ -166,11 +176,13 @@ test('an attack shows up live, and the creator blocks and unblocks its address',
     await page.waitForTimeout(4_500);
     expect(polled.slice(before)).toEqual([]);
     await expect(eventCards(page, 'decoy_hit', ip.decoys)).toHaveCount(3);
+    await expect(decoyFigure).toHaveText(`3 hits on ${DECOY_ENDPOINTS} endpoints`);
     await shot(page, '03-paused');
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await expect(events.locator('[data-live-state]')).toHaveText('Live');
     await expect(eventCards(page, 'decoy_hit', ip.decoys)).toHaveCount(4, { timeout: WITHIN_A_POLL });
+    await expect(decoyFigure).toHaveText(`4 hits on ${DECOY_ENDPOINTS} endpoints`, { timeout: WITHIN_A_POLL });
     expect(polled.length).toBeGreaterThan(before);
   });
 

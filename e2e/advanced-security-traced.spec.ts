@@ -29,7 +29,7 @@ async function readScreen(page: Page) {
   const text = async (selector: string) => (await page.locator(selector).textContent())?.trim() ?? '';
   const sources = (await page.getByText(/^Network \d+ \(events of the last hour\) \+ this browser \d+/).textContent()) ?? '';
   const [, network, browser] = /^Network (\d+) .* this browser (\d+)/.exec(sources) ?? [];
-  const obfuscation = page.locator('li[data-event-id]').first().locator('[data-obfuscation]');
+  const obfuscation = page.locator('[data-obfuscation]');
   return {
     tiles: Object.fromEntries(
       await Promise.all(['Active Threats', 'Blocked IPs', 'Deobfuscation', 'Obfuscation', 'Emergency'].map(async (l) => [l, await text(`[data-stat="${l}"]`)] as const)),
@@ -58,6 +58,8 @@ async function readScreen(page: Page) {
         clientIP: e.querySelector('[data-ip="client"]')?.textContent ?? null,
       })),
     ),
+    obfuscationBlocks: await obfuscation.count(),
+    obfuscationInEvents: await page.locator('li[data-event-id] [data-obfuscation]').count(),
     obfuscation: Object.fromEntries(
       await obfuscation.locator('[data-obfuscation-figure]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-obfuscation-figure'), e.textContent])),
     ),
@@ -186,7 +188,11 @@ test('every tile, counter and event of the Command Center is in the database', a
       expect(shown.tiles['Deobfuscation']).toBe(String(await ofType('breach_report')));
       const decoyHits = await ofType('decoy_hit');
       const decoyRoutes = Object.values(routes).filter((r) => r.path.startsWith('/api/decoy/')).length;
-      expect(shown.obfuscation['Decoys']).toBe(`${decoyHits} / ${decoyRoutes}`);
+      // The network's obfuscation figures, shown once for the page, none on an event's card.
+      expect(shown.obfuscationBlocks).toBe(1);
+      expect(shown.obfuscationInEvents).toBe(0);
+      expect(decoyHits).toBe(1);
+      expect(shown.obfuscation['Decoys']).toBe(`1 hit on ${decoyRoutes} endpoints`);
       const epochs = await one<{ n: number }>(`select count(*)::int as n from epochs where created_at > now() - interval '24 hours'`);
       expect(shown.obfuscation['Dynamic Keys']).toBe(String(epochs.n));
       const messages = await one<{ n: number }>(`select count(*)::int as n from messages where created_at > now() - interval '24 hours'`);

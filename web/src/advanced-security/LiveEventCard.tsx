@@ -1,4 +1,4 @@
-import type { LiveEvent, SecurityState, Severity } from '@enclave/protocol';
+import type { LiveEvent, Severity } from '@enclave/protocol';
 import { ChevronDown, ChevronRight, ShieldBan } from 'lucide-react';
 import { useId, useState } from 'react';
 import { Badge } from '../components/ui/Badge';
@@ -18,7 +18,6 @@ const cardEdge: Record<Severity, string> = {
 
 type LiveEventCardProps = {
   event: LiveEvent;
-  metrics: SecurityState | undefined;
   /** Its client address is blocked now. */
   blocked: boolean;
   /** A block of its client address is on its way. */
@@ -26,8 +25,11 @@ type LiveEventCardProps = {
   onBlock: (ip: string) => void;
 };
 
-/** One live security event (docs/spec.md §2): severity, type, time, details, IP analysis, obfuscation status. */
-export function LiveEventCard({ event, metrics, blocked, blocking, onBlock }: LiveEventCardProps) {
+/**
+ * One live security event (docs/spec.md §2): severity, type, time, details, IP analysis. Its
+ * obfuscation status is the network's, the same for every event: shown once (ObfuscationStatus).
+ */
+export function LiveEventCard({ event, blocked, blocking, onBlock }: LiveEventCardProps) {
   const titleId = useId();
   const details = detailEntries(event.details);
   return (
@@ -67,10 +69,7 @@ export function LiveEventCard({ event, metrics, blocked, blocking, onBlock }: Li
         </dl>
       ) : null}
 
-      <div className="grid items-start gap-3 md:grid-cols-2">
-        <IpAnalysisBlock event={event} blocked={blocked} blocking={blocking} onBlock={onBlock} />
-        <ObfuscationBlock metrics={metrics} />
-      </div>
+      <IpAnalysisBlock event={event} blocked={blocked} blocking={blocking} onBlock={onBlock} />
     </li>
   );
 }
@@ -84,7 +83,7 @@ function Detail({ name, value }: { name: string; value: string }) {
   );
 }
 
-function IpAnalysisBlock({ event, blocked, blocking, onBlock }: Omit<LiveEventCardProps, 'metrics'>) {
+function IpAnalysisBlock({ event, blocked, blocking, onBlock }: LiveEventCardProps) {
   const [open, setOpen] = useState(false);
   const headersId = useId();
   const ip = event.ipAnalysis;
@@ -153,31 +152,6 @@ function IpAnalysisBlock({ event, blocked, blocking, onBlock }: Omit<LiveEventCa
           )
         ) : null}
       </div>
-    </div>
-  );
-}
-
-/** The network's obfuscation figures (metrics), the same for every event: "—" until they arrive. */
-function ObfuscationBlock({ metrics }: { metrics: SecurityState | undefined }) {
-  const rows: [string, string][] = [
-    [t.layers, metrics ? String(metrics.encryptionLayers) : '—'],
-    [t.decoys, metrics ? `${metrics.decoyHits} / ${metrics.decoyEndpoints}` : '—'],
-    [t.dynamicKeys, metrics ? String(metrics.dynamicKeys) : '—'],
-    [t.polymorphic, metrics ? (metrics.messageKeys > 0 ? t.polymorphicStates.active : t.polymorphicStates.inactive) : '—'],
-  ];
-  return (
-    <div className="grid content-start gap-2 rounded-md border border-border bg-background/50 p-3" data-obfuscation>
-      <p className="text-xs font-semibold uppercase tracking-wider text-muted">{t.obfuscationStatus}</p>
-      <dl className="grid grid-cols-2 gap-x-3 gap-y-1 text-xs sm:grid-cols-4">
-        {rows.map(([name, value]) => (
-          <div key={name} className="grid gap-0.5">
-            <dt className="text-muted">{name}</dt>
-            <dd className="font-semibold tabular-nums" data-obfuscation-figure={name}>
-              {value}
-            </dd>
-          </div>
-        ))}
-      </dl>
     </div>
   );
 }

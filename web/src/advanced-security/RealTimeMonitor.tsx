@@ -8,6 +8,7 @@ import { cn } from '../lib/cn';
 import { liveMonitor } from '../security/constants';
 import { monitorTexts as t } from './advanced-security-texts';
 import { LiveEventCard } from './LiveEventCard';
+import { ObfuscationStatus } from './ObfuscationStatus';
 
 type RealTimeMonitorProps = {
   metrics: SecurityState | undefined;
@@ -19,7 +20,7 @@ type RealTimeMonitorProps = {
   blocking: string | null;
 };
 
-/** "Real-Time Security Monitor" (docs/spec.md §2): five tiles, then the live events. */
+/** "Real-Time Security Monitor" (docs/spec.md §2): five tiles, the network's obfuscation status, then the live events. */
 export function RealTimeMonitor({ metrics, events, blockedIps, live, onToggleLive, onBlock, blocking }: RealTimeMonitorProps) {
   const titleId = useId();
   const tiles = t.tiles;
@@ -51,12 +52,13 @@ export function RealTimeMonitor({ metrics, events, blockedIps, live, onToggleLiv
           {t.emergencyAlert}
         </p>
       ) : null}
-      <LiveEvents metrics={metrics} events={events} blockedIps={blockedIps} live={live} onToggleLive={onToggleLive} onBlock={onBlock} blocking={blocking} />
+      <ObfuscationStatus metrics={metrics} />
+      <LiveEvents events={events} blockedIps={blockedIps} live={live} onToggleLive={onToggleLive} onBlock={onBlock} blocking={blocking} />
     </section>
   );
 }
 
-function LiveEvents({ metrics, events, blockedIps, live, onToggleLive, onBlock, blocking }: RealTimeMonitorProps) {
+function LiveEvents({ events, blockedIps, live, onToggleLive, onBlock, blocking }: Omit<RealTimeMonitorProps, 'metrics'>) {
   const titleId = useId();
   const shown = (events ?? []).slice(0, liveMonitor.maxEvents);
   return (
@@ -97,7 +99,6 @@ function LiveEvents({ metrics, events, blockedIps, live, onToggleLive, onBlock, 
               <LiveEventCard
                 key={event.id}
                 event={event}
-                metrics={metrics}
                 blocked={event.ipAnalysis.clientIP !== null && blockedIps.has(event.ipAnalysis.clientIP)}
                 blocking={blocking !== null && blocking === event.ipAnalysis.clientIP}
                 onBlock={onBlock}

@@ -4,6 +4,7 @@
  */
 import { failureToast as bad, successToast as good } from '../components/ui/toast-store';
 import { serverText } from '../creator/creator-toasts';
+import { plural } from '../lib/format';
 
 export const pageTexts = {
   back: 'Back to Control Panel',
@@ -88,12 +89,21 @@ export const monitorTexts = {
   blockLabel: (ip: string) => `Block IP ${ip}`,
   headers: 'Headers',
   noHeaders: 'No headers kept',
-  obfuscationStatus: 'Obfuscation Status',
-  layers: 'Layers',
-  decoys: 'Decoys',
-  dynamicKeys: 'Dynamic Keys',
-  polymorphic: 'Polymorphic',
   polymorphicStates: { active: 'ACTIVE', inactive: 'INACTIVE' },
+} as const;
+
+/** The network's obfuscation figures, shown once above the events they apply to (docs/security.md §10). */
+export const obfuscationTexts = {
+  title: 'Obfuscation Status',
+  note: "The network's figures, the same for every event below.",
+  names: { layers: 'Layers', decoys: 'Decoys', dynamicKeys: 'Dynamic Keys', polymorphic: 'Polymorphic' },
+  decoyFigure: (hits: number, endpoints: number) => `${plural(hits, 'hit')} on ${plural(endpoints, 'endpoint')}`,
+  hints: {
+    layers: 'Encryption a message crosses: AES-GCM content, RSA-OAEP-wrapped sender key, and TLS when served over HTTPS',
+    decoys: 'Calls in the last 24 hours to the decoy endpoints this server serves; only probes and tampered pages call them',
+    dynamicKeys: 'Sender-key epochs created in the last 24 hours',
+    polymorphic: 'Every message under a key of its own: ACTIVE once one was sent in the last 24 hours',
+  },
 } as const;
 
 /** docs/spec.md §7: the reason of every block made here. */
