@@ -1,6 +1,6 @@
 /**
- * Serves the built web app (`web/dist`) and answers every unknown path: the JSON 404 for API
- * paths, index.html for the app's own routes.
+ * Serves the built web app (`web/dist`) and answers every unknown path: robots.txt, the JSON 404
+ * for API paths, index.html for the app's own routes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,12 @@ const hashedDir = 'assets';
 const immutable = 'public, max-age=31536000, immutable';
 /** index.html names the current hashed files: browsers must ask (cheaply, by ETag) on every load. */
 const revalidate = 'no-cache';
+/**
+ * A private network's pages are for no search engine: robots.txt turns every crawler away (and
+ * every answer says `X-Robots-Tag: noindex, nofollow`, app.ts). The server's own text, with or
+ * without a build, so that it is never the app's page.
+ */
+export const robotsTxt = 'User-agent: *\nDisallow: /\n';
 
 /**
  * Registers the static files of `config.webDist` (when it holds a build) and the not-found handler.
@@ -41,6 +47,10 @@ export async function registerWebApp(app: FastifyInstance, config: Pick<Config, 
     });
   }
   app.setNotFoundHandler(async (req, reply) => {
+    const pathname = req.url.split('?')[0];
+    if (pathname === '/robots.txt' && (req.method === 'GET' || req.method === 'HEAD')) {
+      return reply.type('text/plain; charset=utf-8').send(robotsTxt);
+    }
     const servesApp =
       hasWeb &&
       req.method === 'GET' &&
@@ -48,11 +58,11 @@ export async function registerWebApp(app: FastifyInstance, config: Pick<Config, 
       !req.url.startsWith(SOCKET_PATH) &&
       // Metrics are never served on the public port (http/metrics.ts): a scraper pointed here
       // by mistake gets a plain 404, not the app's page.
-      req.url.split('?')[0] !== '/metrics' &&
+      pathname !== '/metrics' &&
       // A missing hashed file is an old tab asking for a replaced release: index.html would be a lie.
       !req.url.startsWith(`/${hashedDir}/`);
     if (!servesApp) {
-      return reply.status(404).send({ error: `No route ${req.method} ${req.url.split('?')[0]}`, code: errorCodes.notFound });
+      return reply.status(404).send({ error: `No route ${req.method} ${pathname}`, code: errorCodes.notFound });
     }
     // The single-page app routes everything else itself (including its own 404 page).
     return reply.sendFile('index.html');
