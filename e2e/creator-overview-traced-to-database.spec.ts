@@ -24,6 +24,8 @@ import { expectToast } from './support/toasts';
 
 const shot = storyShots('creator-overview-traced-to-database');
 
+const ACTIVE_HINT = 'Members not banned now who signed in or sent a message in the last 24 hours';
+
 test('the console follows members joining, and every figure it shows is in the database', async ({ network }) => {
   const api = network.creatorApi;
   const page = await network.newCreatorPage();
@@ -70,6 +72,9 @@ test('the console follows members joining, and every figure it shows is in the d
     const overview = await expectCardsMatchApi(page, api);
     expect(overview).toEqual(await getJson(api, '/api/super-admin/overview', overviewSchema));
     expect(overview.bannedUsers).toBe(1);
+    // bob signed in today, but is banned now: "Active (24 h)" leaves him out, as its hint says.
+    expect(overview.activeUsers).toBe(2);
+    await expect(page.getByRole('group', { name: 'Active (24 h)' })).toContainText(ACTIVE_HINT);
     await page.getByRole('button', { name: 'Risk Visualizer' }).click();
     const risk = panel(page, 'Risk Visualizer');
     const fromApi = await getJson(api, '/api/super-admin/security/risk', riskSchema);
@@ -99,6 +104,10 @@ test('the console follows members joining, and every figure it shows is in the d
         `select count(*)::int as total, count(*) filter (where is_banned)::int as banned,
                 count(*) filter (where not is_banned and last_activity > now() - interval '24 hours')::int as active from users`,
       );
+      const bob = await one<{ banned: boolean; recent: boolean }>(
+        `select is_banned as banned, last_activity > now() - interval '24 hours' as recent from users where username = 'bob'`,
+      );
+      expect(bob).toEqual({ banned: true, recent: true });
       const messages = await one<{ n: number }>('select count(*)::int as n from messages');
       expect(final.overview).toMatchObject({
         totalUsers: users.total,

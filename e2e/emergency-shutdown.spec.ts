@@ -41,7 +41,8 @@ test('emergency shutdown sends three members away at once, spares the creator ac
     console.log(`emergency shutdown: all three members left /chat after ${slowest} ms`);
 
     await expectToast(page, 'Emergency Shutdown Activated', '3 members banned');
-    await expect(page.getByRole('region', { name: 'Emergency mode active' })).toBeVisible();
+    const banner = page.getByRole('region', { name: 'Emergency mode active' });
+    await expect(banner).toBeVisible();
     await expect(page.getByText('Emergency mode', { exact: true })).toBeVisible();
     const o = await expectCardsMatchApi(page, api);
     expect(o.bannedUsers).toBe(3);
@@ -49,6 +50,11 @@ test('emergency shutdown sends three members away at once, spares the creator ac
     for (const v of victims) {
       await expect(page.locator(`[data-member="${v.username}"] [data-col="ban-reason"]`)).toHaveText('Emergency shutdown');
     }
+    // One "Unban all banned", in the member list; the banner points there and only lifts.
+    await expect(page.getByRole('button', { name: /^Unban all banned/ })).toHaveCount(1);
+    await expect(page.getByRole('region', { name: 'Members', exact: true }).getByRole('button', { name: 'Unban all banned (3)' })).toBeVisible();
+    await expect(banner.getByRole('button')).toHaveText(['Lift emergency mode']);
+    await expect(banner).toContainText('unban them in the member list below');
     await expect(dave.page).toHaveURL(/\/chat$/);
     await expect(dave.page.locator('[data-connection-state="authenticated"]')).toBeVisible();
     await shot(page, '02-emergency-mode');
@@ -96,7 +102,7 @@ test('emergency shutdown sends three members away at once, spares the creator ac
     await expect(page.getByRole('region', { name: 'Emergency mode active' })).toHaveCount(0);
     await expect(page.getByText('Network normal', { exact: true })).toBeVisible();
     await expect(stat(page, 'Banned Members')).toHaveText('3');
-    await page.getByRole('button', { name: 'Unban all banned (3)' }).click();
+    await page.getByRole('region', { name: 'Members', exact: true }).getByRole('button', { name: 'Unban all banned (3)' }).click();
     await expectToast(page, 'Users Unbanned', '3 members');
     await expect(stat(page, 'Banned Members')).toHaveText('0');
     for (const v of victims) {

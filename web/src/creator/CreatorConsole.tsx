@@ -6,7 +6,7 @@ import { creatorQueryKeys, isCreatorAuthFailure, useCreatorAction, useMonitoredU
 import { creatorToasts } from './creator-toasts';
 import { EmergencyBanner } from './EmergencyBanner';
 import { EmergencyShutdownCard } from './EmergencyShutdownCard';
-import { MembersCard, useUnbanAll } from './MembersCard';
+import { MembersCard } from './MembersCard';
 import { OverviewCards } from './OverviewCards';
 import { PanelError } from './panels/PanelCard';
 import { SecurityPanels } from './SecurityPanels';
@@ -16,7 +16,6 @@ export function CreatorConsole() {
   const overview = useOverview();
   const users = useMonitoredUsers();
   const fetching = useIsFetching({ queryKey: creatorQueryKeys.all }) > 0;
-  const unbanAll = useUnbanAll();
   const lift = useCreatorAction({
     run: () => liftEmergency(),
     success: () => creatorToasts.emergencyLifted,
@@ -24,21 +23,13 @@ export function CreatorConsole() {
   });
 
   const emergency = overview.data?.emergency;
-  const banned = users.data?.filter((u) => u.isBanned) ?? [];
 
   return (
     <div className="flex min-h-screen flex-col">
       <ConsoleHeader emergency={emergency ? emergency.active : null} refreshing={fetching} />
       <main className="mx-auto grid w-full max-w-7xl grid-cols-1 gap-6 p-4 pb-16">
         {emergency?.active ? (
-          <EmergencyBanner
-            emergency={emergency}
-            bannedCount={banned.length}
-            lifting={lift.isPending}
-            unbanning={unbanAll.isPending}
-            onLift={() => lift.mutate(undefined)}
-            onUnbanAll={() => unbanAll.mutate(banned.map((u) => u.id))}
-          />
+          <EmergencyBanner emergency={emergency} lifting={lift.isPending} onLift={() => lift.mutate(undefined)} />
         ) : null}
         {overview.isError && !isCreatorAuthFailure(overview.error) ? (
           <PanelError error={overview.error} what="the overview" onRetry={() => void overview.refetch()} />

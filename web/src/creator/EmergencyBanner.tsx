@@ -1,19 +1,19 @@
 import type { EmergencyState } from '@enclave/protocol';
-import { ShieldOff, Unlock, UserCheck } from 'lucide-react';
+import { ShieldOff, Unlock } from 'lucide-react';
 import { Button } from '../components/ui/Button';
 import { formatDateTime, formatRelative } from '../lib/format';
 
 type EmergencyBannerProps = {
   emergency: EmergencyState;
-  bannedCount: number;
   lifting: boolean;
-  unbanning: boolean;
   onLift: () => void;
-  onUnbanAll: () => void;
 };
 
-/** Shown above everything while the network is in emergency mode. */
-export function EmergencyBanner({ emergency, bannedCount, lifting, unbanning, onLift, onUnbanAll }: EmergencyBannerProps) {
+/**
+ * Shown above everything while the network is in emergency mode. Unbanning belongs to the member
+ * list (docs/spec.md §2, "the member list with Ban/Unban"): the banner points there.
+ */
+export function EmergencyBanner({ emergency, lifting, onLift }: EmergencyBannerProps) {
   return (
     <section
       aria-labelledby="emergency-title"
@@ -33,19 +33,14 @@ export function EmergencyBanner({ emergency, bannedCount, lifting, unbanning, on
             <time dateTime={emergency.since ?? undefined} title={formatDateTime(emergency.since)}>
               {formatRelative(emergency.since)}
             </time>
-            . Registration is closed. Members banned by the shutdown stay banned until you unban them: one by one
-            below, or all at once.
+            . Registration is closed. Members banned by the shutdown stay banned until you unban them in the member
+            list below, one by one or all at once.
           </p>
         </div>
       </div>
-      <div className="flex flex-wrap gap-2">
-        <Button variant="secondary" disabled={unbanning || bannedCount === 0} onClick={onUnbanAll}>
-          <UserCheck aria-hidden="true" /> Unban all banned ({bannedCount})
-        </Button>
-        <Button variant="danger" disabled={lifting} onClick={onLift}>
-          <Unlock aria-hidden="true" /> {lifting ? 'Lifting…' : 'Lift emergency mode'}
-        </Button>
-      </div>
+      <Button variant="danger" disabled={lifting} onClick={onLift}>
+        <Unlock aria-hidden="true" /> {lifting ? 'Lifting…' : 'Lift emergency mode'}
+      </Button>
     </section>
   );
 }

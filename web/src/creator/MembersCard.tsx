@@ -214,8 +214,8 @@ function MemberStatus({ user }: { user: MonitoredUser }) {
   );
 }
 
-/** "Unban all banned": one call for every banned member (also offered by the emergency banner). */
-export function useUnbanAll() {
+/** "Unban all banned": one call for every banned member. */
+function useUnbanAll() {
   return useCreatorAction({
     run: (ids: string[]) => unbanUsers(ids),
     success: (n) => creatorToasts.bulkUnbanned(n),

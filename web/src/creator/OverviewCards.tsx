@@ -2,6 +2,12 @@ import type { Overview } from '@enclave/protocol';
 import { Activity, Ban, MessageSquare, Radio, Users } from 'lucide-react';
 import { StatCard } from '../components/ui/StatCard';
 
+/**
+ * Who "Active (24 h)" counts, as the server's query does (server/src/creator/routes.ts): members
+ * banned now are left out, even if they were active before their ban.
+ */
+const ACTIVE_HINT = 'Members not banned now who signed in or sent a message in the last 24 hours';
+
 /** The overview's figures, each straight from GET /api/creator/overview ("—" until it answered). */
 export function OverviewCards({ overview }: { overview: Overview | undefined }) {
   return (
@@ -21,7 +27,7 @@ export function OverviewCards({ overview }: { overview: Overview | undefined }) 
       <StatCard
         label="Active (24 h)"
         value={overview?.activeUsers ?? null}
-        hint="Signed in or sent a message in the last 24 hours"
+        hint={ACTIVE_HINT}
         icon={<Activity className="size-4" aria-hidden="true" />}
       />
       <StatCard
