@@ -47,7 +47,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@enclave/server*', '@enclave/web*', '**/server/**', '**/web/**'], message: 'packages/* are below server and web.' }] },
+        {
+          patterns: [
+            { group: ['@enclave/server*', '@enclave/web*', '**/server/**', '**/web/**'], message: 'packages/* are below server and web.' },
+          ],
+        },
       ],
     },
   },
@@ -68,13 +72,30 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(?!@enclave/(protocol|crypto)$|\\./[\\w-]+$)', message: '@enclave/client imports only @enclave/protocol, @enclave/crypto and its own files.' }] },
+        {
+          patterns: [
+            {
+              regex: '^(?!@enclave/(protocol|crypto)$|\\./[\\w-]+$)',
+              message: '@enclave/client imports only @enclave/protocol, @enclave/crypto and its own files.',
+            },
+          ],
+        },
       ],
       'no-restricted-globals': [
         'error',
-        ...['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'localStorage', 'sessionStorage', 'indexedDB', 'IDBKeyRange', 'caches', 'document', 'window'].map(
-          (name) => ({ name, message: '@enclave/client is given its network and storage as interfaces.' }),
-        ),
+        ...[
+          'fetch',
+          'XMLHttpRequest',
+          'WebSocket',
+          'EventSource',
+          'localStorage',
+          'sessionStorage',
+          'indexedDB',
+          'IDBKeyRange',
+          'caches',
+          'document',
+          'window',
+        ].map((name) => ({ name, message: '@enclave/client is given its network and storage as interfaces.' })),
       ],
     },
   },
@@ -125,7 +146,10 @@ export default tseslint.config(
     files: ['packages/crypto/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', '@enclave/*'], message: 'WebCrypto only in @enclave/crypto.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*', '@enclave/*'], message: 'WebCrypto only in @enclave/crypto.' }] },
+      ],
     },
   },
   {
@@ -133,7 +157,10 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@enclave/server*', '**/server/**'], message: 'The web app talks to the server over the wire only.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@enclave/server*', '**/server/**'], message: 'The web app talks to the server over the wire only.' }] },
+      ],
     },
   },
   {
@@ -143,7 +170,15 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: '@playwright/test', importNames: ['test', 'default'], message: "Import test from e2e/support/test.ts: it fails a test on any Content-Security-Policy violation." }] },
+        {
+          paths: [
+            {
+              name: '@playwright/test',
+              importNames: ['test', 'default'],
+              message: 'Import test from e2e/support/test.ts: it fails a test on any Content-Security-Policy violation.',
+            },
+          ],
+        },
       ],
     },
   },

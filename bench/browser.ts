@@ -28,13 +28,23 @@ const OLDER_PAGE = limits.historyMaxPageSize;
 const targets = { firstPageMs: 150, historyMs: 300, blockMs: 50, initialJsKB: 200 };
 
 const runs = Number(process.env.BROWSER_RUNS ?? '7');
-if (!Number.isInteger(runs) || runs <= 0) throw new Error(`BROWSER_RUNS must be a positive whole number, not "${process.env.BROWSER_RUNS}"`);
+if (!Number.isInteger(runs) || runs <= 0)
+  throw new Error(`BROWSER_RUNS must be a positive whole number, not "${process.env.BROWSER_RUNS}"`);
 const resultsFile = process.env.BROWSER_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
 const traceDir = process.env.BROWSER_TRACE || null;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Chromium as the e2e suite runs it (e2e/playwright.config.ts). */
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A text of 20 to 200 characters, different for each message, with no randomness. */
 function messageText(i: number, sender: string): string {
@@ -171,7 +181,9 @@ function loadAllHistory(total: number): Promise<Phase> {
     const step = () => {
       const log = document.querySelector('[role="log"]');
       if (log && log.scrollTop > 0) log.scrollTop = 0;
-      const older = Array.from(document.querySelectorAll('button')).find((b) => /^(Load older messages|Loading…)$/.test(b.textContent?.trim() ?? ''));
+      const older = Array.from(document.querySelectorAll('button')).find((b) =>
+        /^(Load older messages|Loading…)$/.test(b.textContent?.trim() ?? ''),
+      );
       const items = document.querySelectorAll('[data-message-id]');
       if (!older && items.length >= total && log && !log.textContent?.includes('Decrypting…')) {
         const end = performance.now();
@@ -183,7 +195,14 @@ function loadAllHistory(total: number): Promise<Phase> {
   });
 }
 
-type Run = { firstPage: Phase; history: Phase; firstPageBlockMs: number; historyBlockMs: number; transfer: Transfer; chatScripts: Script[] };
+type Run = {
+  firstPage: Phase;
+  history: Phase;
+  firstPageBlockMs: number;
+  historyBlockMs: number;
+  transfer: Transfer;
+  chatScripts: Script[];
+};
 
 /**
  * Runs `phase` under Chromium's tracing when `file` is given, writing the trace there (the main
@@ -193,7 +212,10 @@ async function traced<T>(page: Page, file: string | null, phase: () => Promise<T
   if (!file) return phase();
   const browser = page.context().browser();
   if (!browser) throw new Error('no browser to trace');
-  await browser.startTracing(page, { path: file, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'disabled-by-default-v8.cpu_profiler'] });
+  await browser.startTracing(page, {
+    path: file,
+    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'disabled-by-default-v8.cpu_profiler'],
+  });
   try {
     return await phase();
   } finally {
@@ -220,7 +242,8 @@ async function measureOnce(browser: Browser, baseURL: string, token: string, tra
     const history = await traced(page, file('history'), () => page.evaluate(loadAllHistory, MESSAGES));
     const chatScripts = (await recorder.collect()).scripts.slice(transfer.scripts.length);
     const tasks = await page.evaluate(() => (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks);
-    const longest = (p: Phase) => Math.max(0, ...tasks.filter((t) => t.start + t.duration > p.start && t.start < p.end).map((t) => t.duration));
+    const longest = (p: Phase) =>
+      Math.max(0, ...tasks.filter((t) => t.start + t.duration > p.start && t.start < p.end).map((t) => t.duration));
     return {
       firstPage,
       history,
@@ -246,7 +269,10 @@ const blockText = (n: number) => (n === 0 ? 'none ≥ 50 ms' : ms(n));
 
 function gitCommit(): string {
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  }).trim();
   return dirty ? `${head} (with uncommitted changes)` : head;
 }
 
@@ -258,7 +284,8 @@ function report(results: Run[], chromiumVersion: string, started: Date, commit: 
   const wire = transfer.scripts.reduce((n, s) => n + s.wireBytes, 0);
   const body = transfer.scripts.reduce((n, s) => n + s.bodyBytes, 0);
   const hashed = transfer.scripts.filter((s) => s.url.startsWith('/assets/'));
-  const immutable = hashed.length > 0 && hashed.every((s) => /\bimmutable\b/.test(s.cacheControl) && /max-age=31536000/.test(s.cacheControl));
+  const immutable =
+    hashed.length > 0 && hashed.every((s) => /\bimmutable\b/.test(s.cacheControl) && /max-age=31536000/.test(s.cacheControl));
   const encodings = [...new Set(transfer.scripts.map((s) => s.encoding))].join(', ');
   const readable = Math.min(...results.map((r) => r.history.readable));
   const shown = Math.min(...results.map((r) => r.history.shown));
@@ -283,10 +310,17 @@ function report(results: Run[], chromiumVersion: string, started: Date, commit: 
     `| hashed assets cached immutably | ${immutable ? 'yes' : 'no'} (\`${[...new Set(hashed.map((s) => s.cacheControl))].join('`, `')}\`; index.html: \`${transfer.indexCacheControl}\`) | \`immutable\` | ${verdict(immutable)} |`,
     '',
     `Shown at the end of each run: at least ${shown} messages, ${readable} of them decrypted to their text.` +
-      (lateScripts.length ? ` Loaded after sign-in: ${lateScripts.length} more scripts, ${kb(lateScripts.reduce((n, s) => n + s.wireBytes, 0))} over the wire.` : ''),
+      (lateScripts.length
+        ? ` Loaded after sign-in: ${lateScripts.length} more scripts, ${kb(lateScripts.reduce((n, s) => n + s.wireBytes, 0))} over the wire.`
+        : ''),
     '',
     'Per run (first page / all history / longest block, ms): ' +
-      results.map((r) => `${Math.round(r.firstPage.ms)} / ${Math.round(r.history.ms)} / ${Math.round(Math.max(r.firstPageBlockMs, r.historyBlockMs))}`).join('; '),
+      results
+        .map(
+          (r) =>
+            `${Math.round(r.firstPage.ms)} / ${Math.round(r.history.ms)} / ${Math.round(Math.max(r.firstPageBlockMs, r.historyBlockMs))}`,
+        )
+        .join('; '),
     '',
   ];
   return lines.join('\n');
@@ -304,7 +338,9 @@ try {
   for (let i = 0; i < runs; i++) {
     if (traceDir && i === 0) fs.mkdirSync(traceDir, { recursive: true });
     const run = await measureOnce(browser, seeded.server.url, seeded.readerToken, i === 0 ? traceDir : null);
-    log(`run ${i + 1}: first page ${ms(run.firstPage.ms)} (longest block ${ms(run.firstPageBlockMs)}), history ${ms(run.history.ms)} (${run.history.shown} shown; longest block ${ms(run.historyBlockMs)})`);
+    log(
+      `run ${i + 1}: first page ${ms(run.firstPage.ms)} (longest block ${ms(run.firstPageBlockMs)}), history ${ms(run.history.ms)} (${run.history.shown} shown; longest block ${ms(run.historyBlockMs)})`,
+    );
     results.push(run);
   }
   const text = report(results, browser.version(), started, commit);

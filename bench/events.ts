@@ -32,7 +32,12 @@ async function fill({ db }: Database, spreadHours: number): Promise<number> {
   await db.execute(sql`
     INSERT INTO users (username, login_key_hash, encryption_public_key, signing_public_key, encrypted_private_key)
     SELECT 'bench' || g, 'h' || g, 'e', 's', 'k' FROM generate_series(1, 100) g`);
-  const headers = JSON.stringify({ 'user-agent': 'Mozilla/5.0 '.repeat(60), accept: '*/*', 'x-forwarded-for': '203.0.113.1', padding: 'p'.repeat(250) });
+  const headers = JSON.stringify({
+    'user-agent': 'Mozilla/5.0 '.repeat(60),
+    accept: '*/*',
+    'x-forwarded-for': '203.0.113.1',
+    padding: 'p'.repeat(250),
+  });
   await db.execute(sql`
     WITH members AS (SELECT array_agg(id ORDER BY username) AS ids FROM users),
          kinds AS (SELECT ARRAY['login_failed','rate_limit','decoy_hit','master_key_failed','blocked_ip_hit','breach_report','canary_key_used','websocket_auth_failed','locked_access'] AS types,
@@ -69,7 +74,9 @@ async function time(call: () => Promise<unknown>): Promise<number> {
 const { database, drop } = await makeDatabase('postgres');
 
 const rows: string[] = [];
-const serverVersion = ((await database.db.execute(sql`SHOW server_version`)) as unknown as { rows: { server_version: string }[] }).rows[0]?.server_version ?? '';
+const serverVersion =
+  ((await database.db.execute(sql`SHOW server_version`)) as unknown as { rows: { server_version: string }[] }).rows[0]?.server_version ??
+  '';
 try {
   for (const [label, hours] of [
     ['over 30 days', 30 * 24],
@@ -100,4 +107,3 @@ const report = [
 ].join('\n');
 process.stdout.write(`${report}\n`);
 if (resultsFile) fs.appendFileSync(resultsFile, `\n${report}`);
-

@@ -30,7 +30,9 @@ async function fill({ db }: Database, n: number): Promise<number> {
     .values({ username: 'bench', loginKeyHash: 'h', encryptionPublicKey: 'e', signingPublicKey: 's', encryptedPrivateKey: 'k' })
     .returning({ id: users.id });
   const epoch = '00000000-0000-4000-8000-000000000001';
-  await db.execute(sql`INSERT INTO epochs (id, conversation_id, sender_id, membership_version) VALUES (${epoch}, 'general', ${user!.id}, 0)`);
+  await db.execute(
+    sql`INSERT INTO epochs (id, conversation_id, sender_id, membership_version) VALUES (${epoch}, 'general', ${user!.id}, 0)`,
+  );
   // 584 bytes of base64 each, different in every row (nothing for TOAST to compress).
   await db.execute(sql`
     INSERT INTO messages (conversation_id, sender_id, epoch_id, index, encrypted_content)

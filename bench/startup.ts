@@ -20,7 +20,8 @@ import { freePort, repoRoot, ServerProcess, type ServerEntry } from './soak/serv
 
 const TARGET_MS = 1000;
 const runs = Number(process.env.STARTUP_RUNS ?? '7');
-if (!Number.isInteger(runs) || runs <= 0) throw new Error(`STARTUP_RUNS must be a positive whole number, not "${process.env.STARTUP_RUNS}"`);
+if (!Number.isInteger(runs) || runs <= 0)
+  throw new Error(`STARTUP_RUNS must be a positive whole number, not "${process.env.STARTUP_RUNS}"`);
 const resultsFile = process.env.STARTUP_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
 const compareMain = process.env.STARTUP_COMPARE_MAIN ? path.resolve(process.env.STARTUP_COMPARE_MAIN) : null;
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -81,7 +82,11 @@ try {
     node.push(await startOnce(dataDir, env, 'dist', false));
     npm.push(await startOnce(dataDir, env, 'dist', true));
     if (compareMain) compared.push(await startOnce(dataDir, env, { main: compareMain }, false));
-    const line = [`node ${ms(node.at(-1)?.healthMs ?? 0)} ms`, `npm start ${ms(npm.at(-1)?.healthMs ?? 0)} ms`, ...(compareMain ? [`compared ${ms(compared.at(-1)?.healthMs ?? 0)} ms`] : [])];
+    const line = [
+      `node ${ms(node.at(-1)?.healthMs ?? 0)} ms`,
+      `npm start ${ms(npm.at(-1)?.healthMs ?? 0)} ms`,
+      ...(compareMain ? [`compared ${ms(compared.at(-1)?.healthMs ?? 0)} ms`] : []),
+    ];
     log(`run ${i + 1}/${runs}: ${line.join(', ')}`);
   }
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();

@@ -28,10 +28,18 @@ const MB = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 async function main(): Promise<void> {
   const script = path.resolve(process.argv[2] ?? path.join(repoRoot, 'server/src/main.ts'));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-upload-memory-'));
-  const server = await ServerProcess.start({ script }, { DATA_DIR: dataDir, MASTER_KEY, LOG_LEVEL: 'warn', ATTACHMENT_QUOTA_MB: '1000' }, path.join(dataDir, 'server.log'));
+  const server = await ServerProcess.start(
+    { script },
+    { DATA_DIR: dataDir, MASTER_KEY, LOG_LEVEL: 'warn', ATTACHMENT_QUOTA_MB: '1000' },
+    path.join(dataDir, 'server.log'),
+  );
   try {
     const creator = new TestMember.Anonymous(server.url);
-    const { keys } = await creator.call(routes.generateKeys, { body: { quantity: MEMBERS } }, { authorization: `SuperAdmin ${MASTER_KEY}` });
+    const { keys } = await creator.call(
+      routes.generateKeys,
+      { body: { quantity: MEMBERS } },
+      { authorization: `SuperAdmin ${MASTER_KEY}` },
+    );
     const members: TestMember[] = [];
     for (const [i, k] of keys.entries()) members.push(await TestMember.join(server.url, k.key, `uploader${i + 1}`));
     const body = randomBytes(BYTES);

@@ -94,7 +94,10 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
   expect(csvKeys).toContain(soldKey);
 
   // Staff copy a key for the buyer.
-  await listed.first().getByRole('button', { name: /^Copy key / }).click();
+  await listed
+    .first()
+    .getByRole('button', { name: /^Copy key / })
+    .click();
   await expectToast(page, 'Copied to clipboard', 'The access key is on the clipboard.');
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(soldKey);
 
@@ -156,7 +159,10 @@ test('an admin sells a batch of keys and a buyer joins with one', async ({ brows
 
   // A key that leaked is revoked after a confirmation, and the figures follow.
   const leaked = (await listed.first().locator('code').textContent())!.trim();
-  await listed.first().getByRole('button', { name: /^Revoke key / }).click();
+  await listed
+    .first()
+    .getByRole('button', { name: /^Revoke key / })
+    .click();
   const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
   await expect(confirm).toContainText(leaked);
   await confirm.getByRole('button', { name: 'Revoke key' }).click();

@@ -34,7 +34,9 @@ const DECOY_ENDPOINTS = Object.values(routes).filter((r) => r.path.startsWith('/
 const breachReport = (addresses?: object) => ({
   reason: 'Debugger detected',
   timestamp: new Date().toISOString(),
-  threatVectors: [{ type: 'debugger_detected', severity: 'high', description: 'A debugger paused the page', timestamp: new Date().toISOString() }],
+  threatVectors: [
+    { type: 'debugger_detected', severity: 'high', description: 'A debugger paused the page', timestamp: new Date().toISOString() },
+  ],
   securityMetrics: { threatLevel: 7, detections: 1 },
   ...(addresses ? { addresses } : {}),
 });
@@ -154,7 +156,10 @@ test('an attack shows up live, and the creator blocks and unblocks its address',
     const sources = page.getByText(/^Network \d+ \(events of the last hour\) \+ this browser \d+/);
     await expect(sources).toContainText(`Network ${networkScore} `);
     const browserScore = Number(/this browser (\d+)/.exec((await sources.textContent()) ?? '')?.[1]);
-    await expect(page.getByRole('progressbar', { name: 'Threat level' })).toHaveAttribute('aria-valuenow', String(Math.min(100, networkScore + browserScore)));
+    await expect(page.getByRole('progressbar', { name: 'Threat level' })).toHaveAttribute(
+      'aria-valuenow',
+      String(Math.min(100, networkScore + browserScore)),
+    );
     await expect(page.locator('[data-protection-level]')).toHaveText('MILITARY');
     const vectors = page.getByRole('list', { name: 'Recent Threat Vectors' }).locator('li');
     await expect(vectors).toHaveCount(8);
@@ -225,7 +230,7 @@ test('an attack shows up live, and the creator blocks and unblocks its address',
   await Promise.all(attackers.map((a) => a.dispose()));
 });
 
-test("a member whose own client reports a breach is locked until the creator unlocks them", async ({ network }) => {
+test('a member whose own client reports a breach is locked until the creator unlocks them', async ({ network }) => {
   const member = await network.join('trinity');
   const page = await network.newCreatorPage();
   await openCommandCenter(page);

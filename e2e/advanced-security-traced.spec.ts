@@ -32,10 +32,18 @@ async function readScreen(page: Page) {
   const obfuscation = page.locator('[data-obfuscation]');
   return {
     tiles: Object.fromEntries(
-      await Promise.all(['Active Threats', 'Blocked IPs', 'Deobfuscation', 'Obfuscation', 'Emergency'].map(async (l) => [l, await text(`[data-stat="${l}"]`)] as const)),
+      await Promise.all(
+        ['Active Threats', 'Blocked IPs', 'Deobfuscation', 'Obfuscation', 'Emergency'].map(
+          async (l) => [l, await text(`[data-stat="${l}"]`)] as const,
+        ),
+      ),
     ),
     summary: Object.fromEntries(
-      await Promise.all((['total', 'critical', 'high', 'medium', 'low'] as const).map(async (k) => [k, Number(await text(`[data-summary="${k}"]`))] as const)),
+      await Promise.all(
+        (['total', 'critical', 'high', 'medium', 'low'] as const).map(
+          async (k) => [k, Number(await text(`[data-summary="${k}"]`))] as const,
+        ),
+      ),
     ),
     networkScore: Number(network),
     browserScore: Number(browser),
@@ -45,9 +53,15 @@ async function readScreen(page: Page) {
     emergencyAlert: await page.getByText('Emergency mode is active. All non-essential services have been restricted.').isVisible(),
     accuracy: await text('[data-figure="Detection accuracy"]'),
     responseTime: await text('[data-figure="Response time"]'),
-    countermeasures: await page.locator('[data-countermeasure]').evaluateAll((els) => els.map((e) => e.getAttribute('data-countermeasure'))),
+    countermeasures: await page
+      .locator('[data-countermeasure]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-countermeasure'))),
     vectors: await page.locator('li[data-vector]').evaluateAll((els) =>
-      els.map((e) => ({ type: e.getAttribute('data-vector'), origin: e.getAttribute('data-origin'), source: e.querySelector('[data-source]')?.textContent ?? null })),
+      els.map((e) => ({
+        type: e.getAttribute('data-vector'),
+        origin: e.getAttribute('data-origin'),
+        source: e.querySelector('[data-source]')?.textContent ?? null,
+      })),
     ),
     events: await page.locator('li[data-event-id]').evaluateAll((els) =>
       els.map((e) => ({
@@ -61,7 +75,9 @@ async function readScreen(page: Page) {
     obfuscationBlocks: await obfuscation.count(),
     obfuscationInEvents: await page.locator('li[data-event-id] [data-obfuscation]').count(),
     obfuscation: Object.fromEntries(
-      await obfuscation.locator('[data-obfuscation-figure]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-obfuscation-figure'), e.textContent])),
+      await obfuscation
+        .locator('[data-obfuscation-figure]')
+        .evaluateAll((els) => els.map((e) => [e.getAttribute('data-obfuscation-figure'), e.textContent])),
     ),
     blocked: await page.locator('[data-blocked-ip]').evaluateAll((els) =>
       els.map((e) => ({
@@ -97,7 +113,14 @@ test('every tile, counter and event of the Command Center is in the database', a
       data: {
         reason: 'Native function modified',
         timestamp: new Date().toISOString(),
-        threatVectors: [{ type: 'function_integrity_violation', severity: 'critical', description: 'fetch was replaced', timestamp: new Date().toISOString() }],
+        threatVectors: [
+          {
+            type: 'function_integrity_violation',
+            severity: 'critical',
+            description: 'fetch was replaced',
+            timestamp: new Date().toISOString(),
+          },
+        ],
         securityMetrics: { threatLevel: 15, detections: 1 },
       },
     });
@@ -116,7 +139,8 @@ test('every tile, counter and event of the Command Center is in the database', a
 
   await test.step('an address guesses tokens and probes a decoy; another is blocked and keeps knocking', async () => {
     const guesser = await fromAddress(playwright, network.server, GUESSER);
-    for (let i = 0; i <= limits.loginAttempts; i++) await guesser.post(routes.login.path, { data: { loginKey: randomBytes(32).toString('hex') } });
+    for (let i = 0; i <= limits.loginAttempts; i++)
+      await guesser.post(routes.login.path, { data: { loginKey: randomBytes(32).toString('hex') } });
     expect((await guesser.get('/api/decoy/backup.sql')).status()).toBe(200);
     expect((await api.post(routes.blockIp.path, { data: { ip: BLOCKED, reason: 'Scanner' } })).status()).toBe(200);
     const blocked = await fromAddress(playwright, network.server, BLOCKED);
@@ -184,7 +208,12 @@ test('every tile, counter and event of the Command Center is in the database', a
       expect(shown.blocked).toEqual(blocks);
       expect(blocks).toEqual([{ ip: BLOCKED, reason: 'Scanner', hits: 2 }]);
 
-      const ofType = async (type: string) => (await one<{ n: number }>(`select coalesce(sum(${n}), 0)::int as n from security_events where type = '${type}' and ${threats('24 hours')}`)).n;
+      const ofType = async (type: string) =>
+        (
+          await one<{ n: number }>(
+            `select coalesce(sum(${n}), 0)::int as n from security_events where type = '${type}' and ${threats('24 hours')}`,
+          )
+        ).n;
       expect(shown.tiles['Deobfuscation']).toBe(String(await ofType('breach_report')));
       const decoyHits = await ofType('decoy_hit');
       const decoyRoutes = Object.values(routes).filter((r) => r.path.startsWith('/api/decoy/')).length;
@@ -213,12 +242,16 @@ test('every tile, counter and event of the Command Center is in the database', a
           `select (details->>'socketsClosedMs')::float as ms from security_events
             where type in ('member_banned', 'emergency_shutdown') and details ? 'socketsClosedMs' and created_at > now() - interval '7 days'`,
         )
-      ).map((r) => r.ms).sort((a, b) => a - b);
+      )
+        .map((r) => r.ms)
+        .sort((a, b) => a - b);
       expect(timings).toHaveLength(2);
       const median = (timings[0]! + timings[1]!) / 2;
       expect(shown.responseTime).toBe(`${Math.round(median)} ms`);
 
-      const rateLimited = await one<{ n: number }>(`select coalesce(sum(${n}), 0)::int as n from security_events where type = 'rate_limit' and ${threats('1 hour')}`);
+      const rateLimited = await one<{ n: number }>(
+        `select coalesce(sum(${n}), 0)::int as n from security_events where type = 'rate_limit' and ${threats('1 hour')}`,
+      );
       const expectedMeasures = [
         rateLimited.n > 0 ? 'rate_limiting' : null,
         blocks.length > 0 ? 'ip_blocking' : null,
@@ -229,12 +262,22 @@ test('every tile, counter and event of the Command Center is in the database', a
       expect(shown.countermeasures).toEqual(expectedMeasures);
 
       // The live events: the 50 latest rows, newest first, each with its severity, count and address.
-      const latest = await rows<{ id: number; type: string; severity: string; count: number; ip: string | null; actor: string | null; last_seen: Date }>(
+      const latest = await rows<{
+        id: number;
+        type: string;
+        severity: string;
+        count: number;
+        ip: string | null;
+        actor: string | null;
+        last_seen: Date;
+      }>(
         `select id, type, severity, ${n} as count, ip, actor, date_trunc('milliseconds', coalesce((details->>'lastSeen')::timestamptz, created_at)) as last_seen
            from security_events order by id desc limit 50`,
       );
       expect(latest.length).toBeLessThan(50);
-      expect(shown.events).toEqual(latest.map((r) => ({ id: Number(r.id), type: r.type, severity: r.severity, count: r.count, clientIP: r.ip })));
+      expect(shown.events).toEqual(
+        latest.map((r) => ({ id: Number(r.id), type: r.type, severity: r.severity, count: r.count, clientIP: r.ip })),
+      );
 
       // Recent Threat Vectors: the ten latest threats (audit entries left out), by last occurrence.
       const vectors = latest

@@ -125,7 +125,9 @@ test('the console follows members joining, and every figure it shows is in the d
       expect(failed.rows.reduce((s, r) => s + r.count, 0)).toBe(wrongKeys);
       const byUtcHour = failed.rows.map((r) => ({ hour: new Date(r.hour).toISOString(), count: r.count }));
       expect(final.failedKeyHours).toEqual(localHoursInNode(byUtcHour));
-      const allEvents = await one<{ n: number }>(`select sum(${events})::int as n from security_events where created_at > now() - interval '7 days'`);
+      const allEvents = await one<{ n: number }>(
+        `select sum(${events})::int as n from security_events where created_at > now() - interval '7 days'`,
+      );
       expect(Object.values(final.allHours).reduce((a, b) => a + b, 0)).toBe(allEvents.n);
 
       const score = `sum((case severity when 'low' then 1 when 'medium' then 3 when 'high' then 7 else 15 end) * ${events})::int`;

@@ -4,7 +4,17 @@
  * itself, the compliance dashboard checks this deployment. One panel is open at a time.
  */
 import { complianceSchema, heatmapSchema, riskSchema } from '@enclave/protocol';
-import { enterWrongKeys, getJson, heatmapCells, HIGH, openConsole, panel, riskRow, toLocalHours, WRONG_KEYS } from './support/creator-console';
+import {
+  enterWrongKeys,
+  getJson,
+  heatmapCells,
+  HIGH,
+  openConsole,
+  panel,
+  riskRow,
+  toLocalHours,
+  WRONG_KEYS,
+} from './support/creator-console';
 import { expect, test } from './support/network';
 import { storyShots } from './support/shots';
 
@@ -26,7 +36,10 @@ test('the panels show the wrong master keys and check this deployment', async ({
     await expect(heatmap).toBeVisible();
     await heatmap.getByLabel('Event type').selectOption('master_key_failed');
     const fromApi = await getJson(api, '/api/super-admin/security/heatmap', heatmapSchema);
-    const expected = await toLocalHours(page, fromApi.cells.filter((c) => c.type === 'master_key_failed'));
+    const expected = await toLocalHours(
+      page,
+      fromApi.cells.filter((c) => c.type === 'master_key_failed'),
+    );
     expect(Object.values(expected).reduce((a, b) => a + b, 0)).toBe(wrongKeys);
     await expect.poll(() => heatmapCells(page)).toEqual(expected);
     await expect(heatmap.locator('[data-type-total="master_key_failed"]')).toContainText(String(wrongKeys));

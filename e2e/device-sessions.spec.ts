@@ -12,7 +12,8 @@ import { expectToast } from './support/toasts';
 const shot = storyShots('device-sessions');
 
 /** Device B: another browser on another system, as its User-Agent says. */
-const EDGE_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0';
+const EDGE_ON_WINDOWS =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0';
 
 test('a member signs out their other device from /security; its socket closes and it is sent to sign-in at once', async ({ network }) => {
   const alice = await network.join('alice');
@@ -77,7 +78,10 @@ test('a member signs out their other device from /security; its socket closes an
       ws.addEventListener('close', () => reject(new Error('the watcher socket closed before it was authenticated')));
     });
   }, SOCKET_PATH);
-  const watched = () => watcher.evaluate(() => (window as unknown as { socketOfB: { endedAt: number | null; closedAt: number | null; code: number | null } }).socketOfB);
+  const watched = () =>
+    watcher.evaluate(
+      () => (window as unknown as { socketOfB: { endedAt: number | null; closedAt: number | null; code: number | null } }).socketOfB,
+    );
 
   const t0 = Date.now();
   await dialog.getByRole('button', { name: 'Sign Out' }).click();

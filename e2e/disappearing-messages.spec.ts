@@ -82,7 +82,10 @@ test('a disappearing message is gone from both screens, both browsers and the da
   expect(tap.payloads.some((p) => p.includes('"messages_deleted"'))).toBe(false);
   // The announcement stays: it is what explains the empty conversation.
   await expect(log(bob.page).getByText('alice set disappearing messages to 1 hour')).toBeVisible();
-  for (const [m, name] of [[alice, 'alice'], [bob, 'bob']] as const) {
+  for (const [m, name] of [
+    [alice, 'alice'],
+    [bob, 'bob'],
+  ] as const) {
     await shot(m.page, `${name}-after-expiry`);
     await expectAccessible(m.page);
     await m.page.setViewportSize({ width: 390, height: 844 });
@@ -93,13 +96,16 @@ test('a disappearing message is gone from both screens, both browsers and the da
 
   // The server erases it at its own expiry and tells both members.
   await expect
-    .poll(() => tap.payloads.filter((p) => p.startsWith('ws<') && p.includes('"messages_deleted"') && p.includes('"expired"')).length, { timeout: EXPIRY_CAP_MS + 30_000 })
+    .poll(() => tap.payloads.filter((p) => p.startsWith('ws<') && p.includes('"messages_deleted"') && p.includes('"expired"')).length, {
+      timeout: EXPIRY_CAP_MS + 30_000,
+    })
     .toBeGreaterThanOrEqual(2);
 
   // Nothing of it in either browser's storage, then nothing in the database.
   for (const m of [alice, bob]) {
     const stored = await browserDataText(m.page);
-    for (const secret of [marker, ...ciphertext]) expect(stored.includes(secret), `browser storage holds ${secret.slice(0, 16)}…`).toBe(false);
+    for (const secret of [marker, ...ciphertext])
+      expect(stored.includes(secret), `browser storage holds ${secret.slice(0, 16)}…`).toBe(false);
   }
   await network.close();
   const database = await dumpDatabase(network.server);

@@ -52,7 +52,9 @@ test('emergency shutdown sends three members away at once, spares the creator ac
     }
     // One "Unban all banned", in the member list; the banner points there and only lifts.
     await expect(page.getByRole('button', { name: /^Unban all banned/ })).toHaveCount(1);
-    await expect(page.getByRole('region', { name: 'Members', exact: true }).getByRole('button', { name: 'Unban all banned (3)' })).toBeVisible();
+    await expect(
+      page.getByRole('region', { name: 'Members', exact: true }).getByRole('button', { name: 'Unban all banned (3)' }),
+    ).toBeVisible();
     await expect(banner.getByRole('button')).toHaveText(['Lift emergency mode']);
     await expect(banner).toContainText('unban them in the member list below');
     await expect(dave.page).toHaveURL(/\/chat$/);

@@ -28,7 +28,9 @@ test('the creator generates a batch and revokes unused keys; the key database sh
     await generate.getByRole('button', { name: 'Generate Keys' }).click();
     await expectToast(page, 'Keys Generated Successfully', '3 access keys generated.');
     await expect(generate.locator('[data-generated-key]')).toHaveCount(3);
-    const batch = await generate.locator('[data-generated-key]').evaluateAll((li) => li.map((e) => e.getAttribute('data-generated-key') ?? ''));
+    const batch = await generate
+      .locator('[data-generated-key]')
+      .evaluateAll((li) => li.map((e) => e.getAttribute('data-generated-key') ?? ''));
     unused.push(...batch);
     await shot(page, '01-generate-keys');
 
@@ -91,7 +93,9 @@ test('the creator generates a batch and revokes unused keys; the key database sh
   await test.step('on disk: the revoked keys were never used; the members’ keys were', async () => {
     await network.close();
     await readDatabase(network.server, async (db) => {
-      const keys = await db.query<{ key: string; status: string; used: boolean }>('select key, status, used_at is not null as used from access_keys');
+      const keys = await db.query<{ key: string; status: string; used: boolean }>(
+        'select key, status, used_at is not null as used from access_keys',
+      );
       for (const k of unused) expect(keys.rows.find((r) => r.key === k)).toMatchObject({ status: 'revoked', used: false });
       for (const k of invites.slice(0, members.length)) expect(keys.rows.find((r) => r.key === k)).toMatchObject({ used: true });
     });

@@ -40,14 +40,18 @@ async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> 
       }
       return false;
     };
-    const wide = Array.from(document.body.querySelectorAll('*')).filter((el) => el.getBoundingClientRect().right > inner + 1 && !clipped(el));
+    const wide = Array.from(document.body.querySelectorAll('*')).filter(
+      (el) => el.getBoundingClientRect().right > inner + 1 && !clipped(el),
+    );
     const culprits = wide
       .filter((el) => !wide.includes(el.parentElement as Element))
       .slice(0, 5)
       .map((el) => `<${el.localName} class="${el.getAttribute('class') ?? ''}"> ${Math.round(el.getBoundingClientRect().width)} px`);
     return { scroll: document.documentElement.scrollWidth, inner, culprits };
   });
-  expect(scroll, `${where}: page width ${scroll} px in a ${inner} px window; sticking out: ${culprits.join('; ')}`).toBeLessThanOrEqual(inner);
+  expect(scroll, `${where}: page width ${scroll} px in a ${inner} px window; sticking out: ${culprits.join('; ')}`).toBeLessThanOrEqual(
+    inner,
+  );
 }
 
 /** Send is inside the window and the topmost element at its centre is Send itself (no toast over it). */
@@ -68,7 +72,9 @@ async function expectToastCoversNoControl(page: Page, where: string): Promise<vo
     const toast = document.querySelector('li[data-state="open"]');
     if (!toast) return ['no open toast'];
     const t = toast.getBoundingClientRect();
-    const controls = Array.from(document.querySelectorAll('button, a[href], input, textarea, select, summary, [role="button"], [role="tab"]'));
+    const controls = Array.from(
+      document.querySelectorAll('button, a[href], input, textarea, select, summary, [role="button"], [role="tab"]'),
+    );
     return controls
       .filter((el) => !toast.contains(el) && el.getClientRects().length > 0)
       .filter((el) => {

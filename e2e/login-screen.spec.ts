@@ -41,7 +41,7 @@ test('create vault refuses a short or unknown key', async ({ page }) => {
   await expectToast(page, 'Invalid Access Key', 'This access key is not valid');
 });
 
-test('the arrow keys move between the login card\'s tabs', async ({ page }) => {
+test("the arrow keys move between the login card's tabs", async ({ page }) => {
   await page.goto(server.url + '/');
   const signIn = page.getByRole('tab', { name: 'Access Network' });
   const create = page.getByRole('tab', { name: 'Create Vault' });

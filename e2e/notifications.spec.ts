@@ -67,7 +67,10 @@ test('desktop notifications: opt-in, generic unless chosen, never for the conver
     await expect(details).toHaveCount(0);
     await enabled.check();
     await expect(details).not.toBeChecked();
-    await alice.page.getByTestId('typing-indicator').locator('..').screenshot({ path: test.info().outputPath('settings-control.png') });
+    await alice.page
+      .getByTestId('typing-indicator')
+      .locator('..')
+      .screenshot({ path: test.info().outputPath('settings-control.png') });
     await shot(alice.page, 'alice-turns-notifications-on');
     // On a phone the settings wrap rather than widen the page.
     await alice.page.setViewportSize({ width: 390, height: 844 });
@@ -110,7 +113,10 @@ test('desktop notifications: opt-in, generic unless chosen, never for the conver
     await bob.page.getByLabel('Desktop notifications').click();
     await expect(bob.page.getByRole('alert').filter({ hasText: 'The browser refused notifications' })).toBeVisible();
     await expect(bob.page.getByLabel('Desktop notifications')).not.toBeChecked();
-    await bob.page.getByTestId('typing-indicator').locator('..').screenshot({ path: test.info().outputPath('settings-refused.png') });
+    await bob.page
+      .getByTestId('typing-indicator')
+      .locator('..')
+      .screenshot({ path: test.info().outputPath('settings-refused.png') });
   } finally {
     for (const member of joined) await member.context.close();
     await server.stop();

@@ -69,12 +69,17 @@ test('the monitor and the P2P test suite report real figures, through a server o
 
   await test.step('the suite during the outage: signaling fails and says why; the loop-back needs no server', async () => {
     await page.getByRole('button', { name: 'Run tests' }).click();
-    await expect(page.locator('[data-suite-summary]')).toContainText(/Finished: \d passed, \d with a warning, 1 failed/, { timeout: 60_000 });
+    await expect(page.locator('[data-suite-summary]')).toContainText(/Finished: \d passed, \d with a warning, 1 failed/, {
+      timeout: 60_000,
+    });
     const signaling = page.locator('[data-p2p-test="signaling"]');
     await expect(signaling).toHaveAttribute('data-status', 'failed');
     await expect(signaling).toContainText('The real-time connection to the server is not open and signed in');
     for (const id of ['webrtc', 'loopback', 'rtt', 'throughput']) {
-      await expect(page.locator(`[data-p2p-test="${id}"]`), `${id} passed without the server`).toHaveAttribute('data-status', /^(passed|warning)$/);
+      await expect(page.locator(`[data-p2p-test="${id}"]`), `${id} passed without the server`).toHaveAttribute(
+        'data-status',
+        /^(passed|warning)$/,
+      );
     }
     await shot(page, '04-suite-during-outage');
   });

@@ -22,7 +22,10 @@ test('signed out, the page explains and asks to log in', async ({ page, server }
 test('a new member finds the P2P network from the chat’s top bar, on a laptop and on a phone', async ({ network }) => {
   const erin = await network.join('erin');
   const page = erin.page;
-  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+  for (const viewport of [
+    { width: 1366, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
     await page.setViewportSize(viewport);
     await expect(page).toHaveURL(/\/chat$/);
     // On a phone the entry is its icon alone, its name kept for screen readers.
@@ -119,7 +122,8 @@ test('a ban ends the banned member’s part: a joiner leaves the room, a host’
   await shot(dave.page, 'node-full');
 
   // The joiner is banned: their session ends, and the host drops them from the roster.
-  const ban = async (userId: string) => expect((await network.creatorApi.post('/api/super-admin/ban-user', { data: { userId } })).status()).toBe(200);
+  const ban = async (userId: string) =>
+    expect((await network.creatorApi.post('/api/super-admin/ban-user', { data: { userId } })).status()).toBe(200);
   await ban(await userIdOf(bob));
   await expect(bob.page).toHaveURL(/\/$/);
   await expect(room(alice.page).getByLabel('In the room')).toHaveText('In the room: you, carol');

@@ -20,7 +20,10 @@ function rowTop(page: Page, text: string): Promise<number> {
   }, text);
 }
 
-for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+for (const viewport of [
+  { width: 1366, height: 800 },
+  { width: 390, height: 844 },
+]) {
   test(`scrolling up loads older messages in place (${viewport.width} px)`, async ({ network }) => {
     const alice = await network.join('alice');
     await seedChannel(network, TOTAL);

@@ -95,10 +95,12 @@ async function notesShown(page: Page, from: string): Promise<number[]> {
   // Text content, not inner text: the rows out of view are not rendered (content-visibility: auto).
   const rows = await conversationLog(page).locator('[data-message-id]').allTextContents();
   const pattern = new RegExp(`Note (\\d+) from ${from}\\b`);
-  return rows.flatMap((row) => {
-    const n = pattern.exec(row)?.[1];
-    return n === undefined ? [] : [Number(n)];
-  }).sort((a, b) => a - b);
+  return rows
+    .flatMap((row) => {
+      const n = pattern.exec(row)?.[1];
+      return n === undefined ? [] : [Number(n)];
+    })
+    .sort((a, b) => a - b);
 }
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -107,7 +109,14 @@ const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 async function restart(instance: EnclaveServer): Promise<void> {
   await instance.stop();
   await instance.start();
-  await expect.poll(() => fetch(`${instance.url}${routes.ready.path}`).then((r) => r.status, () => 0)).toBe(200);
+  await expect
+    .poll(() =>
+      fetch(`${instance.url}${routes.ready.path}`).then(
+        (r) => r.status,
+        () => 0,
+      ),
+    )
+    .toBe(200);
 }
 
 test('a rolling restart of both instances behind nginx loses no message and fails no send', async ({ network, cluster }) => {
@@ -136,7 +145,12 @@ test('a rolling restart of both instances behind nginx loses no message and fail
   });
   for (const s of senders) await s.stop();
   console.log(
-    senders.map((s) => `${s.member.username}: ${s.sent} messages (at the restarts: ${marks.map((m) => m[senders.indexOf(s)]).join(', ')}), ${s.socketsOpened} socket(s) reopened, answers ≥ 500: ${s.serverErrors.join(', ') || 'none'}, clicked again: ${s.clicksAgain.join(', ') || 'none'}`).join('\n'),
+    senders
+      .map(
+        (s) =>
+          `${s.member.username}: ${s.sent} messages (at the restarts: ${marks.map((m) => m[senders.indexOf(s)]).join(', ')}), ${s.socketsOpened} socket(s) reopened, answers ≥ 500: ${s.serverErrors.join(', ') || 'none'}, clicked again: ${s.clicksAgain.join(', ') || 'none'}`,
+      )
+      .join('\n'),
   );
 
   await test.step('every send ended stored: none is "Not sent", none failed', async () => {
@@ -150,9 +164,14 @@ test('a rolling restart of both instances behind nginx loses no message and fail
   });
 
   await test.step('each member shows every message of the other exactly once: no gap, no duplicate', async () => {
-    for (const [from, to] of [[alice, bob], [bob, alice]] as const) {
+    for (const [from, to] of [
+      [alice, bob],
+      [bob, alice],
+    ] as const) {
       const sent = senders.find((s) => s.member === from)!.sent;
-      await expect.poll(() => notesShown(to.page, from.username), { message: `${from.username}'s messages as ${to.username} sees them` }).toEqual(oneToN(sent));
+      await expect
+        .poll(() => notesShown(to.page, from.username), { message: `${from.username}'s messages as ${to.username} sees them` })
+        .toEqual(oneToN(sent));
     }
   });
 
@@ -167,6 +186,8 @@ test('a rolling restart of both instances behind nginx loses no message and fail
   // nginx logs each refused connection it passed on to the other instance; it never ran out of instances.
   const nginxLog = cluster.nginx.errorLog();
   const otherErrors = nginxLog.split('\n').filter((line) => line.includes('[error]') && !line.includes('Connection refused'));
-  console.log(`refused connections nginx passed on: ${nginxLog.match(/Connection refused/g)?.length ?? 0}; its other errors: ${otherErrors.join('\n') || 'none'}`);
+  console.log(
+    `refused connections nginx passed on: ${nginxLog.match(/Connection refused/g)?.length ?? 0}; its other errors: ${otherErrors.join('\n') || 'none'}`,
+  );
   expect(nginxLog).not.toMatch(/no live upstreams/);
 });

@@ -38,7 +38,10 @@ async function write(page: Page, text: string): Promise<void> {
   await expect(conversationLog(page).getByText(text, { exact: true })).toBeVisible();
 }
 
-for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+for (const viewport of [
+  { width: 1366, height: 800 },
+  { width: 390, height: 844 },
+]) {
   test(`searching the conversation finds, scrolls to and highlights a message (${viewport.width} px)`, async ({ network }) => {
     const alice = await network.join('alice');
     const bob = await network.join('bob');

@@ -114,12 +114,17 @@ test('an image sent is shown decrypted to the other member, and only ciphertext 
     // Any other file: a download with its name and size, decrypted when asked for.
     await attach(alice.page, { name: 'notes.txt', mimeType: 'text/plain', buffer: notes }, '');
     const download = bob.page.waitForEvent('download');
-    await log(bob.page).getByRole('button', { name: `Download notes.txt (${notes.length} B)` }).click();
+    await log(bob.page)
+      .getByRole('button', { name: `Download notes.txt (${notes.length} B)` })
+      .click();
     const saved = await download;
     expect(saved.suggestedFilename()).toBe('notes.txt');
     expect(fs.readFileSync((await saved.path())!)).toEqual(notes);
 
-    for (const [width, height] of [[1366, 900], [390, 844]] as const) {
+    for (const [width, height] of [
+      [1366, 900],
+      [390, 844],
+    ] as const) {
       await bob.page.setViewportSize({ width, height });
       await expect(image).toBeVisible();
       expect(await bob.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
@@ -153,7 +158,14 @@ test('an image sent is shown decrypted to the other member, and only ciphertext 
     };
     // The upload did cross the wire, as ciphertext.
     expect(tap.payloads.some((p) => p.startsWith('POST') && p.includes('/api/attachments'))).toBe(true);
-    const secrets = [marker, fileMarker, pixels.toString('latin1'), png.subarray(0, 64).toString('latin1'), 'gradient.png', 'A gradient for you'];
+    const secrets = [
+      marker,
+      fileMarker,
+      pixels.toString('latin1'),
+      png.subarray(0, 64).toString('latin1'),
+      'gradient.png',
+      'A gradient for you',
+    ];
     for (const [where, text] of Object.entries(places)) {
       for (const secret of secrets) expect(text.includes(secret), `${where} holds ${JSON.stringify(secret.slice(0, 24))}…`).toBe(false);
     }

@@ -17,7 +17,10 @@ async function write(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
-for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+for (const viewport of [
+  { width: 1366, height: 800 },
+  { width: 390, height: 844 },
+]) {
   test(`a send that fails is kept with Retry, and a retry sends it once (${viewport.width} px)`, async ({ network, server }) => {
     const alice = await network.join('alice');
     const bob = await network.join('bob');
@@ -86,7 +89,10 @@ for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 
     await expect(third).toHaveCount(0);
 
     await network.close();
-    const count = await readDatabase(server, async (db) => (await db.query<{ n: number }>('select count(*)::int as n from messages')).rows[0]?.n);
+    const count = await readDatabase(
+      server,
+      async (db) => (await db.query<{ n: number }>('select count(*)::int as n from messages')).rows[0]?.n,
+    );
     expect(count).toBe(2);
   });
 }

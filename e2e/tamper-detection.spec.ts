@@ -57,7 +57,9 @@ function addScriptElement(page: Page, src: string): Promise<void> {
   }, src);
 }
 
-test('an extension that wraps fetch and XMLHttpRequest and adds scripts is recorded and shown, never wipes, and the member signs in', async ({ network }) => {
+test('an extension that wraps fetch and XMLHttpRequest and adds scripts is recorded and shown, never wipes, and the member signs in', async ({
+  network,
+}) => {
   const context = await network.newContext();
   // What common extensions do before any page script runs: wrappers that call the originals.
   await context.addInitScript(() => {
@@ -122,8 +124,12 @@ test('an extension that wraps fetch and XMLHttpRequest and adds scripts is recor
   await expect(page.locator('[data-connection-state="authenticated"]')).toBeVisible();
   await page.getByRole('link', { name: 'Security' }).click();
   const detections = page.getByRole('region', { name: 'Browser detections' }).getByRole('listitem');
-  await expect(detections.filter({ hasText: "XMLHttpRequest.prototype.send is not the browser's own" })).toHaveCount(2, { timeout: 10_000 });
-  const severities = await detections.locator('[data-severity]').evaluateAll((badges) => badges.map((b) => b.getAttribute('data-severity')));
+  await expect(detections.filter({ hasText: "XMLHttpRequest.prototype.send is not the browser's own" })).toHaveCount(2, {
+    timeout: 10_000,
+  });
+  const severities = await detections
+    .locator('[data-severity]')
+    .evaluateAll((badges) => badges.map((b) => b.getAttribute('data-severity')));
   expect(new Set(severities)).toEqual(new Set(['medium']));
   await expect(breachHeading(page)).toBeHidden();
 });
@@ -237,7 +243,9 @@ test.describe('forced detections', () => {
     await noNewRequest(0);
     await page.clock.runFor(1);
     await expect.poll(() => decoys().length).toBe(3);
-    expect(decoys()).toEqual(['/api/decoy/auth', '/api/decoy/validate', '/api/decoy/decrypt'].map((path) => ({ method: 'POST', path, body: null })));
+    expect(decoys()).toEqual(
+      ['/api/decoy/auth', '/api/decoy/validate', '/api/decoy/decrypt'].map((path) => ({ method: 'POST', path, body: null })),
+    );
 
     // 2: a token of the wrong format. Decoys 4 s later.
     await token.fill('0123456789ABCDEF'.repeat(4));
@@ -288,7 +296,9 @@ test.describe('forced detections', () => {
     // Someone replaces WebCrypto's digest in the running page: critical, at the login screen's next native check (10 s).
     await page.evaluate(() => {
       const digest = crypto.subtle.digest.bind(crypto.subtle);
-      Object.defineProperty(crypto.subtle, 'digest', { value: (algorithm: AlgorithmIdentifier, data: BufferSource) => digest(algorithm, data) });
+      Object.defineProperty(crypto.subtle, 'digest', {
+        value: (algorithm: AlgorithmIdentifier, data: BufferSource) => digest(algorithm, data),
+      });
     });
     await expect(breachHeading(page)).toBeVisible({ timeout: 15_000 });
     await expect.poll(async () => (await browserData(page)).local).toBe(0);
@@ -311,7 +321,9 @@ test.describe('forced detections', () => {
     // Someone replaces WebCrypto's digest in the running page: critical, at the monitor's next check (5 s).
     await page.evaluate(() => {
       const digest = crypto.subtle.digest.bind(crypto.subtle);
-      Object.defineProperty(crypto.subtle, 'digest', { value: (algorithm: AlgorithmIdentifier, data: BufferSource) => digest(algorithm, data) });
+      Object.defineProperty(crypto.subtle, 'digest', {
+        value: (algorithm: AlgorithmIdentifier, data: BufferSource) => digest(algorithm, data),
+      });
     });
     await expect(breachHeading(page)).toBeVisible({ timeout: 8_000 });
     await shot(page, '03-breach-screen-in-chat');
@@ -328,7 +340,9 @@ test.describe('forced detections', () => {
     expect(reports.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/security/breach']);
     const report = breachReportSchema.parse(JSON.parse(reports[0]!.body!));
     expect(report.reason).toBe('Crypto API compromised: crypto.subtle.digest was replaced while the page ran');
-    expect(report.threatVectors).toEqual([expect.objectContaining({ type: 'crypto_api_compromised', severity: 'critical', source: 'security_monitor' })]);
+    expect(report.threatVectors).toEqual([
+      expect.objectContaining({ type: 'crypto_api_compromised', severity: 'critical', source: 'security_monitor' }),
+    ]);
     expect(report.addresses).toBeUndefined();
     // The server recorded it against alice.
     const live = liveEventsResponseSchema.parse(await (await network.creatorApi.get('/api/security/live-events')).json());

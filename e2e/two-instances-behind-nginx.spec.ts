@@ -73,7 +73,10 @@ function answered(cluster: TwoInstances, path: string, status: number): [number,
   return cluster.requests().map((logged) => logged.filter((r) => r.url === path && r.status === status).length) as [number, number];
 }
 
-test('two instances behind nginx: chat, presence, a blocked address, a ban and emergency mode reach members on both', async ({ network, cluster }) => {
+test('two instances behind nginx: chat, presence, a blocked address, a ban and emergency mode reach members on both', async ({
+  network,
+  cluster,
+}) => {
   const alice = await network.join('alice');
   const bob = await network.join('bob');
   await alice.page.setViewportSize({ width: 1366, height: 800 });
@@ -131,7 +134,8 @@ test('two instances behind nginx: chat, presence, a blocked address, a ban and e
     await shot(alice.page, '03-alice-blocked');
 
     expect((await network.creatorApi.post(routes.unblockIp.path, { data: { ip: MEMBERS_ADDRESS } })).status()).toBe(200);
-    for (const m of [alice, bob]) await expect(connection(m)).toHaveAttribute('data-connection-state', 'authenticated', { timeout: 40_000 });
+    for (const m of [alice, bob])
+      await expect(connection(m)).toHaveAttribute('data-connection-state', 'authenticated', { timeout: 40_000 });
     expect((await alice.page.request.get(routes.healthGet.path)).status()).toBe(200);
     await splitAcrossInstances(cluster, alice, bob);
   });

@@ -53,8 +53,12 @@ test('a member verifies a contact; a changed key takes the mark off and warns un
   await entry(bob.page, 'alice').getByRole('button', { name: 'Safety number' }).click();
   expect(await shownNumber(bob.page, 'alice')).toBe(number);
   const bobSees = dialog(bob.page, 'alice');
-  await expect(dialog(page, 'bob').locator('[data-fingerprint="own"]')).toHaveText((await bobSees.locator('[data-fingerprint="contact"]').textContent())!);
-  await expect(dialog(page, 'bob').locator('[data-fingerprint="contact"]')).toHaveText((await bobSees.locator('[data-fingerprint="own"]').textContent())!);
+  await expect(dialog(page, 'bob').locator('[data-fingerprint="own"]')).toHaveText(
+    (await bobSees.locator('[data-fingerprint="contact"]').textContent())!,
+  );
+  await expect(dialog(page, 'bob').locator('[data-fingerprint="contact"]')).toHaveText(
+    (await bobSees.locator('[data-fingerprint="own"]').textContent())!,
+  );
   await shot(bob.page, 'bob-safety-number');
   await bob.page.keyboard.press('Escape');
 
@@ -80,7 +84,11 @@ test('a member verifies a contact; a changed key takes the mark off and warns un
   // The server now hands out other keys for bob.
   const keys = otherPublicKeys();
   await changeDatabase(server, (db) =>
-    db.query('update users set encryption_public_key = $1, signing_public_key = $2 where username = $3', [keys.encryption, keys.signing, 'bob']),
+    db.query('update users set encryption_public_key = $1, signing_public_key = $2 where username = $3', [
+      keys.encryption,
+      keys.signing,
+      'bob',
+    ]),
   );
   await page.reload();
   await expect(page.locator('[data-connection-state="authenticated"]')).toBeVisible();

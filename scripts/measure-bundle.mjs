@@ -33,4 +33,6 @@ for (const url of [...new Set([...scripts, ...preloads])]) {
   console.log(`${url.padEnd(44)} ${kb(s.raw).padStart(10)} raw ${kb(s.gzip).padStart(10)} gzip ${kb(s.br).padStart(10)} br`);
 }
 const cssGzip = css.reduce((sum, url) => sum + size(url).gzip, 0);
-console.log(`initial JS for /: ${kb(total.gzip)} gzip (${total.gzip} bytes), ${kb(total.br)} br, ${kb(total.raw)} raw; CSS ${kb(cssGzip)} gzip`);
+console.log(
+  `initial JS for /: ${kb(total.gzip)} gzip (${total.gzip} bytes), ${kb(total.br)} br, ${kb(total.raw)} raw; CSS ${kb(cssGzip)} gzip`,
+);

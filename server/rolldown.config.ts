@@ -18,14 +18,19 @@ import pkg from './package.json' with { type: 'json' };
 
 const bundled = (id: string) => id.startsWith('.') || id.startsWith('/') || id.startsWith('@enclave/');
 const runtimeDependencies = new Set(Object.keys(pkg.dependencies));
-const packageName = (id: string) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');
+const packageName = (id: string) =>
+  id
+    .split('/')
+    .slice(0, id.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /**
  * The commit the bundle is built from, for /api/health and the start line (src/version.ts):
  * "-dirty" when tracked files differ from it, "unknown" outside a git checkout or without git.
  */
 function gitCommit(): string {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: import.meta.dirname, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: import.meta.dirname, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
     const commit = git('rev-parse', 'HEAD');
     return git('status', '--porcelain', '--untracked-files=no') ? `${commit}-dirty` : commit;

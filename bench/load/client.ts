@@ -78,7 +78,13 @@ export function openSocket(target: { url: string; headers: Record<string, string
       host: url.hostname,
       port: url.port,
       path: url.pathname,
-      headers: { ...target.headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
+      headers: {
+        ...target.headers,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+      },
     });
     req.once('response', (res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
     req.once('error', reject);

@@ -17,12 +17,18 @@ import { TestMember } from '../../server/src/testing/member';
 
 const KEY_POOL = 16;
 
-type PoolEntry = { publicIdentity: { encryptionPublicKey: string; signingPublicKey: string }; pkcs8: { encryption: Uint8Array; signing: Uint8Array } };
+type PoolEntry = {
+  publicIdentity: { encryptionPublicKey: string; signingPublicKey: string };
+  pkcs8: { encryption: Uint8Array; signing: Uint8Array };
+};
 
 async function keyPair(): Promise<PoolEntry> {
   // The parameters of docs/security.md §3, as @enclave/crypto's createAccount makes them.
   const [encryption, signing] = await Promise.all([
-    crypto.subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['encrypt', 'decrypt']),
+    crypto.subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, [
+      'encrypt',
+      'decrypt',
+    ]),
     crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']),
   ]);
   const [encPkcs8, signPkcs8, encSpki, signSpki] = await Promise.all([
@@ -53,7 +59,12 @@ export async function inParallel(count: number, width: number, task: (i: number)
  * Invite keys minted by the creator with the master key, then N members registered and signed in;
  * member i on `baseUrls[i mod K]` (several instances of one network), where its socket opens too.
  */
-export async function joinMembers(baseUrls: readonly string[], masterKey: string, count: number, progress: (line: string) => void): Promise<TestMember[]> {
+export async function joinMembers(
+  baseUrls: readonly string[],
+  masterKey: string,
+  count: number,
+  progress: (line: string) => void,
+): Promise<TestMember[]> {
   const creator = new TestMember.Anonymous(baseUrls[0]!);
   const auth = { authorization: `SuperAdmin ${masterKey}` };
   const keys: string[] = [];
@@ -67,8 +78,14 @@ export async function joinMembers(baseUrls: readonly string[], masterKey: string
   const run = randomBytes(3).toString('hex');
   await inParallel(count, 8, async (i) => {
     const entry = pool[i % pool.length]!;
-    const account = async (token: string) => ({ publicIdentity: entry.publicIdentity, encryptedPrivateKey: await sealPrivateKeys(token, entry.pkcs8) });
-    members[i] = await TestMember.join(baseUrls[i % baseUrls.length]!, keys[i]!, `load${run}m${i}`, new Discarded(), { headers: { 'x-forwarded-for': memberAddress(i) }, account });
+    const account = async (token: string) => ({
+      publicIdentity: entry.publicIdentity,
+      encryptedPrivateKey: await sealPrivateKeys(token, entry.pkcs8),
+    });
+    members[i] = await TestMember.join(baseUrls[i % baseUrls.length]!, keys[i]!, `load${run}m${i}`, new Discarded(), {
+      headers: { 'x-forwarded-for': memberAddress(i) },
+      account,
+    });
     if ((i + 1) % 200 === 0) progress(`${i + 1} members registered and signed in`);
   });
   const list = sharedMemberList(members[0]!);

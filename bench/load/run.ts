@@ -49,7 +49,15 @@ export type LoadResult = {
   presenceFrames: number;
   heapPerSocketKiB: number;
   latency: { sent: number; rate: number; p50Ms: number; p99Ms: number; missing: number; cpuUsPerDelivery: number };
-  saturation: { deliveriesPerS: number; sendsPerS: number; ackP99Ms: number; cpuUsPerDelivery: number; cpuShare: number; rssMB: number; refused: number };
+  saturation: {
+    deliveriesPerS: number;
+    sendsPerS: number;
+    ackP99Ms: number;
+    cpuUsPerDelivery: number;
+    cpuShare: number;
+    rssMB: number;
+    refused: number;
+  };
   chatFrameBytes: number;
   /** Every member sending direct messages (Enclave only: the bare server stores nothing). */
   persisted: PersistedSends | null;
@@ -73,7 +81,8 @@ type Target = {
   stop(): Promise<void>;
 };
 
-const pct = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN);
+const pct = (sorted: Float64Array, p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN;
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /**
@@ -110,12 +119,19 @@ export function pin(pid: number, core: number): boolean {
 }
 
 async function enclaveTarget(o: LoadOptions): Promise<Target> {
-  if (o.instances > 1 && !o.postgresUrl) throw new Error('BENCH_INSTANCES > 1 needs DATABASE_URL: the embedded database serves one instance');
+  if (o.instances > 1 && !o.postgresUrl)
+    throw new Error('BENCH_INSTANCES > 1 needs DATABASE_URL: the embedded database serves one instance');
   const database = await freshDatabase(o.postgresUrl);
   const masterKey = randomBytes(64).toString('hex');
   const redisPrefix = `enclave-bench-${randomBytes(6).toString('hex')}`;
   // TRUST_PROXY=1: each member's X-Forwarded-For is its address, for the per-address limits.
-  const env = { ...database.env, MASTER_KEY: masterKey, TRUST_PROXY: '1', LOG_LEVEL: 'warn', ...(o.instances > 1 ? { REDIS_URL: o.redisUrl, REDIS_PREFIX: redisPrefix } : {}) };
+  const env = {
+    ...database.env,
+    MASTER_KEY: masterKey,
+    TRUST_PROXY: '1',
+    LOG_LEVEL: 'warn',
+    ...(o.instances > 1 ? { REDIS_URL: o.redisUrl, REDIS_PREFIX: redisPrefix } : {}),
+  };
   const servers: ServerProcess[] = [];
   const stopAll = async () => {
     for (const server of servers) await server.stop();
@@ -134,7 +150,12 @@ async function enclaveTarget(o: LoadOptions): Promise<Target> {
     }
     if (o.pin && !pin(servers[0]!.pid, 0)) throw new Error('could not pin the server to core 0');
     // Member i registers, sends and holds its socket on instance i mod K, as nginx's round robin spreads them.
-    members = await joinMembers(servers.map((s) => s.url), masterKey, o.members, o.progress);
+    members = await joinMembers(
+      servers.map((s) => s.url),
+      masterKey,
+      o.members,
+      o.progress,
+    );
     // A refused send is counted as refused, not sent again after the client's delays.
     for (const m of members) m.sendRetryDelaysMs = [];
   } catch (err) {
@@ -252,7 +273,14 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
       if (start !== undefined) lat[n++] = deliveries.times[i]! - start;
     }
     const sorted = lat.subarray(0, n).sort();
-    const latency = { sent: starts.size, rate: o.rate, p50Ms: round(pct(sorted, 50)), p99Ms: round(pct(sorted, 99)), missing: starts.size * o.members - n, cpuUsPerDelivery: round((latencyCpu * 1e6) / Math.max(1, n), 2) };
+    const latency = {
+      sent: starts.size,
+      rate: o.rate,
+      p50Ms: round(pct(sorted, 50)),
+      p99Ms: round(pct(sorted, 99)),
+      missing: starts.size * o.members - n,
+      cpuUsPerDelivery: round((latencyCpu * 1e6) / Math.max(1, n), 2),
+    };
     log(`latency p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms over ${n} deliveries`);
     await sleep(SENDER_SPACING_MS * 2);
 
@@ -290,14 +318,23 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
       rssMB,
       refused,
     };
-    log(`saturation: ${saturation.deliveriesPerS} deliveries/s, ${saturation.sendsPerS} sends/s, ${saturation.cpuUsPerDelivery} µs CPU per delivery`);
+    log(
+      `saturation: ${saturation.deliveriesPerS} deliveries/s, ${saturation.sendsPerS} sends/s, ${saturation.cpuUsPerDelivery} µs CPU per delivery`,
+    );
     await quiet(deliveries, 1000, 30_000);
 
     // Read before the direct messages, whose frames name a longer conversation id.
     const chatFrameBytes = deliveries.chatFrameBytes;
     const persisted = target.sendDirect
       ? await persistedSends(
-          { senders: o.members, seconds: o.seconds, spacingMs: SENDER_SPACING_MS, cpuSeconds, databaseCpuSeconds: o.postgresUrl ? postgresCpuSeconds : undefined, log },
+          {
+            senders: o.members,
+            seconds: o.seconds,
+            spacingMs: SENDER_SPACING_MS,
+            cpuSeconds,
+            databaseCpuSeconds: o.postgresUrl ? postgresCpuSeconds : undefined,
+            log,
+          },
           target.sendDirect,
         )
       : null;

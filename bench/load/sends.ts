@@ -46,11 +46,19 @@ const SEND_WINDOW_MS = 10_000;
 /** Sends outstanding at once, at most (see above). */
 const IN_FLIGHT = 100;
 
-const pct = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN);
+const pct = (sorted: Float64Array, p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN;
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export async function persistedSends(
-  o: { senders: number; seconds: number; spacingMs: number; cpuSeconds: () => number; databaseCpuSeconds: (() => number) | undefined; log: (line: string) => void },
+  o: {
+    senders: number;
+    seconds: number;
+    spacingMs: number;
+    cpuSeconds: () => number;
+    databaseCpuSeconds: (() => number) | undefined;
+    log: (line: string) => void;
+  },
   sendDirect: SendDirect,
 ): Promise<PersistedSends> {
   // Each sender's first direct message uploads its epoch for that conversation: not measured.
@@ -116,6 +124,8 @@ export async function persistedSends(
     databaseBusy: database === null ? null : round(database / seconds, 2),
     clientBusy: round((client.user + client.system) / 1e6 / seconds, 2),
   };
-  o.log(`persisted sends: ${result.sendsPerS}/s acknowledged, p50 ${result.ackP50Ms} ms, p99 ${result.ackP99Ms} ms, ${refused} refused, ${unanswered} unanswered; CPU busy: server ${result.serverBusy}, PostgreSQL ${result.databaseBusy ?? '–'}, load client ${result.clientBusy}`);
+  o.log(
+    `persisted sends: ${result.sendsPerS}/s acknowledged, p50 ${result.ackP50Ms} ms, p99 ${result.ackP99Ms} ms, ${refused} refused, ${unanswered} unanswered; CPU busy: server ${result.serverBusy}, PostgreSQL ${result.databaseBusy ?? '–'}, load client ${result.clientBusy}`,
+  );
   return result;
 }

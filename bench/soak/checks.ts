@@ -17,7 +17,10 @@ export type FanOut = { name: string; expected: number; missing: number; extra: n
 export async function fanOut(members: SoakMember[], acked: Map<number, Acked>): Promise<FanOut[]> {
   const steady = members.filter((m) => m.steady);
   const expected = new Map(
-    steady.map((m) => [m, [...acked].filter(([, a]) => a.conversationId === GENERAL_CONVERSATION || a.conversationId.includes(m.id)).map(([id]) => id)]),
+    steady.map((m) => [
+      m,
+      [...acked].filter(([, a]) => a.conversationId === GENERAL_CONVERSATION || a.conversationId.includes(m.id)).map(([id]) => id),
+    ]),
   );
   const complete = () => steady.every((m) => m.receivedIds?.size === expected.get(m)?.length);
   for (let waited = 0; !complete() && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -29,7 +32,10 @@ export async function fanOut(members: SoakMember[], acked: Map<number, Acked>): 
 }
 
 /** Each online member decrypts the sample its sockets kept, with its own keys, as the web app would. */
-export async function decryptSample(members: SoakMember[], acked: Map<number, Acked>): Promise<{ sampled: number; ok: number; wrong: string[] }> {
+export async function decryptSample(
+  members: SoakMember[],
+  acked: Map<number, Acked>,
+): Promise<{ sampled: number; ok: number; wrong: string[] }> {
   let sampled = 0;
   let ok = 0;
   const wrong: string[] = [];

@@ -50,7 +50,11 @@ async function until(done: () => boolean): Promise<void> {
 
 const pick = <T>(candidates: T[]): T | undefined => (candidates.length ? candidates[randomInt(candidates.length)] : undefined);
 
-export async function runLoad(net: SoakNetwork, o: LoadOptions, checkpoint: (label: string, acknowledged: number) => Promise<void>): Promise<LoadResult> {
+export async function runLoad(
+  net: SoakNetwork,
+  o: LoadOptions,
+  checkpoint: (label: string, acknowledged: number) => Promise<void>,
+): Promise<LoadResult> {
   const acked = new Map<number, Acked>();
   const refused: Record<string, number> = {};
   let duplicateAcks = 0;

@@ -122,7 +122,8 @@ export class SoakMember {
   /** Opens a socket with the current session and counts what it receives. */
   async connect(): Promise<void> {
     const socket = await this.tm.connect();
-    if (!socket.frames.some((f) => f.type === 'authenticated')) throw new Error(`${this.name}: socket not authenticated: ${JSON.stringify(socket.frames)}`);
+    if (!socket.frames.some((f) => f.type === 'authenticated'))
+      throw new Error(`${this.name}: socket not authenticated: ${JSON.stringify(socket.frames)}`);
     this.socket = socket;
     this.socketIds = new Set();
     // TestSocket parses each frame into `frames` before this listener runs; taken from there, not kept.

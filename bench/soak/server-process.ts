@@ -14,7 +14,20 @@ export const repoRoot = path.resolve(import.meta.dirname, '../..');
 const probe = path.join(repoRoot, 'bench/server-probe.mjs');
 
 /** The server's configuration (docs/operations.md §2): the soak sets what it needs, none is inherited. */
-const SERVER_VARIABLES = ['PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'NODE_ENV', 'LOG_LEVEL', 'TRUST_PROXY', 'PUBLIC_ORIGIN', 'MASTER_KEY', 'RATE_LIMIT_WINDOW_MS'];
+const SERVER_VARIABLES = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'REDIS_PREFIX',
+  'NODE_ENV',
+  'LOG_LEVEL',
+  'TRUST_PROXY',
+  'PUBLIC_ORIGIN',
+  'MASTER_KEY',
+  'RATE_LIMIT_WINDOW_MS',
+];
 
 /**
  * `dist`: the production bundle (`npm run build -w server` first), or another bundle at `main`;
@@ -43,7 +56,10 @@ export type ProbeAnswer = {
 };
 
 const probeAnswer = (value: unknown, id: number): value is ProbeAnswer & { gcError: string | null } =>
-  typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'soak:sample' && (value as { id?: unknown }).id === id;
+  typeof value === 'object' &&
+  value !== null &&
+  (value as { type?: unknown }).type === 'soak:sample' &&
+  (value as { id?: unknown }).id === id;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -27,7 +27,8 @@ export function browserData(page: Page): Promise<BrowserData> {
             if (!names.length) return resolve({});
             const tx = db.transaction(names, 'readonly');
             const counts: Record<string, number> = {};
-            for (const name of names) tx.objectStore(name).count().onsuccess = (e) => (counts[name] = (e.target as IDBRequest<number>).result);
+            for (const name of names)
+              tx.objectStore(name).count().onsuccess = (e) => (counts[name] = (e.target as IDBRequest<number>).result);
             tx.oncomplete = () => {
               db.close();
               resolve(counts);
@@ -62,7 +63,8 @@ export function browserDataText(page: Page): Promise<string> {
             if (!stores.length) return resolve('');
             const tx = db.transaction(stores, 'readonly');
             const found: unknown[] = [];
-            for (const store of stores) tx.objectStore(store).getAll().onsuccess = (e) => found.push((e.target as IDBRequest<unknown[]>).result);
+            for (const store of stores)
+              tx.objectStore(store).getAll().onsuccess = (e) => found.push((e.target as IDBRequest<unknown[]>).result);
             tx.oncomplete = () => {
               db.close();
               // Keys are CryptoKey objects (not serializable to JSON): their presence is what shows.

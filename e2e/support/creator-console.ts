@@ -69,9 +69,9 @@ export async function expectKeyNotStored(page: Page): Promise<void> {
 
 /** Counts of the open heatmap, per local hour, as the grid shows them. */
 export async function heatmapCells(page: Page): Promise<Record<string, number>> {
-  const cells = await panel(page, 'Security Heatmap').locator('td[data-hour]').evaluateAll((tds) =>
-    tds.map((td) => [td.getAttribute('data-hour') ?? '', Number(td.getAttribute('data-count'))] as const),
-  );
+  const cells = await panel(page, 'Security Heatmap')
+    .locator('td[data-hour]')
+    .evaluateAll((tds) => tds.map((td) => [td.getAttribute('data-hour') ?? '', Number(td.getAttribute('data-count'))] as const));
   return Object.fromEntries(cells.filter(([, n]) => n > 0));
 }
 

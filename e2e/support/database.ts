@@ -31,7 +31,9 @@ export async function changeDatabase(server: EnclaveServer, change: (db: PGlite)
 /** Every row of every table, as text (stops the server). */
 export async function dumpDatabase(server: EnclaveServer): Promise<string> {
   return readDatabase(server, async (db) => {
-    const tables = await db.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema in ('public', 'drizzle')");
+    const tables = await db.query<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema in ('public', 'drizzle')",
+    );
     let dump = '';
     for (const { table_name } of tables.rows) {
       const rows = await db.query(`select * from "${table_name}"`).catch(() => db.query(`select * from drizzle."${table_name}"`));

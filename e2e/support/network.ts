@@ -87,7 +87,10 @@ export const test = base.extend<{
     await server.dispose();
   },
   network: async ({ server, browser, playwright }, use) => {
-    const api = await playwright.request.newContext({ baseURL: server.url, extraHTTPHeaders: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` } });
+    const api = await playwright.request.newContext({
+      baseURL: server.url,
+      extraHTTPHeaders: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` },
+    });
     const network = new Network(server, api, browser);
     await use(network);
     await network.close();

@@ -39,7 +39,8 @@ function shippedUpstream(site: string, name: string, ports: readonly number[]): 
   // `server <address> <parameters>;`: what follows the address.
   const parameters = new Set(lines.filter(isServer).map((line) => /^\s*server\s+[^\s;]+([^;]*);$/.exec(line)?.[1]));
   const [rest] = parameters;
-  if (parameters.size !== 1 || rest === undefined) throw new Error(`the server lines of ${siteConf} should read "server <address> <parameters>;", all with the same parameters`);
+  if (parameters.size !== 1 || rest === undefined)
+    throw new Error(`the server lines of ${siteConf} should read "server <address> <parameters>;", all with the same parameters`);
   const [first, ...others] = lines.filter((line) => !isServer(line));
   return [first, ...ports.map((p) => `    server 127.0.0.1:${p}${rest};`), ...others].join('\n');
 }
@@ -100,7 +101,9 @@ export class Nginx {
     // Run as root, nginx's workers drop to `nobody`: they must reach their temporary directories.
     fs.chmodSync(dir, 0o755);
     fs.writeFileSync(path.join(dir, 'nginx.conf'), config(dir, port, upstreamPorts));
-    const child = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
@@ -108,7 +111,10 @@ export class Nginx {
     const nginx = new Nginx(child, dir, port, exited);
     for (let tries = 0; ; tries++) {
       if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}:\n${output}${nginx.errorLog()}`);
-      const ok = await fetch(`${nginx.url}/api/health`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${nginx.url}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return nginx;
       if (tries > 200) {
         await nginx.stop();

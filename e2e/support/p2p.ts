@@ -25,7 +25,9 @@ export async function connectTo(page: Page, host: string): Promise<void> {
   // A node started after the list loaded shows on Refresh.
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(nodeOf(page, host).locator('[data-status]')).toHaveText('Online');
-  await nodeOf(page, host).getByRole('button', { name: `Connect to ${host}` }).click();
+  await nodeOf(page, host)
+    .getByRole('button', { name: `Connect to ${host}` })
+    .click();
   await expect(room(page)).toHaveAttribute('data-room-status', 'open');
 }
 

@@ -69,7 +69,8 @@ export const test = base.extend<{ tamperCountermeasures: 'none' | 'expected'; br
         restore();
       }
       expect(findings.violations, 'Content-Security-Policy violations').toEqual([]);
-      if (tamperCountermeasures === 'none') expect(findings.countermeasures, 'decoy calls or breach reports (a tamper detection)').toEqual([]);
+      if (tamperCountermeasures === 'none')
+        expect(findings.countermeasures, 'decoy calls or breach reports (a tamper detection)').toEqual([]);
     },
     { auto: true },
   ],

@@ -110,7 +110,10 @@ export const test = base.extend<{ cluster: TwoInstances }>({
   },
   // The creator's API and the members' browsers reach the network at nginx's address only.
   network: async ({ cluster, browser, playwright }, use) => {
-    const api = await playwright.request.newContext({ baseURL: cluster.url, extraHTTPHeaders: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` } });
+    const api = await playwright.request.newContext({
+      baseURL: cluster.url,
+      extraHTTPHeaders: { Authorization: `SuperAdmin ${E2E_MASTER_KEY}` },
+    });
     // The members' browsers stand for one public address (nginx.ts), which the creator may block.
     const network = new Network(cluster.instances[0], api, browser, cluster.url, { [CLIENT_ADDRESS_HEADER]: MEMBERS_ADDRESS });
     await use(network);

@@ -56,7 +56,9 @@ describe('kill -9 of an instance on the embedded database, and its restart', () 
       expect((await instance.exited).code).toBe(0);
       const database = await openDatabase({ dataDir });
       try {
-        return (await database.db.select({ id: messages.id }).from(messages).where(eq(messages.conversationId, GENERAL_CONVERSATION))).map((r) => r.id);
+        return (await database.db.select({ id: messages.id }).from(messages).where(eq(messages.conversationId, GENERAL_CONVERSATION))).map(
+          (r) => r.id,
+        );
       } finally {
         await database.close();
       }

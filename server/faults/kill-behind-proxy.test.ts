@@ -38,7 +38,10 @@ describe.runIf(needs.run)('kill -9 of an instance behind the proxy, on PostgreSQ
     // back through the proxy on B.
     const onA = [members[0]!, members[2]!];
     for (const m of onA) {
-      expect(m.closes.filter((c) => c.at >= killedAt).map((c) => c.code), m.name).toEqual([1006]);
+      expect(
+        m.closes.filter((c) => c.at >= killedAt).map((c) => c.code),
+        m.name,
+      ).toEqual([1006]);
       expect(m.reconnects, `${m.name} reconnected`).toHaveLength(1);
       expect(m.connected).toBe(true);
     }

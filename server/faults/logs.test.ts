@@ -28,7 +28,15 @@ describe('the built server writes only JSON lines on standard output', () => {
     const port = await freePort();
     // No MASTER_KEY: this first start generates one. RATE_LIMIT_WINDOW_MS: a testing-aid warning.
     const child = spawn(process.execPath, ['--enable-source-maps', main], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_WINDOW_MS: '30000' },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_WINDOW_MS: '30000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -36,7 +44,9 @@ describe('the built server writes only JSON lines on standard output', () => {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await expect.poll(() => stdout.includes(`Enclave is running at http://127.0.0.1:${port}`) || child.exitCode !== null, { timeout: 90_000 }).toBe(true);
+    await expect
+      .poll(() => stdout.includes(`Enclave is running at http://127.0.0.1:${port}`) || child.exitCode !== null, { timeout: 90_000 })
+      .toBe(true);
 
     const url = `http://127.0.0.1:${port}`;
     for (const method of ['HEAD', 'GET', 'GET']) expect((await fetch(`${url}${routes.health.path}`, { method })).status).toBe(200);
@@ -56,7 +66,14 @@ describe('the built server writes only JSON lines on standard output', () => {
     });
     const messages = lines.map((l) => l.msg);
     // In the order of the process's life.
-    const order = ['starting Enclave', 'network creator master key generated', 'RATE_LIMIT_WINDOW_MS', 'Enclave is running at', 'shutting down: draining', 'stopped'];
+    const order = [
+      'starting Enclave',
+      'network creator master key generated',
+      'RATE_LIMIT_WINDOW_MS',
+      'Enclave is running at',
+      'shutting down: draining',
+      'stopped',
+    ];
     const at = order.map((m) => messages.findIndex((msg) => msg.startsWith(m)));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));

@@ -52,10 +52,19 @@ describe.runIf(needs.run)('PostgreSQL restarted under load', () => {
     await poller;
 
     const tally = await expectEveryMessageOnce(members, cluster.stored);
-    expect(members.reduce((n, m) => n + m.acked.size, 0), 'sends stored after the restart').toBeGreaterThan(ackedBeforeRecovery);
-    expect(instances.every((i) => i.running), 'no instance restarted').toBe(true);
+    expect(
+      members.reduce((n, m) => n + m.acked.size, 0),
+      'sends stored after the restart',
+    ).toBeGreaterThan(ackedBeforeRecovery);
+    expect(
+      instances.every((i) => i.running),
+      'no instance restarted',
+    ).toBe(true);
     // Every refusal was a 503 with Retry-After, and they came while PostgreSQL was away.
-    expect([...proxy.statuses.keys()].filter((s) => s >= 500 && s !== 503), 'no 5xx but 503').toEqual([]);
+    expect(
+      [...proxy.statuses.keys()].filter((s) => s >= 500 && s !== 503),
+      'no 5xx but 503',
+    ).toEqual([]);
     expect(proxy.unavailable.length, 'requests answered 503 while it was down').toBeGreaterThan(0);
     expect(proxy.unavailable.filter((u) => u.retryAfter !== '5')).toEqual([]);
     expect(polls.filter((p) => p.status !== 200 && (p.status !== 503 || p.retryAfter !== '5'))).toEqual([]);

@@ -22,9 +22,13 @@ import { build } from '../src/version';
 const PREVIOUS = '1.0.0';
 const needs = plan({ postgres: true, redis: true });
 const commit = needs.run ? await releaseCommit(PREVIOUS) : null;
-if (needs.run && !commit) console.warn(`previous-release upgrade test skipped: this clone has neither the tag v${PREVIOUS} nor the commit CHANGELOG.md names for it (a shallow clone?)`);
+if (needs.run && !commit)
+  console.warn(
+    `previous-release upgrade test skipped: this clone has neither the tag v${PREVIOUS} nor the commit CHANGELOG.md names for it (a shallow clone?)`,
+  );
 
-const health = async (instance: Instance) => (await fetch(`${instance.url}${routes.healthGet.path}`)).json() as Promise<Record<string, unknown>>;
+const health = async (instance: Instance) =>
+  (await fetch(`${instance.url}${routes.healthGet.path}`)).json() as Promise<Record<string, unknown>>;
 
 describe.runIf(needs.run && commit !== null)(`upgrade from ${PREVIOUS} with both versions running`, () => {
   let release: Release;
@@ -78,13 +82,21 @@ describe.runIf(needs.run && commit !== null)(`upgrade from ${PREVIOUS} with both
     await sending.stop();
     await sleep(500);
     const mixedUntil = Date.now();
-    const sentWhileMixed = [...members, ...direct].flatMap((m) => [...m.ackedAt].filter(([, at]) => at > mixedFrom && at < mixedUntil - 500).map(([id]) => id));
+    const sentWhileMixed = [...members, ...direct].flatMap((m) =>
+      [...m.ackedAt].filter(([, at]) => at > mixedFrom && at < mixedUntil - 500).map(([id]) => id),
+    );
     expect(sentWhileMixed.length).toBeGreaterThan(20);
     for (const m of direct) {
       expect(m.closes, `${m.name}'s socket stayed open`).toEqual([]);
-      expect(sentWhileMixed.filter((id) => !m.viaFrame.has(id)), `${m.name} got every message sent meanwhile as a frame`).toEqual([]);
+      expect(
+        sentWhileMixed.filter((id) => !m.viaFrame.has(id)),
+        `${m.name} got every message sent meanwhile as a frame`,
+      ).toEqual([]);
     }
-    expect(instances[1]!.lines.some((l) => l.includes('"busVersion":0')), 'this version noticed the older one on the bus').toBe(true);
+    expect(
+      instances[1]!.lines.some((l) => l.includes('"busVersion":0')),
+      'this version noticed the older one on the bus',
+    ).toBe(true);
 
     // Instance 0 restarted on this version too: the upgrade is done.
     instances[0]!.signal('SIGTERM');
@@ -97,6 +109,10 @@ describe.runIf(needs.run && commit !== null)(`upgrade from ${PREVIOUS} with both
     for (const m of members) expect(m.failedCatchUps, `${m.name}'s catch-ups`).toEqual([]);
     for (const i of instances) expect(i.errors()).toEqual([]);
     for (const i of instances) expect(await health(i)).toMatchObject({ ok: true, version: build.version });
-    report(`upgrade from ${PREVIOUS}`, { ...tally, sentWhileMixed: sentWhileMixed.length, statuses: Object.fromEntries(cluster.proxy.statuses) });
+    report(`upgrade from ${PREVIOUS}`, {
+      ...tally,
+      sentWhileMixed: sentWhileMixed.length,
+      statuses: Object.fromEntries(cluster.proxy.statuses),
+    });
   });
 });

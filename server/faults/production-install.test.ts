@@ -27,8 +27,10 @@ const repository = fileURLToPath(new URL('../..', import.meta.url));
 const unitFile = path.join(repository, 'deploy/systemd/enclave@.service');
 const systemdAnalyze = '/usr/bin/systemd-analyze';
 const strace = '/usr/bin/strace';
-if (!fs.existsSync(systemdAnalyze)) console.warn('production install: the unit is not checked, systemd-analyze is absent (Debian: apt-get install systemd)');
-if (!fs.existsSync(strace)) console.warn("production install: the server's system calls are not traced, strace is absent (apt-get install strace)");
+if (!fs.existsSync(systemdAnalyze))
+  console.warn('production install: the unit is not checked, systemd-analyze is absent (Debian: apt-get install systemd)');
+if (!fs.existsSync(strace))
+  console.warn("production install: the server's system calls are not traced, strace is absent (apt-get install strace)");
 /** The unprivileged user the server runs as when the test is root: `nobody`, as `enclave` would be. */
 const NOBODY = 65534;
 
@@ -51,14 +53,21 @@ function serviceSettings(port: number): Map<string, string[]> {
 async function systemCalls(filter: string): Promise<string[]> {
   if (!filter.startsWith('@')) return [filter];
   const { stdout } = await run(systemdAnalyze, ['syscall-filter', filter]);
-  const names = stdout.split('\n').slice(1).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const names = stdout
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   return (await Promise.all(names.map(systemCalls))).flat();
 }
 
 /** What `npm start` runs (package.json "start"): the words after `node`. */
 function npmStartArgs(dir: string): string[] {
   const start = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.slice(start.indexOf(' node ') + ' node '.length).trim().split(/\s+/);
+  return start
+    .slice(start.indexOf(' node ') + ' node '.length)
+    .trim()
+    .split(/\s+/);
 }
 
 describe('production install as docs/operations.md §1 gives it', () => {
@@ -82,7 +91,9 @@ describe('production install as docs/operations.md §1 gives it', () => {
     release = await exportCommit('HEAD', 'enclave-production-install');
     await timed('npm ci', () => npmCi(release.dir));
     await timed('npm run build', () => npm(release.dir, 'run', '--silent', 'build'));
-    await timed('npm prune --omit=dev', () => npm(release.dir, 'prune', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'));
+    await timed('npm prune --omit=dev', () =>
+      npm(release.dir, 'prune', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'),
+    );
     // The data folder as StateDirectory= makes it: owner-only, owned by the service's user.
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-state-'));
     traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-trace-'));
@@ -103,8 +114,10 @@ describe('production install as docs/operations.md §1 gives it', () => {
 
   it('leaves the runtime dependencies only', () => {
     const modules = path.join(release.dir, 'node_modules');
-    for (const dev of ['vitest', 'typescript', 'rolldown', 'vite', 'tsx', 'drizzle-kit']) expect(fs.existsSync(path.join(modules, dev)), `${dev} pruned`).toBe(false);
-    for (const dependency of ['fastify', '@electric-sql/pglite', 'pg', 'ioredis']) expect(fs.existsSync(path.join(modules, dependency)), `${dependency} kept`).toBe(true);
+    for (const dev of ['vitest', 'typescript', 'rolldown', 'vite', 'tsx', 'drizzle-kit'])
+      expect(fs.existsSync(path.join(modules, dev)), `${dev} pruned`).toBe(false);
+    for (const dependency of ['fastify', '@electric-sql/pglite', 'pg', 'ioredis'])
+      expect(fs.existsSync(path.join(modules, dependency)), `${dependency} kept`).toBe(true);
     expect(fs.existsSync(path.join(release.dir, 'web/dist/index.html')), 'the web app built').toBe(true);
   });
 
@@ -124,17 +137,29 @@ describe('production install as docs/operations.md §1 gives it', () => {
     }
     expect(env).toMatchObject({ NODE_ENV: 'production', PORT: String(port), DATA_DIR: `/var/lib/enclave/${port}` });
     // What /etc/enclave/enclave.env holds for one instance behind nginx; StateDirectory='s folder is a scratch one here.
-    Object.assign(env, { MASTER_KEY: TEST_MASTER_KEY, PUBLIC_ORIGIN: 'https://chat.example.org', TRUST_PROXY: '1', METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info', DATA_DIR: dataDir });
+    Object.assign(env, {
+      MASTER_KEY: TEST_MASTER_KEY,
+      PUBLIC_ORIGIN: 'https://chat.example.org',
+      TRUST_PROXY: '1',
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+    });
 
     // The test's own node stands for /usr/bin/node (the same on a Debian host with Node installed).
     const asUser = process.getuid?.() === 0 ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--'] : [];
     /** A command as the service runs it: its user, its folder, its environment. */
-    const asService = (argv: string[]) => ({ file: [...asUser, ...argv][0]!, args: [...asUser, ...argv].slice(1), options: { cwd: release.dir, env } });
+    const asService = (argv: string[]) => ({
+      file: [...asUser, ...argv][0]!,
+      args: [...asUser, ...argv].slice(1),
+      options: { cwd: release.dir, env },
+    });
     const traceFile = path.join(traceDir, 'trace');
     const traced = fs.existsSync(strace) ? [strace, '-f', '-qq', '-o', traceFile] : [];
     const main = asService([...traced, process.execPath, ...args]);
     server = spawn(main.file, main.args, { ...main.options, stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const stream of [server.stdout!, server.stderr!]) stream.on('data', (d: Buffer) => lines.push(...d.toString('utf8').split('\n').filter(Boolean)));
+    for (const stream of [server.stdout!, server.stderr!])
+      stream.on('data', (d: Buffer) => lines.push(...d.toString('utf8').split('\n').filter(Boolean)));
     const exited = new Promise<number | null>((resolve) => server!.once('exit', (code) => resolve(code)));
     const url = `http://127.0.0.1:${port}`;
 
@@ -161,7 +186,8 @@ describe('production install as docs/operations.md §1 gives it', () => {
 
     // What the server keeps is in DATA_DIR, owner-only; the key came from the environment, none was generated.
     expect(fs.readdirSync(dataDir).sort()).toEqual(['db', 'operator.sock']);
-    for (const entry of ['', 'db', 'operator.sock']) expect(fs.statSync(path.join(dataDir, entry)).mode & 0o077, `${entry || 'DATA_DIR'} owner-only`).toBe(0);
+    for (const entry of ['', 'db', 'operator.sock'])
+      expect(fs.statSync(path.join(dataDir, entry)).mode & 0o077, `${entry || 'DATA_DIR'} owner-only`).toBe(0);
 
     if (asUser.length) expect(fs.statSync(path.join(dataDir, 'db')).uid, 'written by the service user').toBe(NOBODY);
 
@@ -201,50 +227,66 @@ describe('production install as docs/operations.md §1 gives it', () => {
     }
   });
 
-  it.skipIf(!fs.existsSync(systemdAnalyze) || !fs.existsSync(strace))("makes only system calls and sockets the unit's SystemCallFilter= and RestrictAddressFamilies= allow", async () => {
-    expect(calls.size, 'the server was traced').toBeGreaterThan(30);
-    const [allowed, refused] = [new Set<string>(), new Set<string>()];
-    for (const filter of serviceSettings(5000).get('SystemCallFilter') ?? []) {
-      const names = (await Promise.all(filter.replace(/^~/, '').split(/\s+/).map(systemCalls))).flat();
-      for (const name of names) (filter.startsWith('~') ? refused : allowed).add(name);
-    }
-    expect(allowed.size).toBeGreaterThan(100);
-    expect([...calls].filter((call) => !allowed.has(call) || refused.has(call)).sort()).toEqual([]);
-    timings['system calls'] = calls.size;
-    // AF_NETLINK among them: blocking an address read the interfaces.
-    expect(families).toContain('AF_NETLINK');
-    expect([...families].filter((f) => !serviceSettings(5000).get('RestrictAddressFamilies')!.join(' ').split(/\s+/).includes(f))).toEqual([]);
-  });
-
-  it.skipIf(!fs.existsSync(systemdAnalyze))('the unit passes systemd-analyze verify, with a stop timeout above the drain deadline', async () => {
-    // An instance of the template, as `systemctl start enclave@5000` loads it. verify checks every
-    // directive's name and value and that ExecStart's program exists; it does not look up User=.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-unit-'));
-    try {
-      const instance = path.join(dir, 'enclave@5000.service');
-      let text = fs.readFileSync(unitFile, 'utf8');
-      if (!fs.existsSync('/usr/bin/node')) {
-        console.warn(`/usr/bin/node is absent: the copy verified starts ${process.execPath} instead`);
-        text = text.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `);
+  it.skipIf(!fs.existsSync(systemdAnalyze) || !fs.existsSync(strace))(
+    "makes only system calls and sockets the unit's SystemCallFilter= and RestrictAddressFamilies= allow",
+    async () => {
+      expect(calls.size, 'the server was traced').toBeGreaterThan(30);
+      const [allowed, refused] = [new Set<string>(), new Set<string>()];
+      for (const filter of serviceSettings(5000).get('SystemCallFilter') ?? []) {
+        const names = (await Promise.all(filter.replace(/^~/, '').split(/\s+/).map(systemCalls))).flat();
+        for (const name of names) (filter.startsWith('~') ? refused : allowed).add(name);
       }
-      fs.writeFileSync(instance, text);
-      const verify = await run(systemdAnalyze, ['verify', '--man=no', instance]).catch((err: { code: number; stdout: string; stderr: string }) => err);
-      const complaints = `${verify.stdout}\n${verify.stderr}`.split('\n').filter((l) => l.includes('enclave@'));
-      expect(complaints).toEqual([]);
-      expect('code' in verify ? verify.code : 0).toBe(0);
+      expect(allowed.size).toBeGreaterThan(100);
+      expect([...calls].filter((call) => !allowed.has(call) || refused.has(call)).sort()).toEqual([]);
+      timings['system calls'] = calls.size;
+      // AF_NETLINK among them: blocking an address read the interfaces.
+      expect(families).toContain('AF_NETLINK');
+      expect(
+        [...families].filter((f) => !serviceSettings(5000).get('RestrictAddressFamilies')!.join(' ').split(/\s+/).includes(f)),
+      ).toEqual([]);
+    },
+  );
 
-      // Exposure as systemd scores it, 0 (locked down) to 10; the sandboxing directives hold it low.
-      const security = await run(systemdAnalyze, ['security', '--offline=true', instance]).catch((err: { stdout: string; stderr: string }) => err);
-      const exposure = Number(/Overall exposure level for enclave@5000\.service: ([\d.]+)/.exec(security.stdout)?.[1]);
-      expect(exposure, security.stderr).toBeLessThanOrEqual(2);
-      timings['exposure'] = exposure;
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+  it.skipIf(!fs.existsSync(systemdAnalyze))(
+    'the unit passes systemd-analyze verify, with a stop timeout above the drain deadline',
+    async () => {
+      // An instance of the template, as `systemctl start enclave@5000` loads it. verify checks every
+      // directive's name and value and that ExecStart's program exists; it does not look up User=.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-unit-'));
+      try {
+        const instance = path.join(dir, 'enclave@5000.service');
+        let text = fs.readFileSync(unitFile, 'utf8');
+        if (!fs.existsSync('/usr/bin/node')) {
+          console.warn(`/usr/bin/node is absent: the copy verified starts ${process.execPath} instead`);
+          text = text.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `);
+        }
+        fs.writeFileSync(instance, text);
+        const verify = await run(systemdAnalyze, ['verify', '--man=no', instance]).catch(
+          (err: { code: number; stdout: string; stderr: string }) => err,
+        );
+        const complaints = `${verify.stdout}\n${verify.stderr}`.split('\n').filter((l) => l.includes('enclave@'));
+        expect(complaints).toEqual([]);
+        expect('code' in verify ? verify.code : 0).toBe(0);
 
-    const drainMs = Number(/const DRAIN_DEADLINE_MS = ([\d_]+);/.exec(fs.readFileSync(path.join(repository, 'server/src/main.ts'), 'utf8'))![1]!.replaceAll('_', ''));
-    const [stopSeconds] = serviceSettings(5000).get('TimeoutStopSec')!;
-    expect(Number(stopSeconds) * 1000).toBeGreaterThan(drainMs);
-    expect(serviceSettings(5000).get('KillSignal')).toEqual(['SIGTERM']);
-  });
+        // Exposure as systemd scores it, 0 (locked down) to 10; the sandboxing directives hold it low.
+        const security = await run(systemdAnalyze, ['security', '--offline=true', instance]).catch(
+          (err: { stdout: string; stderr: string }) => err,
+        );
+        const exposure = Number(/Overall exposure level for enclave@5000\.service: ([\d.]+)/.exec(security.stdout)?.[1]);
+        expect(exposure, security.stderr).toBeLessThanOrEqual(2);
+        timings['exposure'] = exposure;
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+
+      const drainMs = Number(
+        /const DRAIN_DEADLINE_MS = ([\d_]+);/
+          .exec(fs.readFileSync(path.join(repository, 'server/src/main.ts'), 'utf8'))![1]!
+          .replaceAll('_', ''),
+      );
+      const [stopSeconds] = serviceSettings(5000).get('TimeoutStopSec')!;
+      expect(Number(stopSeconds) * 1000).toBeGreaterThan(drainMs);
+      expect(serviceSettings(5000).get('KillSignal')).toEqual(['SIGTERM']);
+    },
+  );
 });

@@ -45,7 +45,10 @@ describe.runIf(needs.run)('Redis restarted under load', () => {
     const ackedWhileDown = members.flatMap((m) => [...m.ackedAt.values()]).filter((t) => t > downAt && t < upAt).length;
     expect(ackedWhileDown, 'messages stored while Redis was down').toBeGreaterThan(0);
     expect(Math.max(...members.map((m) => m.viaCatchUp.size)), 'messages only the catch-up brought').toBeGreaterThan(0);
-    expect([...proxy.statuses.keys()].filter((s) => s >= 500), 'no 5xx: sending went on').toEqual([]);
+    expect(
+      [...proxy.statuses.keys()].filter((s) => s >= 500),
+      'no 5xx: sending went on',
+    ).toEqual([]);
     for (const m of members) expect(m.closes, `${m.name}'s socket stayed open`).toEqual([]);
     // The only errors logged: frames that could not be published while Redis was away.
     for (const i of instances) expect(i.errors().filter((l) => !l.includes('could not publish on the bus after a commit'))).toEqual([]);
@@ -55,12 +58,17 @@ describe.runIf(needs.run)('Redis restarted under load', () => {
     const joined = await LiveMember.join(proxy.url, (await generateKeys(cluster.env, 1))[0]!, 'redisrestart-new');
     newcomer = joined;
     await joined.start();
-    await expect.poll(() => members.filter((m) => !m.presence.some((p) => p.userId === joined.member.id && p.online)).map((m) => m.name)).toEqual([]);
+    await expect
+      .poll(() => members.filter((m) => !m.presence.some((p) => p.userId === joined.member.id && p.online)).map((m) => m.name))
+      .toEqual([]);
     await members[1]!.send('after the restart');
     const last = [...members[1]!.acked.keys()].at(-1)!;
     await expect.poll(() => members.filter((m) => !m.viaFrame.has(last)).map((m) => m.name)).toEqual([]);
     const { users } = await members[0]!.member.call(routes.users, {});
-    expect(users.filter((u) => [...members, joined].some((m) => m.member.id === u.id) && !u.online).map((u) => u.username), 'presence').toEqual([]);
+    expect(
+      users.filter((u) => [...members, joined].some((m) => m.member.id === u.id) && !u.online).map((u) => u.username),
+      'presence',
+    ).toEqual([]);
 
     report('Redis restarted under load', {
       ...tally,

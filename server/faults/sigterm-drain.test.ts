@@ -60,7 +60,11 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
     const attempts = 130;
     const anonymous = new TestMember.Anonymous(a.url);
     for (let i = 0; i < attempts; i++) {
-      const res = await anonymous.attempt(routes.login, { body: { loginKey: await deriveLoginKey(generateAccessToken()) } }, { 'x-forwarded-for': source });
+      const res = await anonymous.attempt(
+        routes.login,
+        { body: { loginKey: await deriveLoginKey(generateAccessToken()) } },
+        { 'x-forwarded-for': source },
+      );
       expect([401, 429]).toContain(res.status);
     }
     const eventsFrom = async () =>
@@ -106,7 +110,11 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
     // Its sockets (members 0 and 2) were closed with 1001 and came back at once on B.
     const onA = [members[0]!, members[2]!];
     await expect.poll(() => onA.every((m) => m.connected && m.reconnects.length === 1)).toBe(true);
-    for (const m of onA) expect(m.closes.map((c) => c.code), m.name).toEqual([closeCodes.goingAway]);
+    for (const m of onA)
+      expect(
+        m.closes.map((c) => c.code),
+        m.name,
+      ).toEqual([closeCodes.goingAway]);
     await sleep(500);
     await lock.query('COMMIT');
     await lock.end();
@@ -123,13 +131,22 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
     const tally = await expectEveryMessageOnce(members, cluster.stored);
     const witnessStored = await cluster.sql<{ id: string }>('SELECT id FROM messages WHERE conversation_id = $1', [conversationId]);
     const witnessIds = witnessSent.map((m) => m.id).sort((x, y) => x - y);
-    expect(witnessStored.map((r) => Number(r.id)).sort((x, y) => x - y), "the witness's messages, stored once").toEqual(witnessIds);
+    expect(
+      witnessStored.map((r) => Number(r.id)).sort((x, y) => x - y),
+      "the witness's messages, stored once",
+    ).toEqual(witnessIds);
     const peerHistory = await members[1]!.member.history(witness.member.id);
-    expect(peerHistory.map((m) => m.id), 'and in its peer’s history').toEqual(witnessIds);
+    expect(
+      peerHistory.map((m) => m.id),
+      'and in its peer’s history',
+    ).toEqual(witnessIds);
     for (const m of [members[1]!, members[3]!]) expect(m.closes, `${m.name}'s socket on B stayed`).toEqual([]);
     // A request A took in while closing is answered 503 with Retry-After (and resent by its
     // client); anything else 5xx would be a failure.
-    expect([...proxy.statuses.keys()].filter((s) => s >= 500 && s !== 503), 'no 5xx but 503').toEqual([]);
+    expect(
+      [...proxy.statuses.keys()].filter((s) => s >= 500 && s !== 503),
+      'no 5xx but 503',
+    ).toEqual([]);
     expect(proxy.unavailable.filter((u) => u.retryAfter !== '5' || u.at < termAt)).toEqual([]);
     for (const i of [a, b]) expect(i.errors()).toEqual([]);
     report('SIGTERM drain', {

@@ -103,7 +103,12 @@ export async function buildApp(opts: {
   // Fails at once while Redis is away (the store then counts in memory), rather than queueing.
   // ioredis is loaded only when used: importing it costs a tenth of a second of every start.
   const rateLimitRedis = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 })
+    ? new (await import('ioredis')).Redis(config.redisUrl, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: 1000,
+      })
     : undefined;
   if (rateLimitRedis) {
     // Reported once per outage by the store, below; the last one kept for the warning at start.
@@ -111,7 +116,11 @@ export async function buildApp(opts: {
     rateLimitRedis.on('error', (err) => (lastError = err));
     // Redis away at start is no reason not to serve: ioredis keeps trying, with back-off, and the
     // readiness check says 503 until it answers.
-    rateLimitRedis.connect().catch(() => app.log.warn({ err: lastError }, 'Redis unreachable at start: retrying; rate limits counted in this instance’s memory meanwhile'));
+    rateLimitRedis
+      .connect()
+      .catch(() =>
+        app.log.warn({ err: lastError }, 'Redis unreachable at start: retrying; rate limits counted in this instance’s memory meanwhile'),
+      );
   }
   // The per-route limits, the sign-in failures (auth/routes.ts) and the member frames' limits count through one counter.
   const counter = new WindowCounter(rateLimitRedis, (err) =>
@@ -128,7 +137,11 @@ export async function buildApp(opts: {
   const scrubber = new Scrubber(db, config.erasureScrubMs, app.log);
   const tally = new Tally();
   const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally };
-  const stopSweeping = startSweeping(db, attachmentStore, { orphanAfterMs: config.attachments.orphanAfterMs, everyMs: config.attachments.sweepEveryMs, log: app.log });
+  const stopSweeping = startSweeping(db, attachmentStore, {
+    orphanAfterMs: config.attachments.orphanAfterMs,
+    everyMs: config.attachments.sweepEveryMs,
+    log: app.log,
+  });
   registerErrorHandler(app);
   // Draining (close() below): new requests on connections still open are sent elsewhere, and the
   // connections of requests in flight close once answered.
@@ -150,7 +163,9 @@ export async function buildApp(opts: {
   registerBodyDeadline(app, db, slowRequests);
   registerOverloadGate(app, gate);
   // Before the routes, whose requests it counts; never on the public port.
-  const metrics = config.metrics ? await serveMetrics({ app, gateway, bus, gate, db, tally, draining: () => draining }, config.metrics) : null;
+  const metrics = config.metrics
+    ? await serveMetrics({ app, gateway, bus, gate, db, tally, draining: () => draining }, config.metrics)
+    : null;
   // Before @fastify/websocket's own preClose (which closes with no code): 1001 "going away", so
   // that clients reconnect at once; by then no new connection is accepted.
   app.addHook('preClose', async () => gateway.goingAway());
@@ -196,9 +211,12 @@ export async function buildApp(opts: {
     hook: 'preValidation',
     // Each refusal is a security event (the heatmap and risk panels count them).
     onExceeded: (req) => {
-      recordEvent(db, req, { type: eventTypes.rateLimited, severity: 'medium', userId: req.auth?.user.id ?? null, details: { route: req.routeOptions.url } }).catch(
-        (err: unknown) => req.log.error({ err }, 'could not record a rate-limit event'),
-      );
+      recordEvent(db, req, {
+        type: eventTypes.rateLimited,
+        severity: 'medium',
+        userId: req.auth?.user.id ?? null,
+        details: { route: req.routeOptions.url },
+      }).catch((err: unknown) => req.log.error({ err }, 'could not record a rate-limit event'));
     },
   });
   await app.register(fastifyWebsocket, {

@@ -41,10 +41,13 @@ describe('PUBLIC_ORIGIN', () => {
     expect(loadConfig({ PUBLIC_ORIGIN: value }).publicOrigins).toEqual(origins);
   });
 
-  it.each(['chat.example.org', 'https://chat.example.org/app', 'ftp://chat.example.org', 'https://chat.example.org?x=1', 'https://user@chat.example.org'])(
-    'refuses %s: an origin is a scheme, a host and a port',
-    (value) => {
-      expect(() => loadConfig({ PUBLIC_ORIGIN: value })).toThrow(/PUBLIC_ORIGIN/);
-    },
-  );
+  it.each([
+    'chat.example.org',
+    'https://chat.example.org/app',
+    'ftp://chat.example.org',
+    'https://chat.example.org?x=1',
+    'https://user@chat.example.org',
+  ])('refuses %s: an origin is a scheme, a host and a port', (value) => {
+    expect(() => loadConfig({ PUBLIC_ORIGIN: value })).toThrow(/PUBLIC_ORIGIN/);
+  });
 });

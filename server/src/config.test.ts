@@ -50,11 +50,9 @@ describe('METRICS_PORT and METRICS_HOST', () => {
 describe('ICE_SERVERS', () => {
   it('is none when unset, and a list of STUN/TURN URLs otherwise', () => {
     expect(loadConfig({}).iceServers).toEqual([]);
-    expect(loadConfig({ ICE_SERVERS: ' stun:stun.example.org:3478, turn:turn.example.org?transport=tcp,turns:[2001:db8::1]:5349 ' }).iceServers).toEqual([
-      'stun:stun.example.org:3478',
-      'turn:turn.example.org?transport=tcp',
-      'turns:[2001:db8::1]:5349',
-    ]);
+    expect(
+      loadConfig({ ICE_SERVERS: ' stun:stun.example.org:3478, turn:turn.example.org?transport=tcp,turns:[2001:db8::1]:5349 ' }).iceServers,
+    ).toEqual(['stun:stun.example.org:3478', 'turn:turn.example.org?transport=tcp', 'turns:[2001:db8::1]:5349']);
   });
 
   it('refuses anything else, naming the entry', () => {
@@ -72,7 +70,9 @@ describe('TURN_SECRET', () => {
 
   it('refuses a short secret, and a secret with no TURN server to use it with', () => {
     expect(() => loadConfig({ ICE_SERVERS: turn, TURN_SECRET: 'short' })).toThrow(/TURN_SECRET must be at least 16 characters/);
-    expect(() => loadConfig({ ICE_SERVERS: 'stun:stun.example.org', TURN_SECRET: 'a-long-shared-secret' })).toThrow(/ICE_SERVERS lists no turn: or turns: URL/);
+    expect(() => loadConfig({ ICE_SERVERS: 'stun:stun.example.org', TURN_SECRET: 'a-long-shared-secret' })).toThrow(
+      /ICE_SERVERS lists no turn: or turns: URL/,
+    );
   });
 });
 
@@ -86,9 +86,21 @@ describe('MASTER_KEY and MASTER_KEY_PREVIOUS', () => {
 
   it.each([
     ['a malformed MASTER_KEY', { MASTER_KEY: 'secret' }, /MASTER_KEY must be 128 lowercase hexadecimal characters/],
-    ['a previous key in capitals', { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: oldKey.toUpperCase() }, /MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters/],
-    ['a previous key too short', { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: oldKey.slice(2) }, /MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters/],
-    ['the previous key equal to the current one', { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: newKey }, /MASTER_KEY_PREVIOUS equals MASTER_KEY/],
+    [
+      'a previous key in capitals',
+      { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: oldKey.toUpperCase() },
+      /MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters/,
+    ],
+    [
+      'a previous key too short',
+      { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: oldKey.slice(2) },
+      /MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters/,
+    ],
+    [
+      'the previous key equal to the current one',
+      { MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: newKey },
+      /MASTER_KEY_PREVIOUS equals MASTER_KEY/,
+    ],
     ['a previous key without a current one', { MASTER_KEY_PREVIOUS: oldKey }, /MASTER_KEY_PREVIOUS is set without MASTER_KEY/],
   ])('refuse %s at start, naming the setting and never the key', (_case, env, message) => {
     let error: Error | undefined;

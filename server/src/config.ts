@@ -45,7 +45,8 @@ const trustProxyEnv = z
     if (!addresses.every(isProxyAddress)) {
       ctx.addIssue({
         code: 'custom',
-        message: 'TRUST_PROXY must be false, a number of proxies, or a comma-separated list of proxy addresses or CIDRs (loopback, linklocal and uniquelocal are names for ranges)',
+        message:
+          'TRUST_PROXY must be false, a number of proxies, or a comma-separated list of proxy addresses or CIDRs (loopback, linklocal and uniquelocal are names for ranges)',
       });
       return z.NEVER;
     }
@@ -66,9 +67,19 @@ const publicOriginEnv = z
       } catch {
         // refused below
       }
-      const bare = url && (url.protocol === 'https:' || url.protocol === 'http:') && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+      const bare =
+        url &&
+        (url.protocol === 'https:' || url.protocol === 'http:') &&
+        url.pathname === '/' &&
+        !url.search &&
+        !url.hash &&
+        !url.username &&
+        !url.password;
       if (!url || !bare) {
-        ctx.addIssue({ code: 'custom', message: `PUBLIC_ORIGIN must list origins such as https://chat.example.org (scheme, host and port only); got "${entry}"` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `PUBLIC_ORIGIN must list origins such as https://chat.example.org (scheme, host and port only); got "${entry}"`,
+        });
         return z.NEVER;
       }
       origins.push(url.origin);
@@ -84,10 +95,20 @@ const iceServersEnv = z
   .string()
   .optional()
   .transform((value, ctx): string[] => {
-    const entries = (value ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+    const entries = (value ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
     for (const entry of entries) {
-      if (!/^(stun|stuns|turn|turns):[A-Za-z0-9.-]+(:\d{1,5})?(\?transport=(udp|tcp))?$|^(stun|stuns|turn|turns):\[[0-9A-Fa-f:.]+\](:\d{1,5})?(\?transport=(udp|tcp))?$/.test(entry)) {
-        ctx.addIssue({ code: 'custom', message: `ICE_SERVERS must list STUN/TURN URLs such as stun:stun.example.org:3478 or turn:turn.example.org?transport=udp; got "${entry}"` });
+      if (
+        !/^(stun|stuns|turn|turns):[A-Za-z0-9.-]+(:\d{1,5})?(\?transport=(udp|tcp))?$|^(stun|stuns|turn|turns):\[[0-9A-Fa-f:.]+\](:\d{1,5})?(\?transport=(udp|tcp))?$/.test(
+          entry,
+        )
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `ICE_SERVERS must list STUN/TURN URLs such as stun:stun.example.org:3478 or turn:turn.example.org?transport=udp; got "${entry}"`,
+        });
         return z.NEVER;
       }
     }
@@ -172,7 +193,14 @@ export function rateLimitsWithWindowCap(limits: RateLimits, capMs: number | unde
  */
 export type AttachmentStoreConfig =
   | { kind: 'local' }
-  | { kind: 's3'; bucket: string; region: string; endpoint?: string; prefix: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
+  | {
+      kind: 's3';
+      bucket: string;
+      region: string;
+      endpoint?: string;
+      prefix: string;
+      credentials?: { accessKeyId: string; secretAccessKey: string };
+    };
 
 /**
  * The environment and what the server makes of it, in one schema: the variables with their
@@ -194,7 +222,10 @@ const configSchema = z
     /** The metrics listener's address: loopback unless the scraper is elsewhere (never the public one). */
     METRICS_HOST: z.string().default('127.0.0.1'),
     /** Prefix of every Redis key and channel: deployments (and test runs) sharing a Redis stay apart. */
-    REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default('enclave'),
+    REDIS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .default('enclave'),
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Reverse proxies in front of us: a hop count or their addresses (see {@link TrustProxy}). */
@@ -227,7 +258,10 @@ const configSchema = z
     ATTACHMENTS_S3_ENDPOINT: z.url({ message: 'ATTACHMENTS_S3_ENDPOINT must be a URL such as https://s3.example.org' }).optional(),
     ATTACHMENTS_S3_REGION: z.string().min(1).default('us-east-1'),
     /** Prepended to every object key, so that a bucket can be shared. */
-    ATTACHMENTS_S3_PREFIX: z.string().regex(/^[A-Za-z0-9_./-]{0,128}$/, 'ATTACHMENTS_S3_PREFIX may hold letters, digits and _ . / - only').default('attachments/'),
+    ATTACHMENTS_S3_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_./-]{0,128}$/, 'ATTACHMENTS_S3_PREFIX may hold letters, digits and _ . / - only')
+      .default('attachments/'),
     /** coturn's static-auth-secret: members get short-lived credentials for the turn: URLs (p2p/turn.ts). */
     TURN_SECRET: z.string().min(16, 'TURN_SECRET must be at least 16 characters (coturn static-auth-secret)').optional(),
     /** Requests and socket tasks working on the database at once, past which this instance answers 503 (http/overload.ts). */
@@ -244,11 +278,22 @@ const configSchema = z
   .superRefine((e, ctx) => {
     // The rule is creator/master-key.ts's; its messages name the setting, never the key.
     const refusal = masterKeyRefusal(e.MASTER_KEY, e.MASTER_KEY_PREVIOUS);
-    if (refusal) ctx.addIssue({ code: 'custom', path: [refusal.startsWith('MASTER_KEY_PREVIOUS') ? 'MASTER_KEY_PREVIOUS' : 'MASTER_KEY'], message: refusal });
+    if (refusal)
+      ctx.addIssue({
+        code: 'custom',
+        path: [refusal.startsWith('MASTER_KEY_PREVIOUS') ? 'MASTER_KEY_PREVIOUS' : 'MASTER_KEY'],
+        message: refusal,
+      });
   })
   .transform((e) => {
     const store: AttachmentStoreConfig = e.ATTACHMENTS_S3_BUCKET
-      ? { kind: 's3', bucket: e.ATTACHMENTS_S3_BUCKET, region: e.ATTACHMENTS_S3_REGION, endpoint: e.ATTACHMENTS_S3_ENDPOINT, prefix: e.ATTACHMENTS_S3_PREFIX }
+      ? {
+          kind: 's3',
+          bucket: e.ATTACHMENTS_S3_BUCKET,
+          region: e.ATTACHMENTS_S3_REGION,
+          endpoint: e.ATTACHMENTS_S3_ENDPOINT,
+          prefix: e.ATTACHMENTS_S3_PREFIX,
+        }
       : { kind: 'local' };
     return {
       port: e.PORT,
@@ -308,7 +353,9 @@ const configSchema = z
   });
 
 /** Keys whose value may be undefined become optional: a setting left out is absent. */
-type AbsentOptional<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & { [K in keyof T as undefined extends T[K] ? K : never]?: T[K] };
+type AbsentOptional<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: T[K];
+};
 
 export type Config = AbsentOptional<z.output<typeof configSchema>>;
 

@@ -8,4 +8,13 @@ import type { Gateway } from './realtime/gateway';
 import type { BlockList } from './security/blocks';
 
 /** What every feature's routes are built from. */
-export type AppContext = { db: Db; config: Config; gateway: Gateway; blocks: BlockList; attachments: AttachmentStore; scrubber: Scrubber; gate: WorkGate; tally: Tally };
+export type AppContext = {
+  db: Db;
+  config: Config;
+  gateway: Gateway;
+  blocks: BlockList;
+  attachments: AttachmentStore;
+  scrubber: Scrubber;
+  gate: WorkGate;
+  tally: Tally;
+};

@@ -12,7 +12,17 @@ import { runLoad, type LoadOptions } from '../../bench/load/run';
 import { backends, POSTGRES_ADMIN_URL, REDIS_URL, redisEnabled } from './testing/harness';
 
 // The timeouts only stop a hang: on two cores shared with other work a run takes 1-3 minutes.
-const options: LoadOptions = { members: 40, senders: 8, rate: 20, seconds: 2, entry: 'source', pin: false, instances: 1, redisUrl: REDIS_URL, progress: () => undefined };
+const options: LoadOptions = {
+  members: 40,
+  senders: 8,
+  rate: 20,
+  seconds: 2,
+  entry: 'source',
+  pin: false,
+  instances: 1,
+  redisUrl: REDIS_URL,
+  progress: () => undefined,
+};
 
 describe('load bench', () => {
   it('measures Enclave and the bare ws ceiling with the same client, every message delivered', { timeout: 300_000 }, async () => {
@@ -27,7 +37,10 @@ describe('load bench', () => {
       expect(r.closes).toEqual({});
     }
     // The chat frames are the same size, give or take a digit of the sender's name.
-    expect(Math.abs(enclave.chatFrameBytes - bare.chatFrameBytes), `Enclave ${enclave.chatFrameBytes} bytes, bare ${bare.chatFrameBytes}`).toBeLessThanOrEqual(3);
+    expect(
+      Math.abs(enclave.chatFrameBytes - bare.chatFrameBytes),
+      `Enclave ${enclave.chatFrameBytes} bytes, bare ${bare.chatFrameBytes}`,
+    ).toBeLessThanOrEqual(3);
     expect(loadTable(enclave, bare)).toContain('| sustained channel deliveries/s |');
   });
 });

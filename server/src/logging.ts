@@ -29,7 +29,12 @@ export class ProbesAtDebug extends LogController {
     request.log.debug({ req: request }, 'incoming request');
   }
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ): void {
     if (error || !isProbe(request)) return super.requestCompleted(error, request, reply, metadata);
     reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
@@ -43,10 +48,16 @@ export type Terminal = { readonly isTTY?: boolean; write(text: string): unknown 
  * log, which journald, a container runtime or a collector keeps: without a terminal (a service) it
  * is in its owner-only file alone, and the log says where.
  */
-export function announceMasterKey(generated: { key: string; file: string }, log: FastifyBaseLogger, terminal: Terminal = process.stderr): void {
+export function announceMasterKey(
+  generated: { key: string; file: string },
+  log: FastifyBaseLogger,
+  terminal: Terminal = process.stderr,
+): void {
   const shown = terminal.isTTY === true;
   if (shown) {
-    terminal.write(`\nNetwork creator master key (shown once; also saved, readable only by you, in ${generated.file}):\n${generated.key}\n\n`);
+    terminal.write(
+      `\nNetwork creator master key (shown once; also saved, readable only by you, in ${generated.file}):\n${generated.key}\n\n`,
+    );
   }
   log.warn(
     { file: generated.file, shownOnTerminal: shown },

@@ -32,17 +32,31 @@ async function main(): Promise<void> {
         // Redis away (at start, or restarting) is retried with back-off and reported once per
         // outage per connection: a warning; an event this version cannot read is an error.
         (err) => (err instanceof BusEventRefused ? log.error({ err }, 'bus error') : log.warn({ err }, 'bus error')),
-        (version) => log.warn({ busVersion: version, ownBusVersion: BUS_VERSION }, `bus: events from instances of bus version ${version} (this one: ${BUS_VERSION}), read as far as this version knows them`),
+        (version) =>
+          log.warn(
+            { busVersion: version, ownBusVersion: BUS_VERSION },
+            `bus: events from instances of bus version ${version} (this one: ${BUS_VERSION}), read as far as this version knows them`,
+          ),
       )
     : memoryBus();
   const masterKey = await ensureMasterKey(database.db, config);
   // The key itself goes to a terminal only, never to the log (logging.ts).
   if (masterKey.generated) announceMasterKey(masterKey.generated, log);
   const { buildApp } = await appModule;
-  const { app, ctx, close } = await buildApp({ config, db: database.db, bus, masterKeys: { hash: masterKey.hash, previousHash: masterKey.previousHash }, logger: log });
+  const { app, ctx, close } = await buildApp({
+    config,
+    db: database.db,
+    bus,
+    masterKeys: { hash: masterKey.hash, previousHash: masterKey.previousHash },
+    logger: log,
+  });
   // Every instance serves its operator socket (docs/operations.md §7); one sharing a DATA_DIR with a running one leaves it to that one.
   const operator = await startOperatorSocket(config.dataDir, ctx, attachmentsDirOf(config.attachments.store, config.dataDir));
-  if (!operator) log.warn({ dataDir: config.dataDir }, 'another running instance answers on DATA_DIR/operator.sock: it serves the operator commands; give each instance a DATA_DIR of its own to have one each');
+  if (!operator)
+    log.warn(
+      { dataDir: config.dataDir },
+      'another running instance answers on DATA_DIR/operator.sock: it serves the operator commands; give each instance a DATA_DIR of its own to have one each',
+    );
 
   // SIGTERM (or SIGINT) drains: no new connections, sockets closed with 1001 so that clients
   // reconnect at once elsewhere, requests in flight answered, held security events written, then
@@ -71,10 +85,16 @@ async function main(): Promise<void> {
 
   // No default window is longer than login's, so it shows whether RATE_LIMIT_WINDOW_MS shortened any.
   if (config.rateLimits.login.windowMs < defaultRateLimits.login.windowMs) {
-    log.warn({ setting: 'RATE_LIMIT_WINDOW_MS' }, `RATE_LIMIT_WINDOW_MS: every rate-limit window is at most ${config.rateLimits.login.windowMs} ms (a testing aid, not for production)`);
+    log.warn(
+      { setting: 'RATE_LIMIT_WINDOW_MS' },
+      `RATE_LIMIT_WINDOW_MS: every rate-limit window is at most ${config.rateLimits.login.windowMs} ms (a testing aid, not for production)`,
+    );
   }
   if (config.disappearingCapMs !== undefined) {
-    log.warn({ setting: 'DISAPPEARING_TIMER_CAP_MS' }, `DISAPPEARING_TIMER_CAP_MS: disappearing messages expire after at most ${config.disappearingCapMs} ms (a testing aid, not for production)`);
+    log.warn(
+      { setting: 'DISAPPEARING_TIMER_CAP_MS' },
+      `DISAPPEARING_TIMER_CAP_MS: disappearing messages expire after at most ${config.disappearingCapMs} ms (a testing aid, not for production)`,
+    );
   }
   await app.listen({ port: config.port, host: config.host });
   const db = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;

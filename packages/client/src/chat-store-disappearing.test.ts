@@ -10,7 +10,10 @@ const NOW = Date.parse('2026-01-01T12:00:00.000Z');
 
 /** Bob's message, sent at NOW and disappearing `expiresInMs` later (null: never). */
 const msg = (id: number, expiresInMs: number | null = null) =>
-  storedMessage(id, { timestamp: new Date(NOW).toISOString(), expiresAt: expiresInMs === null ? null : new Date(NOW + expiresInMs).toISOString() });
+  storedMessage(id, {
+    timestamp: new Date(NOW).toISOString(),
+    expiresAt: expiresInMs === null ? null : new Date(NOW + expiresInMs).toISOString(),
+  });
 
 const timerEvent = (id: number, seconds: 0 | 3600): TimelineEvent => ({
   id,

@@ -11,7 +11,16 @@ const BOB = '00000000-0000-4000-8000-000000000002';
 function shareFor(page: readonly Message[]): EpochShare[] {
   const newest = page.at(-1);
   if (!newest) return [];
-  return [{ epochId: newest.epochId, conversationId: 'general', senderId: BOB, membershipVersion: 1, wrappedKey: `w${newest.id}`, signature: 's' }];
+  return [
+    {
+      epochId: newest.epochId,
+      conversationId: 'general',
+      senderId: BOB,
+      membershipVersion: 1,
+      wrappedKey: `w${newest.id}`,
+      signature: 's',
+    },
+  ];
 }
 
 /** A fake server holding message ids 1..n of the general channel. */
@@ -81,9 +90,15 @@ describe('ChatStore', () => {
     const outgoing = () => t.store.view('general').outgoing.map((o) => [o.localId, o.state, o.text]);
     t.store.sending('general', 'a', 'first');
     t.store.sending('general', 'b', 'second');
-    expect(outgoing()).toEqual([['a', 'sending', 'first'], ['b', 'sending', 'second']]);
+    expect(outgoing()).toEqual([
+      ['a', 'sending', 'first'],
+      ['b', 'sending', 'second'],
+    ]);
     t.store.failed('general', 'a');
-    expect(outgoing()).toEqual([['a', 'failed', 'first'], ['b', 'sending', 'second']]);
+    expect(outgoing()).toEqual([
+      ['a', 'failed', 'first'],
+      ['b', 'sending', 'second'],
+    ]);
     t.store.sent(storedMessage(1, { senderId: ME }), { text: 'second' }, 'b');
     expect(outgoing()).toEqual([['a', 'failed', 'first']]);
     expect(t.ids()).toEqual([1]);

@@ -87,7 +87,11 @@ export class ChatStore {
     // message id, which is its local id), so it is never shown twice.
     if (message.senderId === this.options.selfId && message.clientMessageId && result?.status === 'ok') {
       const same = conversation.outgoing.find((o) => o.localId === message.clientMessageId);
-      if (same) this.setOutgoing(conversation, conversation.outgoing.filter((o) => o !== same));
+      if (same)
+        this.setOutgoing(
+          conversation,
+          conversation.outgoing.filter((o) => o !== same),
+        );
     }
     return result;
   }
@@ -132,21 +136,30 @@ export class ChatStore {
         held.map((m) => ({ id: m.id, conversationId, actorId: m.senderId, timestamp: m.timestamp, event: { kind: 'message_deleted' } })),
       );
     }
-    this.drop(conversation, held.map((m) => m.id));
+    this.drop(
+      conversation,
+      held.map((m) => m.id),
+    );
   }
 
   /** Sending failed for good: the message stays, marked, for a retry. */
   failed(conversationId: string, localId: string): void {
     const conversation = this.conversations.get(conversationId);
     if (!conversation) return;
-    this.setOutgoing(conversation, conversation.outgoing.map((o) => (o.localId === localId ? { ...o, state: 'failed' } : o)));
+    this.setOutgoing(
+      conversation,
+      conversation.outgoing.map((o) => (o.localId === localId ? { ...o, state: 'failed' } : o)),
+    );
   }
 
   /** The member gave up on a message that failed. */
   discard(conversationId: string, localId: string): void {
     const conversation = this.conversations.get(conversationId);
     if (!conversation) return;
-    this.setOutgoing(conversation, conversation.outgoing.filter((o) => o.localId !== localId));
+    this.setOutgoing(
+      conversation,
+      conversation.outgoing.filter((o) => o.localId !== localId),
+    );
   }
 
   /** Pages back from the oldest message held. */
@@ -295,7 +308,9 @@ export class ChatStore {
   /** Drops every message held whose time has come by this browser's clock. */
   private expire(now: number): void {
     for (const conversation of this.conversations.values()) {
-      const due = [...conversation.messages.values()].filter((m) => m.expiresAt !== null && Date.parse(m.expiresAt) <= now).map((m) => m.id);
+      const due = [...conversation.messages.values()]
+        .filter((m) => m.expiresAt !== null && Date.parse(m.expiresAt) <= now)
+        .map((m) => m.id);
       if (due.length) this.drop(conversation, due);
     }
   }
@@ -305,14 +320,19 @@ export class ChatStore {
     if (at >= this.nextExpiry) return;
     clearTimeout(this.expiryTimer);
     this.nextExpiry = at;
-    this.expiryTimer = setTimeout(() => {
-      this.nextExpiry = Infinity;
-      this.expire(Date.now());
-      const next = Math.min(
-        ...[...this.conversations.values()].flatMap((c) => [...c.messages.values()].flatMap((m) => (m.expiresAt ? [Date.parse(m.expiresAt)] : []))),
-      );
-      if (next !== Infinity) this.scheduleExpiry(next);
-    }, Math.max(0, at - Date.now()));
+    this.expiryTimer = setTimeout(
+      () => {
+        this.nextExpiry = Infinity;
+        this.expire(Date.now());
+        const next = Math.min(
+          ...[...this.conversations.values()].flatMap((c) =>
+            [...c.messages.values()].flatMap((m) => (m.expiresAt ? [Date.parse(m.expiresAt)] : [])),
+          ),
+        );
+        if (next !== Infinity) this.scheduleExpiry(next);
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 
   private async decryptInto(conversation: Conversation, messages: readonly Message[], shares?: readonly EpochShare[]): Promise<void> {

@@ -7,7 +7,16 @@
  */
 import * as e2e from '@enclave/crypto';
 import type { PrivateIdentity, PublicIdentity } from '@enclave/crypto';
-import { conversationIdFor, routes, type Message, type MessageContent, type PublicUser, type RouteDefinition, type RouteInput, type RouteResponse } from '@enclave/protocol';
+import {
+  conversationIdFor,
+  routes,
+  type Message,
+  type MessageContent,
+  type PublicUser,
+  type RouteDefinition,
+  type RouteInput,
+  type RouteResponse,
+} from '@enclave/protocol';
 import { ChatStore } from './chat-store';
 import type { FrameSource } from './frame-dispatcher';
 import { KeyTrust, type MemberList, type PinStore } from './key-trust';
@@ -125,7 +134,9 @@ export class MemberClient {
         this.store.removed(conversationId, ids, reason);
         this.removed.forEach((listener) => listener(conversationId, ids));
       }),
-      frames.on('membership_changed', ({ conversationId, membershipVersion }) => this.senderKeys.membershipChanged(conversationId, membershipVersion)),
+      frames.on('membership_changed', ({ conversationId, membershipVersion }) =>
+        this.senderKeys.membershipChanged(conversationId, membershipVersion),
+      ),
       // Every (re)authentication, and the server's call for a catch-up after a gap: the open conversation catches up.
       frames.on('authenticated', () => void this.store.authenticated(this.openConversationId)),
     ];

@@ -72,7 +72,13 @@ function setup(shares: EpochShare[]) {
         calls.opens += 1;
         if (recipientId !== ME) throw new FakeCryptoError('wrong_recipient');
         if (s.signature === 'forged') throw new FakeCryptoError('bad_signature');
-        return { epochId: s.epochId, conversationId: s.conversationId, senderId: s.senderId, membershipVersion: 1, chainKey: {} as CryptoKey };
+        return {
+          epochId: s.epochId,
+          conversationId: s.conversationId,
+          senderId: s.senderId,
+          membershipVersion: 1,
+          chainKey: {} as CryptoKey,
+        };
       },
       decryptMessage: async ({ encryptedContent }) => {
         if (encryptedContent === 'tampered') throw new FakeCryptoError('bad_signature');
@@ -182,10 +188,21 @@ describe('MessageDecryptor', () => {
 
   it('reads an attachment body as its caption and reference, and a malformed body as unreadable', async () => {
     const t = setup([share(1)]);
-    const attachment = { id: epochId(9), key: `${'A'.repeat(43)}=`, iv: 'A'.repeat(16), sha256: `${'B'.repeat(43)}=`, name: 'a.png', type: 'image/png', size: 3 };
+    const attachment = {
+      id: epochId(9),
+      key: `${'A'.repeat(43)}=`,
+      iv: 'A'.repeat(16),
+      sha256: `${'B'.repeat(43)}=`,
+      name: 'a.png',
+      type: 'image/png',
+      size: 3,
+    };
     const body = JSON.stringify({ v: 2, attachment, caption: 'look' });
     const broken = JSON.stringify({ v: 2, attachment: { ...attachment, key: 'x' }, caption: 'look' });
-    const results = await t.decryptor.decrypt([message(1, 1, { encryptedContent: `body:${body}` }), message(2, 1, { index: 1, encryptedContent: `body:${broken}` })]);
+    const results = await t.decryptor.decrypt([
+      message(1, 1, { encryptedContent: `body:${body}` }),
+      message(2, 1, { index: 1, encryptedContent: `body:${broken}` }),
+    ]);
     expect(results.get(1)).toEqual({ status: 'ok', text: 'look', attachment });
     expect(results.get(2)).toEqual({ status: 'unreadable', retryable: false });
   });

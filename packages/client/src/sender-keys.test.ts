@@ -150,7 +150,15 @@ describe('SenderKeys', () => {
 
   it('sends an attachment as a v2 body with its caption, and names it for the server to link', async () => {
     const t = setup();
-    const attachment = { id: '00000000-0000-4000-8000-0000000000aa', key: 'k', iv: 'i', sha256: 'h', name: 'a.png', type: 'image/png', size: 3 };
+    const attachment = {
+      id: '00000000-0000-4000-8000-0000000000aa',
+      key: 'k',
+      iv: 'i',
+      sha256: 'h',
+      name: 'a.png',
+      type: 'image/png',
+      size: 3,
+    };
     await t.keys.send('all', { text: 'look', attachment });
     await t.keys.send('all', 'plain');
     const [withFile, text] = t.calls.sends;

@@ -146,7 +146,11 @@ export class SenderKeys {
   }
 
   private async sendOnce(receiverId: string, conversationId: string, content: MessageContent, clientMessageId: string): Promise<Message> {
-    const { epoch, index, encryptedContent } = await this.epochs.encrypt(conversationId, content, this.transport(receiverId, conversationId));
+    const { epoch, index, encryptedContent } = await this.epochs.encrypt(
+      conversationId,
+      content,
+      this.transport(receiverId, conversationId),
+    );
     return this.deliver({
       receiverId,
       epochId: epoch.epochId,
@@ -196,7 +200,8 @@ export class SenderKeys {
         const members = await api.conversationMembers(receiverId);
         return { membershipVersion: members.membershipVersion, recipients: this.recipientsOf(members, conversationId) };
       },
-      upload: (epoch, shares) => api.createEpoch({ epochId: epoch.epochId, receiverId, membershipVersion: epoch.membershipVersion, shares }),
+      upload: (epoch, shares) =>
+        api.createEpoch({ epochId: epoch.epochId, receiverId, membershipVersion: epoch.membershipVersion, shares }),
     };
   }
 

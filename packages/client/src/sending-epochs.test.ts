@@ -146,7 +146,9 @@ describe('SendingEpochs', () => {
       },
     });
     await t.encrypt();
-    expect(t.created.map((c) => [c.conversationId, c.recipients.map((r) => r.id), c.skipped])).toEqual([[ROOM, [ALICE], [{ id: BOB, username: 'bob' }]]]);
+    expect(t.created.map((c) => [c.conversationId, c.recipients.map((r) => r.id), c.skipped])).toEqual([
+      [ROOM, [ALICE], [{ id: BOB, username: 'bob' }]],
+    ]);
 
     const refused = setup({
       trust: {

@@ -128,7 +128,9 @@ export class SendingEpochs {
     for (let attempt = 0; ; attempt++) {
       const { membershipVersion, recipients: listed } = await transport.members();
       // The sender too: they must be able to read their own messages after a reload.
-      const withSelf = listed.some((r) => r.id === self.id) ? listed : [...listed, { id: self.id, encryptionPublicKey: self.encryptionPublicKey }];
+      const withSelf = listed.some((r) => r.id === self.id)
+        ? listed
+        : [...listed, { id: self.id, encryptionPublicKey: self.encryptionPublicKey }];
       const { recipients, skipped } = await trust.checkRecipients(transport.receiverId, withSelf);
       const { epoch, shares } = await crypto.createEpoch({ conversationId, senderId: self.id, membershipVersion, recipients, signKey });
       try {

@@ -40,7 +40,9 @@ export function storedMessage(id: number, fields: Partial<Message> = {}): Messag
 }
 
 /** Fakes of routes, by their name in the route table: each takes the call's input and gives the answer. */
-export type RouteFakes = { [K in keyof typeof routes]?: (input: RouteInput<(typeof routes)[K]>) => Promise<RouteResponse<(typeof routes)[K]>> };
+export type RouteFakes = {
+  [K in keyof typeof routes]?: (input: RouteInput<(typeof routes)[K]>) => Promise<RouteResponse<(typeof routes)[K]>>;
+};
 
 /** A {@link CallRoute} answering from fakes; a route without one fails the test. */
 export function fakeCall(fakes: RouteFakes): CallRoute {

@@ -4,7 +4,15 @@
  * every epoch, hence every message, fail (docs/security.md §4). A direct message to them is still
  * refused: it would be wrapped for nobody but the sender.
  */
-import { createAccount, createEpoch, encryptMessage, fingerprint, generateAccessToken, importPublicIdentity, toBase64 } from '@enclave/crypto';
+import {
+  createAccount,
+  createEpoch,
+  encryptMessage,
+  fingerprint,
+  generateAccessToken,
+  importPublicIdentity,
+  toBase64,
+} from '@enclave/crypto';
 import type { CreateEpochRequest, Message, PublicUser } from '@enclave/protocol';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KeyTrust, RecipientKeyError, type SkippedRecipient } from './key-trust';
@@ -40,7 +48,6 @@ async function rsaSpki(bits: number, exponent: number[] = [1, 0, 1]): Promise<st
   );
   return toBase64(new Uint8Array(await crypto.subtle.exportKey('spki', key)));
 }
-
 
 /** Alice with the real crypto, over a member list of Alice, Bob and the unusable members given. */
 function setup(unusable: PublicUser[]) {

@@ -91,7 +91,10 @@ function fingerprintVector() {
   const encryption = fixedBytes('encryption spki', 294);
   const signing = fixedBytes('signing spki', 91);
   const digest = createHash('sha256').update(encryption).update(signing).digest();
-  const decimal = BigInt(`0x${digest.toString('hex')}`).toString(10).padStart(78, '0').slice(-60);
+  const decimal = BigInt(`0x${digest.toString('hex')}`)
+    .toString(10)
+    .padStart(78, '0')
+    .slice(-60);
   return {
     encryptionPublicKey: encryption.toString('base64'),
     signingPublicKey: signing.toString('base64'),
@@ -100,7 +103,10 @@ function fingerprintVector() {
 }
 
 function sixtyDigits(digest: Buffer): string {
-  const decimal = BigInt(`0x${digest.toString('hex')}`).toString(10).padStart(78, '0').slice(-60);
+  const decimal = BigInt(`0x${digest.toString('hex')}`)
+    .toString(10)
+    .padStart(78, '0')
+    .slice(-60);
   return (decimal.match(/\d{5}/g) ?? []).join(' ');
 }
 
@@ -131,13 +137,23 @@ function attachmentVector() {
 function bodyMessageVector() {
   // A v2 (structured body) message differs from v1 only by its context in the associated data.
   const chainKey = fixedBytes('chain key', 32);
-  const [conversationId, senderId, epochId, index] = ['general', '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', '0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b', 3];
+  const [conversationId, senderId, epochId, index] = [
+    'general',
+    '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+    '0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b',
+    3,
+  ];
   const plaintext = JSON.stringify({ v: 2, caption: 'a body' });
   const iv = fixedBytes('message iv', 12);
   const info = Buffer.concat([Buffer.from('msg', 'utf8'), Buffer.from([0, 0, 0, index])]);
   const key = Buffer.from(hkdfSync('sha256', chainKey, Buffer.alloc(0), info, 32));
   const aad = Buffer.from(JSON.stringify(['enclave/msg/v2', conversationId, senderId, epochId, index]), 'utf8');
-  return { index, plaintext, aadHex: aad.toString('hex'), ctBase64: aesGcm(key, iv, Buffer.from(plaintext, 'utf8'), aad).toString('base64') };
+  return {
+    index,
+    plaintext,
+    aadHex: aad.toString('hex'),
+    ctBase64: aesGcm(key, iv, Buffer.from(plaintext, 'utf8'), aad).toString('base64'),
+  };
 }
 
 const vectors = {

@@ -42,10 +42,7 @@ export async function createAccount(token: string): Promise<NewAccount> {
   ]);
   const pkcs8 = { encryption: new Uint8Array(encryptionPkcs8), signing: new Uint8Array(signingPkcs8) };
   try {
-    const [encryptedPrivateKey, privateIdentity] = await Promise.all([
-      sealPrivateKeys(token, pkcs8),
-      importPrivateIdentity(pkcs8),
-    ]);
+    const [encryptedPrivateKey, privateIdentity] = await Promise.all([sealPrivateKeys(token, pkcs8), importPrivateIdentity(pkcs8)]);
     return {
       publicIdentity: {
         encryptionPublicKey: toBase64(new Uint8Array(encryptionSpki)),

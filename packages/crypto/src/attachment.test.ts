@@ -13,13 +13,22 @@ function flipBit(bytes: Uint8Array<ArrayBuffer>, at: number): Uint8Array<ArrayBu
 
 describe('known answers (node:crypto vectors)', () => {
   it('encrypts and hashes as node:crypto does', async () => {
-    const out = await encryptAttachmentWith({ plaintext: fromHex(v.plaintextHex), key: fromBase64(v.keyBase64), iv: fromBase64(v.ivBase64) });
+    const out = await encryptAttachmentWith({
+      plaintext: fromHex(v.plaintextHex),
+      key: fromBase64(v.keyBase64),
+      iv: fromBase64(v.ivBase64),
+    });
     expect(toBase64(out.ciphertext)).toBe(v.ciphertextBase64);
     expect(out.sha256).toBe(v.sha256Base64);
   });
 
   it('decrypts the node:crypto ciphertext', async () => {
-    const plaintext = await decryptAttachment({ ciphertext: fromBase64(v.ciphertextBase64), key: v.keyBase64, iv: v.ivBase64, sha256: v.sha256Base64 });
+    const plaintext = await decryptAttachment({
+      ciphertext: fromBase64(v.ciphertextBase64),
+      key: v.keyBase64,
+      iv: v.ivBase64,
+      sha256: v.sha256Base64,
+    });
     expect(toHex(plaintext)).toBe(v.plaintextHex);
   });
 });

@@ -41,7 +41,9 @@ export async function encryptAttachmentWith(args: {
   const { plaintext, key, iv } = args;
   if (plaintext.length > MAX_BYTES) throw new CryptoError('too_long', `attachment exceeds ${MAX_BYTES} bytes`);
   const aesKey = await crypto.subtle.importKey('raw', key, { name: 'AES-GCM', length: AES_KEY_BITS }, false, ['encrypt']);
-  const ciphertext = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: ATTACHMENT_AAD }, aesKey, plaintext));
+  const ciphertext = new Uint8Array(
+    await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: ATTACHMENT_AAD }, aesKey, plaintext),
+  );
   return { ciphertext, key: toBase64(key), iv: toBase64(iv), sha256: toBase64(await sha256(ciphertext)) };
 }
 

@@ -35,7 +35,10 @@ describe('base64', () => {
 
   it('refuses whitespace, missing padding, URL-safe letters and non-canonical low bits', () => {
     for (const bad of ['Zm9v Yg==', 'Zm9vYg', 'Zm9v-_==', 'Zh==', 'Zm9vY===', '====', 'Zg==Zg==']) {
-      expect(kindOf(() => fromBase64(bad)), bad).toBe('malformed');
+      expect(
+        kindOf(() => fromBase64(bad)),
+        bad,
+      ).toBe('malformed');
     }
   });
 });
@@ -47,7 +50,11 @@ describe('hex', () => {
   });
 
   it('refuses odd lengths and non-hex characters', () => {
-    for (const bad of ['abc', '0g', ' 00', '0x00']) expect(kindOf(() => fromHex(bad)), bad).toBe('malformed');
+    for (const bad of ['abc', '0g', ' 00', '0x00'])
+      expect(
+        kindOf(() => fromHex(bad)),
+        bad,
+      ).toBe('malformed');
   });
 });
 

@@ -50,7 +50,12 @@ export function parseEnvelope(encryptedContent: string): Envelope {
   ) {
     throw new CryptoError('malformed', 'envelope has an unknown shape');
   }
-  const envelope: Envelope = { v: parsed.v === 2 ? 2 : 1, iv: fromBase64(parsed.iv), ct: fromBase64(parsed.ct), sig: fromBase64(parsed.sig) };
+  const envelope: Envelope = {
+    v: parsed.v === 2 ? 2 : 1,
+    iv: fromBase64(parsed.iv),
+    ct: fromBase64(parsed.ct),
+    sig: fromBase64(parsed.sig),
+  };
   if (envelope.iv.length !== IV_BYTES) throw new CryptoError('malformed', 'iv must be 12 bytes');
   if (envelope.ct.length < TAG_BYTES) throw new CryptoError('malformed', 'ciphertext shorter than its tag');
   return envelope;

@@ -3,13 +3,7 @@
  * member sees (a lock icon, a forged-message warning, "wrong access token"), so a kind never
  * carries secret material and never depends on the platform's error texts.
  */
-export type CryptoErrorKind =
-  | 'malformed'
-  | 'wrong_token'
-  | 'bad_signature'
-  | 'decrypt_failed'
-  | 'wrong_recipient'
-  | 'too_long';
+export type CryptoErrorKind = 'malformed' | 'wrong_token' | 'bad_signature' | 'decrypt_failed' | 'wrong_recipient' | 'too_long';
 
 /**
  * The only error this package throws on purpose. WebCrypto's own errors (`OperationError`,
@@ -44,11 +38,7 @@ export class CryptoError extends Error {
  * `CryptoError`s through so a more precise kind from deeper down is not overwritten.
  * Internal: not re-exported from the package index.
  */
-export async function translateErrors<T>(
-  kind: CryptoErrorKind,
-  message: string,
-  operation: () => Promise<T>,
-): Promise<T> {
+export async function translateErrors<T>(kind: CryptoErrorKind, message: string, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (e) {

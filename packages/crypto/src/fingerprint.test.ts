@@ -39,11 +39,7 @@ describe('safetyNumber', () => {
 
   it("changes when either member's fingerprint changes", async () => {
     const other = vectors.fingerprint.fingerprint;
-    const numbers = new Set([
-      v.safetyNumber,
-      await safetyNumber(other, v.fingerprintB),
-      await safetyNumber(v.fingerprintA, other),
-    ]);
+    const numbers = new Set([v.safetyNumber, await safetyNumber(other, v.fingerprintB), await safetyNumber(v.fingerprintA, other)]);
     expect(numbers.size).toBe(3);
   });
 

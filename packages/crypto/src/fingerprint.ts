@@ -11,7 +11,9 @@ const SAFETY_NUMBER_LABEL = 'enclave/safety-number/v1';
 
 async function sixtyDigits(input: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', input));
-  const decimal = BigInt(`0x${toHex(digest)}`).toString(10).padStart(DECIMAL_WIDTH, '0');
+  const decimal = BigInt(`0x${toHex(digest)}`)
+    .toString(10)
+    .padStart(DECIMAL_WIDTH, '0');
   return decimal.slice(-DIGITS).replace(/(\d{5})(?=\d)/g, '$1 ');
 }
 

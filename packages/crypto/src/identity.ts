@@ -55,9 +55,7 @@ export async function derivePublicIdentity(keys: {
       crypto.subtle
         .importKey('pkcs8', keys.encryption, rsaOaepImport, true, ['decrypt'])
         .then((key) => crypto.subtle.exportKey('jwk', key)),
-      crypto.subtle
-        .importKey('pkcs8', keys.signing, ecdsaImport, true, ['sign'])
-        .then((key) => crypto.subtle.exportKey('jwk', key)),
+      crypto.subtle.importKey('pkcs8', keys.signing, ecdsaImport, true, ['sign']).then((key) => crypto.subtle.exportKey('jwk', key)),
     ]);
     // Only the public members are copied out; the JWKs with the private ones go out of scope.
     const [encryptKey, verifyKey] = await Promise.all([
@@ -109,9 +107,7 @@ export async function importEncryptKey(encryptionPublicKey: string): Promise<Cry
  * const { encryptKey, verifyKey } = await importPublicIdentity(user);
  * ```
  */
-export async function importPublicIdentity(
-  p: PublicIdentity,
-): Promise<{ encryptKey: CryptoKey; verifyKey: CryptoKey }> {
+export async function importPublicIdentity(p: PublicIdentity): Promise<{ encryptKey: CryptoKey; verifyKey: CryptoKey }> {
   const signing = fromBase64(p.signingPublicKey);
   const [encryptKey, verifyKey] = await Promise.all([
     importEncryptKey(p.encryptionPublicKey),

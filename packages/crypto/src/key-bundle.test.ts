@@ -21,9 +21,9 @@ describe('sealPrivateKeys', () => {
   });
 
   it('refuses a pinned salt or iv of the wrong length', async () => {
-    await expect(
-      sealPrivateKeys(v.token, pkcs8, { salt: new Uint8Array(8), iv: fromHex(v.ivHex) }),
-    ).rejects.toMatchObject({ kind: 'malformed' });
+    await expect(sealPrivateKeys(v.token, pkcs8, { salt: new Uint8Array(8), iv: fromHex(v.ivHex) })).rejects.toMatchObject({
+      kind: 'malformed',
+    });
   });
 });
 

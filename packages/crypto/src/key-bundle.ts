@@ -120,10 +120,7 @@ export async function openPrivateKeys(token: string, encryptedPrivateKey: string
   try {
     const pkcs8 = parseContents(plaintext);
     try {
-      const [privateIdentity, publicIdentity] = await Promise.all([
-        importPrivateIdentity(pkcs8),
-        derivePublicIdentity(pkcs8),
-      ]);
+      const [privateIdentity, publicIdentity] = await Promise.all([importPrivateIdentity(pkcs8), derivePublicIdentity(pkcs8)]);
       return { ...privateIdentity, publicIdentity };
     } finally {
       wipe(pkcs8.encryption, pkcs8.signing);

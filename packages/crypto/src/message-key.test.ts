@@ -14,9 +14,7 @@ describe('deriveMessageKeyBits', () => {
   });
 
   it('gives a different key for every index', async () => {
-    const keys = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => deriveMessageKeyBits(fromHex(v.chainKeyHex), i).then(toHex)),
-    );
+    const keys = await Promise.all(Array.from({ length: 100 }, (_, i) => deriveMessageKeyBits(fromHex(v.chainKeyHex), i).then(toHex)));
     expect(new Set(keys).size).toBe(100);
   });
 });

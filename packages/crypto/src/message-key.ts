@@ -38,13 +38,7 @@ function messageKeyParams(index: number): HkdfParams {
  */
 export async function deriveMessageKey(chainKey: CryptoKey, index: number, usage: KeyUsage): Promise<CryptoKey> {
   checkMessageIndex(index);
-  return crypto.subtle.deriveKey(
-    messageKeyParams(index),
-    chainKey,
-    { name: 'AES-GCM', length: AES_KEY_BITS },
-    false,
-    [usage],
-  );
+  return crypto.subtle.deriveKey(messageKeyParams(index), chainKey, { name: 'AES-GCM', length: AES_KEY_BITS }, false, [usage]);
 }
 
 /**

@@ -118,8 +118,13 @@ describe('encryptMessage and decryptMessage', () => {
     const encryptedContent = await encryptMessage({ epoch, index: 12, plaintext: body, version: 2, signKey: alice.signKey });
     expect((JSON.parse(encryptedContent) as Envelope).v).toBe(2);
     expect(encryptedContent.length).toBeLessThanOrEqual(12 * 1024);
-    expect(await decryptMessage({ epoch, index: 12, encryptedContent, senderVerifyKey: alice.verifyKey })).toEqual({ version: 2, plaintext: body });
-    await expect(encryptMessage({ epoch, index: 13, plaintext: `${body} `, version: 2, signKey: alice.signKey })).rejects.toMatchObject({ kind: 'too_long' });
+    expect(await decryptMessage({ epoch, index: 12, encryptedContent, senderVerifyKey: alice.verifyKey })).toEqual({
+      version: 2,
+      plaintext: body,
+    });
+    await expect(encryptMessage({ epoch, index: 13, plaintext: `${body} `, version: 2, signKey: alice.signKey })).rejects.toMatchObject({
+      kind: 'too_long',
+    });
   });
 
   it('uses a fresh IV for every message', async () => {

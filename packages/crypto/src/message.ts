@@ -33,7 +33,8 @@ export function messageAad(
 /** @throws CryptoError('too_long') past the version's limit. */
 function checkLength({ version, plaintext }: MessagePlaintext): void {
   if (version === 1 && plaintext.length > MAX_CHARS) throw new CryptoError('too_long', `message exceeds ${MAX_CHARS} characters`);
-  if (version === 2 && utf8(plaintext).length > MAX_BODY_BYTES) throw new CryptoError('too_long', `message body exceeds ${MAX_BODY_BYTES} bytes`);
+  if (version === 2 && utf8(plaintext).length > MAX_BODY_BYTES)
+    throw new CryptoError('too_long', `message body exceeds ${MAX_BODY_BYTES} bytes`);
 }
 
 /**
@@ -52,9 +53,7 @@ export async function encryptMessageBody(args: {
   checkMessageIndex(index);
   const key = await deriveMessageKey(epoch.chainKey, index, 'encrypt');
   const aad = messageAad(epoch, index, version);
-  return new Uint8Array(
-    await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: aad }, key, utf8(plaintext)),
-  );
+  return new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: aad }, key, utf8(plaintext)));
 }
 
 /**
@@ -80,9 +79,7 @@ export async function encryptMessage(args: {
   const { epoch, index, plaintext, signKey, version = 1 } = args;
   const iv = randomBytes(IV_BYTES);
   const ct = await encryptMessageBody({ epoch, index, plaintext, version, iv });
-  const sig = new Uint8Array(
-    await crypto.subtle.sign(ecdsaSha256, signKey, concatBytes(messageAad(epoch, index, version), iv, ct)),
-  );
+  const sig = new Uint8Array(await crypto.subtle.sign(ecdsaSha256, signKey, concatBytes(messageAad(epoch, index, version), iv, ct)));
   return serializeEnvelope({ v: version, iv, ct, sig });
 }
 

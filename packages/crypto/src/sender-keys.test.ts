@@ -92,11 +92,14 @@ describe('openEpochShare', () => {
     // Same chain key: what one encrypts under its copy, the others decrypt under theirs.
     const encryptedContent = await encryptMessage({ epoch, index: 0, plaintext: 'hello', signKey: alice.signKey });
     for (const e of [own!, bobs!]) {
-      expect(await decryptMessage({ epoch: e, index: 0, encryptedContent, senderVerifyKey: alice.verifyKey })).toEqual({ version: 1, plaintext: 'hello' });
+      expect(await decryptMessage({ epoch: e, index: 0, encryptedContent, senderVerifyKey: alice.verifyKey })).toEqual({
+        version: 1,
+        plaintext: 'hello',
+      });
     }
   });
 
-  it('reports a share opened with another member\'s private key as wrong_recipient', async () => {
+  it("reports a share opened with another member's private key as wrong_recipient", async () => {
     // Carol got hold of Bob's share and presents it under Bob's id: the signature holds, RSA does not.
     await expect(
       openEpochShare({ share: shareFor(bob), recipientId: bob.id, decryptKey: carol.decryptKey, senderVerifyKey: alice.verifyKey }),
@@ -131,7 +134,12 @@ describe('openEpochShare', () => {
 
   it('reports a signature that is not base64 as malformed', async () => {
     await expect(
-      openEpochShare({ share: { ...shareFor(bob), signature: '%%%' }, recipientId: bob.id, decryptKey: bob.decryptKey, senderVerifyKey: alice.verifyKey }),
+      openEpochShare({
+        share: { ...shareFor(bob), signature: '%%%' },
+        recipientId: bob.id,
+        decryptKey: bob.decryptKey,
+        senderVerifyKey: alice.verifyKey,
+      }),
     ).rejects.toMatchObject({ kind: 'malformed' });
   });
 });

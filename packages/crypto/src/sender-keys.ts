@@ -39,10 +39,7 @@ export type EpochShareInput = {
  * The bytes a share's signature covers. Every field a server could swap is bound here, so a
  * share cannot be replayed into another conversation, epoch, member set or recipient.
  */
-function shareSigningBytes(
-  share: Omit<EpochShareInput, 'signature'>,
-  recipientId: string,
-): Uint8Array<ArrayBuffer> {
+function shareSigningBytes(share: Omit<EpochShareInput, 'signature'>, recipientId: string): Uint8Array<ArrayBuffer> {
   return utf8(
     JSON.stringify([
       SHARE_CONTEXT,

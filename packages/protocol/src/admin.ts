@@ -75,7 +75,10 @@ export const testKeysResponseSchema = z.object({ keys: z.array(z.object({ access
 
 /** `POST /api/admin/revoke-keys`: the ids of the keys to revoke. */
 export const revokeKeysRequestSchema = z.strictObject({
-  ids: z.array(z.uuid({ message: 'must be key ids' }).toLowerCase()).min(1, 'Choose at least one key').max(limits.keyQuantityMax),
+  ids: z
+    .array(z.uuid({ message: 'must be key ids' }).toLowerCase())
+    .min(1, 'Choose at least one key')
+    .max(limits.keyQuantityMax),
 });
 /** How many keys were revoked: only keys still active and unused are. */
 export const revokeKeysResponseSchema = z.object({ revoked: z.number().int() });

@@ -27,7 +27,10 @@ describe('message content', () => {
 
   it('keeps the largest body the schema admits within the 8,192-byte limit', () => {
     // Characters JSON writes as \u00XX: six bytes each.
-    const worst = encodeContent({ text: '\u0001'.repeat(500), attachment: { ...attachment, name: '\u0001'.repeat(255), type: `a/${'b'.repeat(125)}` } });
+    const worst = encodeContent({
+      text: '\u0001'.repeat(500),
+      attachment: { ...attachment, name: '\u0001'.repeat(255), type: `a/${'b'.repeat(125)}` },
+    });
     expect(new TextEncoder().encode(worst.plaintext).length).toBeLessThanOrEqual(8192);
   });
 

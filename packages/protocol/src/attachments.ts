@@ -39,7 +39,10 @@ export const attachmentRefSchema = z.strictObject({
   sha256: base64Bytes(32, 32),
   name: z.string().min(1).max(limits.attachmentNameMaxChars),
   /** MIME type as the sender's browser named it; only for display (inline images, download). */
-  type: z.string().max(127).regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'must be a MIME type'),
+  type: z
+    .string()
+    .max(127)
+    .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'must be a MIME type'),
   /** Plaintext bytes. */
   size: z.number().int().nonnegative().max(limits.attachmentMaxBytes),
 });

@@ -18,9 +18,7 @@ export type ValidateKeyRequest = z.infer<typeof validateKeyRequestSchema>;
 export const validateKeyResponseSchema = z.object({
   valid: z.boolean(),
   reason: z.string(),
-  keyInfo: z
-    .object({ generatedAt: isoDate, expiresAt: isoDate.nullable(), salePrice: z.number().nullable() })
-    .nullable(),
+  keyInfo: z.object({ generatedAt: isoDate, expiresAt: isoDate.nullable(), salePrice: z.number().nullable() }).nullable(),
   /**
    * True in emergency mode: no key is valid then, whatever its own state, and `reason` says
    * registration is closed, so the member learns it before choosing a username.
@@ -71,5 +69,3 @@ export const sessionResponseSchema = z.object({
 });
 /** The answer of login and `/api/auth/me`. */
 export type SessionResponse = z.infer<typeof sessionResponseSchema>;
-
-

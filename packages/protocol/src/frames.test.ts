@@ -12,7 +12,9 @@ describe('the client frame table', () => {
   });
 
   it('lets only authenticate and ping through before authentication', () => {
-    const open = Object.entries(clientFrames).filter(([, d]) => d.access === 'public').map(([type]) => type);
+    const open = Object.entries(clientFrames)
+      .filter(([, d]) => d.access === 'public')
+      .map(([type]) => type);
     expect(open.sort()).toEqual(['authenticate', 'ping']);
   });
 });
@@ -24,7 +26,9 @@ describe('the server frame table', () => {
   });
 
   it('answers the socket that asked with the frames a client frame or its authentication calls for', () => {
-    const answers = Object.entries(serverFrames).filter(([, d]) => d.audience === 'socket').map(([type]) => type);
+    const answers = Object.entries(serverFrames)
+      .filter(([, d]) => d.audience === 'socket')
+      .map(([type]) => type);
     expect(answers.sort()).toEqual(['auth_failed', 'authenticated', 'error', 'pong', 'presence_snapshot']);
   });
 });

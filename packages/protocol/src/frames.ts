@@ -43,7 +43,8 @@ export const clientFrames = {
   authenticate: {
     schema: z.strictObject({ type: z.literal('authenticate') }),
     access: 'public',
-    summary: 'Authenticates the socket with the session cookie sent at upgrade (no secret crosses it); once per socket, answered `authenticated` again after',
+    summary:
+      'Authenticates the socket with the session cookie sent at upgrade (no secret crosses it); once per socket, answered `authenticated` again after',
   },
   ping: { schema: z.strictObject({ type: z.literal('ping') }), access: 'public', summary: 'Answered with one `pong`, in order' },
   p2p_signal: {
@@ -61,7 +62,8 @@ export const clientFrames = {
   typing: {
     schema: z.strictObject({ type: z.literal('typing'), conversationId: conversationIdSchema }),
     access: 'member',
-    summary: 'The member is typing in a conversation: ids only, relayed to its members, never stored (throttled per socket and conversation)',
+    summary:
+      'The member is typing in a conversation: ids only, relayed to its members, never stored (throttled per socket and conversation)',
   },
 } as const satisfies Record<string, ClientFrameDefinition>;
 
@@ -106,7 +108,8 @@ export const serverFrames = {
   authenticated: {
     schema: z.object({ type: z.literal('authenticated'), userId: userIdSchema }),
     audience: 'socket',
-    summary: 'The socket is signed in as `userId` and gets every frame from here; sent again after a bus `resync`, and the client catches up from history on each',
+    summary:
+      'The socket is signed in as `userId` and gets every frame from here; sent again after a bus `resync`, and the client catches up from history on each',
   },
   auth_failed: {
     schema: z.object({ type: z.literal('auth_failed'), message: z.string() }),
@@ -122,7 +125,8 @@ export const serverFrames = {
   error: {
     schema: z.object({ type: z.literal('error'), message: z.string() }),
     audience: 'socket',
-    summary: 'A frame of the socket’s was refused (malformed, too large, not signed in, too busy, refused by its handler) or its authentication could not be checked',
+    summary:
+      'A frame of the socket’s was refused (malformed, too large, not signed in, too busy, refused by its handler) or its authentication could not be checked',
   },
   chat_message: {
     schema: z.object({ type: z.literal('chat_message'), message: messageSchema }),
@@ -142,7 +146,8 @@ export const serverFrames = {
       reason: z.enum(['expired', 'deleted']),
     }),
     audience: 'members',
-    summary: 'Messages erased from the server: `expired` ones vanish, `deleted` ones (by their sender) leave a “message deleted” note in their place',
+    summary:
+      'Messages erased from the server: `expired` ones vanish, `deleted` ones (by their sender) leave a “message deleted” note in their place',
   },
   membership_changed: {
     schema: z.object({
@@ -173,7 +178,8 @@ export const serverFrames = {
       state: z.enum(['requested', 'open', 'closed']),
     }),
     audience: 'members',
-    summary: 'A connection changed, to both parties: `requested` (a joiner called connect), `open` (the host’s answer was relayed; it now counts in currentConnections), `closed`',
+    summary:
+      'A connection changed, to both parties: `requested` (a joiner called connect), `open` (the host’s answer was relayed; it now counts in currentConnections), `closed`',
   },
   presence: {
     schema: z.object({ type: z.literal('presence'), online: z.array(userIdSchema), offline: z.array(userIdSchema) }),

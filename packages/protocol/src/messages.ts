@@ -1,7 +1,16 @@
 /** Sender keys and messages: bodies and answers of /api/conversations, /api/epochs and /api/messages. */
 import { z } from 'zod';
 import { GENERAL_CONVERSATION, limits } from './limits';
-import { attachmentIdSchema, base64, base64Bytes, epochIdSchema, isoDate, publicKeySchema, receiverIdSchema, userIdSchema } from './primitives';
+import {
+  attachmentIdSchema,
+  base64,
+  base64Bytes,
+  epochIdSchema,
+  isoDate,
+  publicKeySchema,
+  receiverIdSchema,
+  userIdSchema,
+} from './primitives';
 
 /** Conversation id: 'general' or 'dm:<lower user id>:<higher user id>'. */
 export const conversationIdSchema = z.union([
@@ -15,7 +24,6 @@ export function conversationIdFor(senderId: string, receiverId: string): string 
   const [a, b] = [senderId, receiverId].sort();
   return `dm:${a}:${b}`;
 }
-
 
 /** `GET /api/conversations/members`: the conversation, named as a send names it ('all' or the peer's id). */
 export const conversationMembersQuerySchema = z.strictObject({ receiverId: receiverIdSchema });
@@ -160,10 +168,7 @@ export const sendMessageRequestSchema = z.strictObject({
   receiverId: receiverIdSchema,
   epochId: epochIdSchema,
   index: z.number().int().nonnegative().lt(limits.epochMaxMessages),
-  encryptedContent: z
-    .string()
-    .min(1, 'Message is empty')
-    .max(limits.envelopeMaxBytes, 'Message exceeds 500 characters'),
+  encryptedContent: z.string().min(1, 'Message is empty').max(limits.envelopeMaxBytes, 'Message exceeds 500 characters'),
   messageType: z.literal('text'),
   /**
    * Attachments uploaded for this message (POST /api/attachments), linked to it when it is stored:
@@ -242,4 +247,3 @@ export const messageEnvelopeSchema = z.discriminatedUnion('v', [
 ]);
 /** A parsed `encryptedContent`: v1 or v2. */
 export type MessageEnvelope = z.infer<typeof messageEnvelopeSchema>;
-

@@ -15,10 +15,13 @@ export const base64Bytes = (min: number, max: number) =>
   z
     .string()
     .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'must be canonical base64')
-    .refine((s) => {
-      const bytes = (s.length / 4) * 3 - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
-      return bytes >= min && bytes <= max;
-    }, min === max ? `must encode ${min} bytes` : `must encode ${min} to ${max} bytes`);
+    .refine(
+      (s) => {
+        const bytes = (s.length / 4) * 3 - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+        return bytes >= min && bytes <= max;
+      },
+      min === max ? `must encode ${min} bytes` : `must encode ${min} to ${max} bytes`,
+    );
 
 /** Invite keys are case-sensitive: 64 lowercase hex characters. */
 export const inviteKeySchema = z.string().regex(/^[0-9a-f]{64}$/, 'Please enter a valid 64-character access key');
@@ -52,7 +55,6 @@ export const roleSchema = z.enum(['member', 'admin']);
 export type Role = z.infer<typeof roleSchema>;
 /** A timestamp as ISO 8601 text with its offset; every date on the wire is one. */
 export const isoDate = z.iso.datetime({ offset: true });
-
 
 /** The answer of a call that has nothing more to say. */
 export const okResponseSchema = z.object({ ok: z.literal(true) });

@@ -43,12 +43,7 @@ import {
   validateKeyRequestSchema,
   validateKeyResponseSchema,
 } from './auth';
-import {
-  attachmentParamsSchema,
-  binarySchema,
-  uploadAttachmentQuerySchema,
-  uploadAttachmentResponseSchema,
-} from './attachments';
+import { attachmentParamsSchema, binarySchema, uploadAttachmentQuerySchema, uploadAttachmentResponseSchema } from './attachments';
 import {
   conversationMembersQuerySchema,
   conversationMembersResponseSchema,
@@ -159,7 +154,11 @@ export const notReadyReasons = ['database', 'redis', 'draining', 'degraded'] as 
 /** One reason an instance is not ready. */
 export type NotReadyReason = (typeof notReadyReasons)[number];
 /** The readiness check's answer (503) while any of `notReadyReasons` holds. */
-export const notReadyResponseSchema = z.object({ ok: z.literal(false), status: z.literal('not_ready'), reasons: z.array(z.enum(notReadyReasons)) });
+export const notReadyResponseSchema = z.object({
+  ok: z.literal(false),
+  status: z.literal('not_ready'),
+  reasons: z.array(z.enum(notReadyReasons)),
+});
 const csv = z.string().describe('CSV: key, status, purchase ID, sale price, generated, expires, used, username');
 /** The generated OpenAPI document (its shape is OpenAPI's, not ours). */
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
@@ -167,7 +166,9 @@ const openApiDocumentSchema = z.looseObject({ openapi: z.string(), paths: z.reco
 /**
  * The route table: every HTTP route, once (docs/architecture.md §3). The server registers each
  * with `serve()`, clients call them with `call(routes.x, …)`; a route not here does not exist.
+ * One route per line, left so by the formatter: the table reads, and diffs, a route at a time.
  */
+// prettier-ignore
 export const routes = {
   health: route({ method: 'HEAD', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 while it refuses some for want of capacity (degraded)', status: 200, response: noBody, degraded: noBody }),
   healthGet: route({ method: 'GET', path: '/api/health', access: 'public', summary: 'Answers 200 while the server is up and takes work, 503 degraded while it refuses some (for load balancers that only GET); both name the version and commit', status: 200, response: healthResponseSchema, degraded: degradedResponseSchema }),

@@ -263,7 +263,11 @@ export const unlockUserRequestSchema = z.strictObject({ userId });
 /** Any body, or none: the decoys answer whatever they are sent. */
 export const decoyRequestSchema = z.unknown();
 /** A decoy's fake sign-in: a made-up token and user. */
-export const decoyAuthResponseSchema = z.object({ success: z.literal(true), token: z.string(), user: z.object({ id: z.string(), username: z.string() }) });
+export const decoyAuthResponseSchema = z.object({
+  success: z.literal(true),
+  token: z.string(),
+  user: z.object({ id: z.string(), username: z.string() }),
+});
 /** A decoy's fake key validation: always valid. */
 export const decoyValidateResponseSchema = z.object({ valid: z.literal(true), reason: z.string() });
 /** A decoy's fake decryption. */

@@ -42,4 +42,3 @@ export type PublicUser = z.infer<typeof publicUserSchema>;
 export const userListResponseSchema = z.object({ users: z.array(publicUserSchema) });
 /** The answer of `GET /api/users/all`. */
 export type UserListResponse = z.infer<typeof userListResponseSchema>;
-

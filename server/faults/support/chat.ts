@@ -135,7 +135,7 @@ export class LiveMember {
   private async pages(): Promise<void> {
     const limit = limits.historyMaxPageSize;
     if (this.cursor === 0) return this.hold(await this.member.history('all', { limit }));
-    for (let after = this.cursor; ; ) {
+    for (let after = this.cursor; ;) {
       const page = await this.member.history('all', { after, limit });
       this.hold(page);
       if (page.length < limit) return;
@@ -190,7 +190,13 @@ export class LiveMember {
 
   /** What its connection went through, for a failure's message. */
   describe(): string {
-    return JSON.stringify({ closes: this.closes, reconnects: this.reconnects, resyncs: this.resyncs.length, failedCatchUps: this.failedCatchUps, cursor: this.cursor });
+    return JSON.stringify({
+      closes: this.closes,
+      reconnects: this.reconnects,
+      resyncs: this.resyncs.length,
+      failedCatchUps: this.failedCatchUps,
+      cursor: this.cursor,
+    });
   }
 
   get connected(): boolean {
@@ -251,7 +257,11 @@ export type Tally = {
  * with the last id stored before they did; they are held to what came after it (earlier messages
  * were sent before they could read them).
  */
-export async function expectEveryMessageOnce(members: LiveMember[], stored: () => Promise<number[]>, joinedAfter = new Map<LiveMember, number>()): Promise<Tally> {
+export async function expectEveryMessageOnce(
+  members: LiveMember[],
+  stored: () => Promise<number[]>,
+  joinedAfter = new Map<LiveMember, number>(),
+): Promise<Tally> {
   const acked = new Map<number, string>();
   for (const m of members) for (const [id, text] of m.acked) acked.set(id, text);
   const ackedIds = [...acked.keys()].sort((a, b) => a - b);
@@ -269,7 +279,10 @@ export async function expectEveryMessageOnce(members: LiveMember[], stored: () =
   await expect.poll(missing, { timeout: 15_000, interval: 200 }).toEqual([]);
   for (const m of members) {
     const held = [...m.held.values()].filter((message) => message.id > after(m));
-    expect(held.map((message) => message.id).sort((a, b) => a - b), `${m.name} holds exactly the acknowledged messages`).toEqual(expected(m));
+    expect(
+      held.map((message) => message.id).sort((a, b) => a - b),
+      `${m.name} holds exactly the acknowledged messages`,
+    ).toEqual(expected(m));
     const read = await m.member.decrypt(held);
     expect(
       read.filter((r) => r.text !== acked.get(r.id)).map((r) => r.id),
@@ -279,7 +292,10 @@ export async function expectEveryMessageOnce(members: LiveMember[], stored: () =
 
   const rows = await stored();
   expect(rows.length, 'no row stored twice').toBe(new Set(rows).size);
-  expect([...rows].sort((a, b) => a - b), 'stored rows = acknowledged messages').toEqual(ackedIds);
+  expect(
+    [...rows].sort((a, b) => a - b),
+    'stored rows = acknowledged messages',
+  ).toEqual(ackedIds);
   return {
     acknowledged: ackedIds.length,
     stored: rows.length,

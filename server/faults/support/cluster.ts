@@ -32,7 +32,13 @@ export type Cluster = {
  * the instances (member 0 on instance 0, member 1 on instance 1, …), and sends the seed message.
  * `build`: the built server they run (an earlier release's, support/release.ts), this checkout's by default.
  */
-export async function startCluster(opts: { name: string; instances: number; members: number; env?: Record<string, string>; build?: string }): Promise<Cluster> {
+export async function startCluster(opts: {
+  name: string;
+  instances: number;
+  members: number;
+  env?: Record<string, string>;
+  build?: string;
+}): Promise<Cluster> {
   const postgres = await startPostgres();
   const redis = await startRedis();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-faults-data-'));
@@ -82,7 +88,8 @@ export async function startCluster(opts: { name: string; instances: number; memb
       proxy,
       instances: parts.instances,
       members: parts.members,
-      stored: async () => (await sql<{ id: string }>('SELECT id FROM messages WHERE conversation_id = $1', [GENERAL_CONVERSATION])).map((r) => Number(r.id)),
+      stored: async () =>
+        (await sql<{ id: string }>('SELECT id FROM messages WHERE conversation_id = $1', [GENERAL_CONVERSATION])).map((r) => Number(r.id)),
       sql,
       close,
     };

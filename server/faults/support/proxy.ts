@@ -67,7 +67,14 @@ export async function startProxy(instancePorts: readonly number[]): Promise<Prox
       headers['x-forwarded-for'] = forwardedFor(req);
       headers['x-forwarded-proto'] = 'http';
       const attempt = (tries: number) => {
-        const up = http.request({ host: '127.0.0.1', port: portOf(req.socket, 'http', tries > 0), method: req.method, path: req.url, headers, agent: false });
+        const up = http.request({
+          host: '127.0.0.1',
+          port: portOf(req.socket, 'http', tries > 0),
+          method: req.method,
+          path: req.url,
+          headers,
+          agent: false,
+        });
         up.on('response', (answer) => {
           const status = answer.statusCode ?? 0;
           statuses.set(status, (statuses.get(status) ?? 0) + 1);

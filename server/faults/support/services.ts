@@ -32,7 +32,12 @@ function postgresBinDir(): string | null {
     // no pg_config: look where Debian puts the servers
   }
   const root = '/usr/lib/postgresql';
-  const versions = exists(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = exists(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   return versions.map((v) => path.join(root, v, 'bin')).find(has) ?? null;
 }
 
@@ -52,7 +57,8 @@ function redisServerBin(): string | null {
 export function plan(needs: { postgres?: boolean; redis?: boolean }): { run: boolean; missing: string[] } {
   if ((needs.postgres && !backends.includes('postgres')) || (needs.redis && !redisEnabled)) return { run: false, missing: [] };
   const missing: string[] = [];
-  if (needs.postgres && !postgresBinDir()) missing.push('PostgreSQL server binaries (initdb, pg_ctl, postgres: pg_config --bindir or /usr/lib/postgresql/*/bin)');
+  if (needs.postgres && !postgresBinDir())
+    missing.push('PostgreSQL server binaries (initdb, pg_ctl, postgres: pg_config --bindir or /usr/lib/postgresql/*/bin)');
   if (needs.redis && !redisServerBin()) missing.push('redis-server (on PATH)');
   if (missing.length && process.env.CI !== 'true') {
     console.warn(`fault tests skipped, missing: ${missing.join('; ')}`);
@@ -64,7 +70,10 @@ export function plan(needs: { postgres?: boolean; redis?: boolean }): { run: boo
 /** Runs PostgreSQL's tools as the `postgres` user when we are root (they refuse root). */
 function asPostgres(file: string, args: string[]): string {
   const root = process.getuid?.() === 0;
-  return execFileSync(root ? 'runuser' : file, root ? ['-u', 'postgres', '--', file, ...args] : args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(root ? 'runuser' : file, root ? ['-u', 'postgres', '--', file, ...args] : args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export type Postgres = {
@@ -136,7 +145,9 @@ export async function startRedis(): Promise<RedisServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-faults-redis-'));
   let child: ChildProcess | null = null;
   const start = async () => {
-    const c = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const c = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child = c;
     await new Promise<void>((resolve, reject) => {
       let out = '';

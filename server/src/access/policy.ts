@@ -77,7 +77,8 @@ export function registerAccessControl(
       await recordEvent(db, req, { type: eventTypes.masterKeyFailed, severity: 'high', details: { route: req.routeOptions.url } });
       throw new HttpError(403, errorCodes.forbidden, 'Invalid creator credentials');
     }
-    if (match === 'previous') await recordEvent(db, req, { type: eventTypes.masterKeyPreviousUsed, severity: 'low', details: { route: req.routeOptions.url } });
+    if (match === 'previous')
+      await recordEvent(db, req, { type: eventTypes.masterKeyPreviousUsed, severity: 'low', details: { route: req.routeOptions.url } });
     req.isCreator = true;
   };
 
@@ -123,7 +124,8 @@ export function registerAccessControl(
           const auth = await resolveSession(db, token);
           // A banned member still holding the cookie of a session their ban revoked.
           const banned = auth ? null : await bannedOwner(db, token);
-          if (banned) await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { route: url } });
+          if (banned)
+            await recordEvent(db, req, { type: eventTypes.bannedLogin, severity: 'medium', userId: banned, details: { route: url } });
           return auth;
         })
       : null;

@@ -21,9 +21,16 @@ type SessionCase = Standing & { revoked: boolean; expired: boolean };
 
 /** Every assignment of true and false to `keys`. */
 function combinations<K extends string>(keys: readonly K[]): Record<K, boolean>[] {
-  return Array.from({ length: 2 ** keys.length }, (_, n) => Object.fromEntries(keys.map((k, i) => [k, Boolean(n & (1 << i))])) as Record<K, boolean>);
+  return Array.from(
+    { length: 2 ** keys.length },
+    (_, n) => Object.fromEntries(keys.map((k, i) => [k, Boolean(n & (1 << i))])) as Record<K, boolean>,
+  );
 }
-const named = (c: Record<string, boolean>) => Object.entries(c).filter(([, v]) => v).map(([k]) => k).join(', ') || 'none';
+const named = (c: Record<string, boolean>) =>
+  Object.entries(c)
+    .filter(([, v]) => v)
+    .map(([k]) => k)
+    .join(', ') || 'none';
 
 /** The rule as the specification words it: a session is live unless any of these holds. */
 const live = (c: SessionCase) => !c.revoked && !c.expired && !c.banned && !c.wiped && !c.locked;

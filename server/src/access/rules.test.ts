@@ -1,7 +1,19 @@
 /** The per-object rules, as tables. */
 import { describe, expect, it } from 'vitest';
 import type { HttpError } from '../http/errors';
-import { assertOwnEpoch, bannedByOf, banRefusal, conversationWith, deletionRefusal, mayReadAttachment, timerRefusal, unbanRefusal, type Moderator, type ModerationTarget, type Peer } from './rules';
+import {
+  assertOwnEpoch,
+  bannedByOf,
+  banRefusal,
+  conversationWith,
+  deletionRefusal,
+  mayReadAttachment,
+  timerRefusal,
+  unbanRefusal,
+  type Moderator,
+  type ModerationTarget,
+  type Peer,
+} from './rules';
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const PEER = '00000000-0000-4000-8000-000000000002';
@@ -21,14 +33,20 @@ describe('who may ban whom', () => {
   it.each([
     ['the creator', creator, 'a member', member, null],
     ['the creator', creator, 'an admin', otherAdmin, null],
-    ["the creator", creator, "one of the creator's accounts", creatorsAccount, null],
-    ['the creator', creator, "a member the creator banned", bannedByCreator, null],
+    ['the creator', creator, "one of the creator's accounts", creatorsAccount, null],
+    ['the creator', creator, 'a member the creator banned', bannedByCreator, null],
     ['the creator', creator, 'a member an admin banned', bannedByAdmin, null],
     ['an admin', admin, 'a member', member, null],
     ['an admin', admin, 'an admin', otherAdmin, 'Administrators cannot ban other administrators'],
     ['an admin', admin, "one of the creator's accounts", creatorsAccount, 'Administrators cannot ban other administrators'],
     ['an admin', admin, 'a member the creator banned', bannedByCreator, 'This member was banned by the network creator'],
-    ['an admin', admin, 'a member banned before bans recorded their origin', bannedOfOldOrigin, 'This member was banned by the network creator'],
+    [
+      'an admin',
+      admin,
+      'a member banned before bans recorded their origin',
+      bannedOfOldOrigin,
+      'This member was banned by the network creator',
+    ],
     ['an admin', admin, 'a member another admin banned', bannedByAdmin, null],
   ] as const)('%s banning %s: %s', (_a, actor, _t, target, refused) => {
     const refusal = banRefusal(actor, target);
@@ -45,9 +63,27 @@ describe('who may ban whom', () => {
     ['an admin', admin, 'a member not banned', member, null],
     ['an admin', admin, 'a ban of the creator', bannedByCreator, 'Only the network creator can lift this ban'],
     ['an admin', admin, 'a ban of unknown origin', bannedOfOldOrigin, 'Only the network creator can lift this ban'],
-    ['an admin', admin, 'a banned admin', { ...otherAdmin, isBanned: true, bannedBy: 'creator' }, 'Only the network creator can lift this ban'],
-    ['an admin', admin, "an admin's ban on an admin (promoted while banned)", { ...otherAdmin, isBanned: true, bannedBy: OTHER_ADMIN }, 'Only the network creator can lift this ban'],
-    ["an admin", admin, "an admin's ban on one of the creator's accounts", { ...creatorsAccount, isBanned: true, bannedBy: OTHER_ADMIN }, 'Only the network creator can lift this ban'],
+    [
+      'an admin',
+      admin,
+      'a banned admin',
+      { ...otherAdmin, isBanned: true, bannedBy: 'creator' },
+      'Only the network creator can lift this ban',
+    ],
+    [
+      'an admin',
+      admin,
+      "an admin's ban on an admin (promoted while banned)",
+      { ...otherAdmin, isBanned: true, bannedBy: OTHER_ADMIN },
+      'Only the network creator can lift this ban',
+    ],
+    [
+      'an admin',
+      admin,
+      "an admin's ban on one of the creator's accounts",
+      { ...creatorsAccount, isBanned: true, bannedBy: OTHER_ADMIN },
+      'Only the network creator can lift this ban',
+    ],
   ] as const)('%s lifting %s: %s', (_a, actor, _t, target, refused) => {
     const refusal = unbanRefusal(actor, target);
     if (refused === null) expect(refusal).toBeNull();
@@ -112,14 +148,38 @@ describe('who may download an attachment', () => {
   const others = `dm:${PEER}:${ADMIN}`;
   it.each([
     ['my own upload, not sent yet', { uploaderId: ME, conversationId: dm, messageCreatedAt: null, messageErased: false }, true],
-    ["someone else's upload, not sent yet, in my DM", { uploaderId: PEER, conversationId: dm, messageCreatedAt: null, messageErased: false }, false],
+    [
+      "someone else's upload, not sent yet, in my DM",
+      { uploaderId: PEER, conversationId: dm, messageCreatedAt: null, messageErased: false },
+      false,
+    ],
     ['one sent in my DM', { uploaderId: PEER, conversationId: dm, messageCreatedAt: after, messageErased: false }, true],
     ['one sent in a DM of two others', { uploaderId: PEER, conversationId: others, messageCreatedAt: after, messageErased: false }, false],
-    ['one sent in the channel after I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: after, messageErased: false }, true],
-    ['one sent in the channel at the moment I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: joined, messageErased: false }, true],
-    ['one sent in the channel before I joined', { uploaderId: PEER, conversationId: 'general', messageCreatedAt: before, messageErased: false }, false],
-    ['one sent in my DM, whose message was then erased', { uploaderId: PEER, conversationId: dm, messageCreatedAt: after, messageErased: true }, false],
-    ['my own, sent in the channel, whose message was then erased', { uploaderId: ME, conversationId: 'general', messageCreatedAt: after, messageErased: true }, false],
+    [
+      'one sent in the channel after I joined',
+      { uploaderId: PEER, conversationId: 'general', messageCreatedAt: after, messageErased: false },
+      true,
+    ],
+    [
+      'one sent in the channel at the moment I joined',
+      { uploaderId: PEER, conversationId: 'general', messageCreatedAt: joined, messageErased: false },
+      true,
+    ],
+    [
+      'one sent in the channel before I joined',
+      { uploaderId: PEER, conversationId: 'general', messageCreatedAt: before, messageErased: false },
+      false,
+    ],
+    [
+      'one sent in my DM, whose message was then erased',
+      { uploaderId: PEER, conversationId: dm, messageCreatedAt: after, messageErased: true },
+      false,
+    ],
+    [
+      'my own, sent in the channel, whose message was then erased',
+      { uploaderId: ME, conversationId: 'general', messageCreatedAt: after, messageErased: true },
+      false,
+    ],
     ['no such attachment', undefined, false],
   ] as const)('%s', (_name, attachment, allowed) => {
     expect(mayReadAttachment(me, attachment)).toBe(allowed);

@@ -76,7 +76,10 @@ describe('key administration and moderation', () => {
     const [revoked, expired, used] = await mintKeys(suite.database.db, { count: 3 });
     const idOf = async (key: string) => (await suite.database.db.select().from(accessKeys).where(eq(accessKeys.key, key)))[0]!.id;
     expect(await admin.call(routes.revokeKeys, { body: { ids: [await idOf(revoked!)] } })).toEqual({ revoked: 1 });
-    await suite.database.db.update(accessKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accessKeys.key, expired!));
+    await suite.database.db
+      .update(accessKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(accessKeys.key, expired!));
     await TestMember.join(suite.server.url, used!, 'firstuse');
     const canaryRes = await generate({ quantity: 1, canary: true });
     const canary = canaryRes.body!.keys[0]!.key;
@@ -201,7 +204,10 @@ describe('key administration and moderation', () => {
       // This test's own action of that type: by the admin, from the loopback address, just now.
       const own = byType(t).filter((e) => e.createdAt.getTime() >= t0.getTime() - 1000);
       expect(own.length, t).toBeGreaterThan(0);
-      expect(own.every((e) => e.actor === admin.id && e.ip === '127.0.0.1'), t).toBe(true);
+      expect(
+        own.every((e) => e.actor === admin.id && e.ip === '127.0.0.1'),
+        t,
+      ).toBe(true);
     }
     expect(byType('member_banned').filter((e) => e.userId === target.id)).toHaveLength(1);
     expect(byType('member_unbanned').filter((e) => e.userId === target.id)).toHaveLength(1);

@@ -19,7 +19,11 @@ import { sweepExpired } from '../messages/disappearing';
 import { deleteMessageAttachments, sweepOrphans } from './service';
 
 const MARKER = `marker-${crypto.randomUUID()}`;
-const file = (name = 'note.txt', body = `a file holding ${MARKER}`) => ({ bytes: new TextEncoder().encode(body), name, type: 'text/plain' });
+const file = (name = 'note.txt', body = `a file holding ${MARKER}`) => ({
+  bytes: new TextEncoder().encode(body),
+  name,
+  type: 'text/plain',
+});
 
 describe.each(backends)('encrypted attachments (%s)', (backend) => {
   let database: Database;
@@ -132,7 +136,10 @@ describe.each(backends)('encrypted attachments (%s)', (backend) => {
   it('links an upload only within half an hour, so that the sweep deleting an older one never races a send', async () => {
     const [alice, bob] = [await join('alice-window'), await join('bob-window')];
     const stale = (await uploadFile(alice, bob.id, file())).attachment;
-    await database.db.update(attachments).set({ createdAt: sql`now() - interval '31 minutes'` }).where(eq(attachments.id, stale.id));
+    await database.db
+      .update(attachments)
+      .set({ createdAt: sql`now() - interval '31 minutes'` })
+      .where(eq(attachments.id, stale.id));
     const refused = await alice.send(bob.id, { text: 'too late', attachment: stale });
     expect(refused.status).toBe(400);
     expect(refused.error?.error).toMatch(/attachmentIds/);
@@ -180,8 +187,16 @@ describe.each(backends)('encrypted attachments (%s)', (backend) => {
     expect(fs.existsSync(blobPath(deleted.id))).toBe(false);
     expect((await downloadBytes(bob, deleted.id)).status).toBe(404);
     // Past its time (as a timer would have set it): the expiry sweep erases it, and its file.
-    await database.db.update(messages).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(messages.id, m2.id));
-    await sweepExpired({ db: database.db, gateway: server.app.gateway, attachments: server.app.attachments, scrubber: server.app.scrubber });
+    await database.db
+      .update(messages)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(messages.id, m2.id));
+    await sweepExpired({
+      db: database.db,
+      gateway: server.app.gateway,
+      attachments: server.app.attachments,
+      scrubber: server.app.scrubber,
+    });
     expect(fs.existsSync(blobPath(expired.id))).toBe(false);
     expect(await database.db.select().from(attachments).where(eq(attachments.id, expired.id))).toEqual([]);
   });
@@ -190,7 +205,11 @@ describe.each(backends)('encrypted attachments (%s)', (backend) => {
     let tight: TestServer;
     beforeAll(async () => {
       tight = await startServer(database, {
-        config: { dataDir, rateLimits: { ...relaxedRateLimits, attachmentUpload: { max: 4, windowMs: 60_000 } }, attachments: { store: { kind: 'local' }, quotaBytes: 1024 * 1024, orphanAfterMs: 60 * 60 * 1000, sweepEveryMs: 10 * 60 * 1000 } },
+        config: {
+          dataDir,
+          rateLimits: { ...relaxedRateLimits, attachmentUpload: { max: 4, windowMs: 60_000 } },
+          attachments: { store: { kind: 'local' }, quotaBytes: 1024 * 1024, orphanAfterMs: 60 * 60 * 1000, sweepEveryMs: 10 * 60 * 1000 },
+        },
       });
     });
     afterAll(async () => tight?.close());
@@ -200,7 +219,10 @@ describe.each(backends)('encrypted attachments (%s)', (backend) => {
       expect((await uploadBytes(alice, 'all', new Uint8Array(700 * 1024))).status).toBe(201);
       const full = await uploadBytes(alice, 'all', new Uint8Array(700 * 1024));
       expect(full.status).toBe(413);
-      expect(full.body).toMatchObject({ code: errorCodes.quotaExceeded, error: expect.stringMatching(/Attachment storage full: you have 0 MB stored of your 1 MB/) });
+      expect(full.body).toMatchObject({
+        code: errorCodes.quotaExceeded,
+        error: expect.stringMatching(/Attachment storage full: you have 0 MB stored of your 1 MB/),
+      });
       // Another member's quota is their own.
       const bob = await join('bob-quota', tight);
       expect((await uploadBytes(bob, 'all', new Uint8Array(700 * 1024))).status).toBe(201);

@@ -68,7 +68,8 @@ export async function attachmentRoutes(app: FastifyInstance, { ctx }: { ctx: App
         if (declared === undefined) throw new HttpError(411, errorCodes.invalidRequest, 'An upload must declare its Content-Length');
         const size = Number(declared);
         if (size > maxBytes) throw attachmentTooLarge();
-        if (size < TAG_BYTES) throw new HttpError(400, errorCodes.invalidRequest, 'An attachment is its ciphertext: at least the 16-byte tag');
+        if (size < TAG_BYTES)
+          throw new HttpError(400, errorCodes.invalidRequest, 'An attachment is its ciphertext: at least the 16-byte tag');
       },
     },
   );

@@ -28,9 +28,18 @@ export function s3Store(config: Extract<AttachmentStoreConfig, { kind: 's3' }>):
       const abort = new AbortController();
       checked.once('error', (err) => abort.abort(err));
       try {
-        await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key(id), Body: checked, ContentLength: size, ContentType: 'application/octet-stream' }), {
-          abortSignal: abort.signal,
-        });
+        await client.send(
+          new PutObjectCommand({
+            Bucket: config.bucket,
+            Key: key(id),
+            Body: checked,
+            ContentLength: size,
+            ContentType: 'application/octet-stream',
+          }),
+          {
+            abortSignal: abort.signal,
+          },
+        );
       } catch (err) {
         throw checked.errored instanceof BodyMismatch ? checked.errored : err;
       }

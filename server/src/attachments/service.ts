@@ -18,7 +18,10 @@ const MiB = 1024 * 1024;
  * row, counted under a lock on the uploader's row, so that two uploads at once cannot both slip
  * under the quota. The blob follows (writeAttachment), or the row goes.
  */
-export async function reserveAttachment(db: Db, upload: { uploaderId: string; conversationId: string; size: number; quotaBytes: number }): Promise<{ id: string }> {
+export async function reserveAttachment(
+  db: Db,
+  upload: { uploaderId: string; conversationId: string; size: number; quotaBytes: number },
+): Promise<{ id: string }> {
   return db.transaction(async (tx) => {
     await tx.select({ id: users.id }).from(users).where(eq(users.id, upload.uploaderId)).for('no key update');
     const [used] = await tx
@@ -52,12 +55,19 @@ export async function writeAttachment(db: Db, store: AttachmentStore, id: string
     throw err;
   }
   // The link window and the sweep count from the upload's end: a slow 10 MiB body may take minutes.
-  await db.update(attachments).set({ createdAt: sql`now()` }).where(eq(attachments.id, id));
+  await db
+    .update(attachments)
+    .set({ createdAt: sql`now()` })
+    .where(eq(attachments.id, id));
 }
 
 function quotaExceeded(usedBytes: number, quotaBytes: number): HttpError {
   const mb = (n: number) => `${Math.floor(n / MiB)} MB`;
-  return new HttpError(413, errorCodes.quotaExceeded, `Attachment storage full: you have ${mb(usedBytes)} stored of your ${mb(quotaBytes)}. This file does not fit.`);
+  return new HttpError(
+    413,
+    errorCodes.quotaExceeded,
+    `Attachment storage full: you have ${mb(usedBytes)} stored of your ${mb(quotaBytes)}. This file does not fit.`,
+  );
 }
 
 /** A too-large upload, refused before its body is read (and by the body limit, should it lie about its length). */
@@ -87,7 +97,11 @@ export async function linkAttachments(
     )
     .returning({ id: attachments.id });
   if (linked.length !== new Set(link.ids).size) {
-    throw new HttpError(400, errorCodes.invalidRequest, 'attachmentIds: not an attachment you uploaded to this conversation for a new message');
+    throw new HttpError(
+      400,
+      errorCodes.invalidRequest,
+      'attachmentIds: not an attachment you uploaded to this conversation for a new message',
+    );
   }
 }
 
@@ -99,8 +113,15 @@ export async function linkAttachments(
  */
 export async function deleteMessageAttachments(db: Db, store: AttachmentStore, messageIds: readonly number[]): Promise<number> {
   if (!messageIds.length) return 0;
-  const linked = await db.select({ id: attachments.id }).from(attachments).where(inArray(attachments.messageId, [...messageIds]));
-  return deleteAttachments(db, store, linked.map((r) => r.id));
+  const linked = await db
+    .select({ id: attachments.id })
+    .from(attachments)
+    .where(inArray(attachments.messageId, [...messageIds]));
+  return deleteAttachments(
+    db,
+    store,
+    linked.map((r) => r.id),
+  );
 }
 
 /** Blobs first, then rows: a row stays as long as its blob may still exist. */
@@ -139,11 +160,19 @@ export async function sweepOrphans(db: Db, store: AttachmentStore, orphanAfterMs
       ),
     )
     .limit(SWEEP_BATCH);
-  return deleteAttachments(db, store, due.map((r) => r.id));
+  return deleteAttachments(
+    db,
+    store,
+    due.map((r) => r.id),
+  );
 }
 
 /** Runs the sweep every `everyMs` until stopped; a failed sweep is logged and tried again next time. */
-export function startSweeping(db: Db, store: AttachmentStore, opts: { orphanAfterMs: number; everyMs: number; log: FastifyBaseLogger }): () => void {
+export function startSweeping(
+  db: Db,
+  store: AttachmentStore,
+  opts: { orphanAfterMs: number; everyMs: number; log: FastifyBaseLogger },
+): () => void {
   const timer = setInterval(() => {
     sweepOrphans(db, store, opts.orphanAfterMs).then(
       (n) => n && opts.log.info({ attachments: n }, 'swept unlinked attachments'),

@@ -93,13 +93,24 @@ describe('a server whose attachments go to S3', () => {
   it('carries a file from Alice to Bob with the ciphertext in the bucket, nothing on local disk', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-s3-data-'));
     const server = await startServer(database, {
-      config: { dataDir, rateLimits: relaxedRateLimits, attachments: { store: s3.config, quotaBytes: 10 * 1024 * 1024 * 1024, orphanAfterMs: 3_600_000, sweepEveryMs: 600_000 } },
+      config: {
+        dataDir,
+        rateLimits: relaxedRateLimits,
+        attachments: { store: s3.config, quotaBytes: 10 * 1024 * 1024 * 1024, orphanAfterMs: 3_600_000, sweepEveryMs: 600_000 },
+      },
     });
     try {
       const keys = await mintKeys(database.db, { count: 2 });
-      const [alice, bob] = await Promise.all([TestMember.join(server.url, keys[0]!, 'alice-s3'), TestMember.join(server.url, keys[1]!, 'bob-s3')]);
+      const [alice, bob] = await Promise.all([
+        TestMember.join(server.url, keys[0]!, 'alice-s3'),
+        TestMember.join(server.url, keys[1]!, 'bob-s3'),
+      ]);
       const marker = `s3-marker-${crypto.randomUUID()}`;
-      const { attachment, ciphertext } = await uploadFile(alice, bob.id, { bytes: new TextEncoder().encode(marker), name: 'a.txt', type: 'text/plain' });
+      const { attachment, ciphertext } = await uploadFile(alice, bob.id, {
+        bytes: new TextEncoder().encode(marker),
+        name: 'a.txt',
+        type: 'text/plain',
+      });
       expect((await alice.send(bob.id, { text: '', attachment })).status).toBe(201);
       const [read] = await bob.decrypt(await bob.history(alice.id));
       expect(new TextDecoder().decode(await openFile(bob, read!.attachment!))).toBe(marker);

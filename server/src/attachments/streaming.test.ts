@@ -35,7 +35,9 @@ function rawUpload(serverUrl: string, member: TestMember, receiverId: string, he
     const check = () => (received.includes('\r\n\r\n') ? resolve(received) : socket.once('data', check));
     socket.once('data', check);
   });
-  const lines = Object.entries({ host: `127.0.0.1:${port}`, cookie, 'content-type': 'application/octet-stream', ...headers }).map(([k, v]) => `${k}: ${v}`);
+  const lines = Object.entries({ host: `127.0.0.1:${port}`, cookie, 'content-type': 'application/octet-stream', ...headers }).map(
+    ([k, v]) => `${k}: ${v}`,
+  );
   socket.write(`POST ${routeUrl(routes.uploadAttachment, { query: { receiverId } })} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
   return { socket, answer, firstLine, received: () => received };
 }

@@ -60,9 +60,7 @@ describe.each(backends)('sign-up and sign-in (%s)', (backend) => {
     const lost = results.filter((r) => r.status !== 201);
     expect(lost).toHaveLength(49);
     for (const r of lost) expect(r.error).toEqual({ code: 'key_invalid', error: errorTexts.keyUsed });
-    const racers = (await suite.database.db.select({ username: users.username }).from(users)).filter((u) =>
-      u.username.startsWith('racer'),
-    );
+    const racers = (await suite.database.db.select({ username: users.username }).from(users)).filter((u) => u.username.startsWith('racer'));
     expect(racers).toHaveLength(1);
   });
 
@@ -138,14 +136,15 @@ describe('rate limits per address (the defaults)', () => {
     await expect.poll(() => rateLimitedRoutes()).toEqual(['/api/auth/login']);
   });
 
-  it('counts wrong tokens only, per browser (5) and per address (20): another member\'s right token always works', async () => {
+  it("counts wrong tokens only, per browser (5) and per address (20): another member's right token always works", async () => {
     const [key] = await mintKeys(database.db, { count: 1 });
     const bob = await TestMember.join(server.url, key!, 'bob');
     const anon = new TestMember.Anonymous(server.url);
     const browser = (n: number) => n.toString(16).padStart(32, '0');
     const wrong = (browserId: string) => anon.attempt(routes.login, { body: { loginKey: 'd'.repeat(64), browserId } });
     const right = async (browserId?: string) =>
-      (await bob.attempt(routes.login, { body: { loginKey: await deriveLoginKey(bob.token), ...(browserId ? { browserId } : {}) } })).status;
+      (await bob.attempt(routes.login, { body: { loginKey: await deriveLoginKey(bob.token), ...(browserId ? { browserId } : {}) } }))
+        .status;
 
     // One browser: five failures, then refused; the address has counted six.
     const first: number[] = [];
@@ -207,7 +206,8 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('sign-in failures 
     const [key] = await mintKeys(database.db, { count: 1 });
     const carol = await TestMember.join(a.url, key!, 'carol');
     const browserId = 'ab'.repeat(16);
-    const wrong = (s: TestServer) => new TestMember.Anonymous(s.url).attempt(routes.login, { body: { loginKey: 'd'.repeat(64), browserId } });
+    const wrong = (s: TestServer) =>
+      new TestMember.Anonymous(s.url).attempt(routes.login, { body: { loginKey: 'd'.repeat(64), browserId } });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await wrong(i % 2 ? b : a)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);

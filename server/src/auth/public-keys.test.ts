@@ -89,14 +89,25 @@ describe.each(backends)('members with unusable stored keys (%s)', (backend) => {
   beforeAll(async () => {
     [alice, bob, mallory, trudy] = await suite.members('alice', 'bob', 'mallory', 'trudy');
     // Their rows as accounts registered before the key check could have left them.
-    await suite.database.db.update(users).set({ encryptionPublicKey: b64(randomBytes(294)) }).where(eq(users.id, mallory.id));
-    await suite.database.db.update(users).set({ encryptionPublicKey: rsaSpki(4096) }).where(eq(users.id, trudy.id));
+    await suite.database.db
+      .update(users)
+      .set({ encryptionPublicKey: b64(randomBytes(294)) })
+      .where(eq(users.id, mallory.id));
+    await suite.database.db
+      .update(users)
+      .set({ encryptionPublicKey: rsaSpki(4096) })
+      .where(eq(users.id, trudy.id));
   });
 
   it('do not stop the others sending in the general channel: senders skip them and report them by name', async () => {
     const sent = await alice.send('all', 'hello despite mallory and trudy');
     expect(sent.status).toBe(201);
-    expect(alice.client.skipped.of('general').map((m) => [m.id, m.username]).sort()).toEqual(
+    expect(
+      alice.client.skipped
+        .of('general')
+        .map((m) => [m.id, m.username])
+        .sort(),
+    ).toEqual(
       [
         [mallory.id, 'mallory'],
         [trudy.id, 'trudy'],

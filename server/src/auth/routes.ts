@@ -61,7 +61,11 @@ export async function authRoutes(
    * back by them: members behind one address cannot lock each other out. (Only the request cap on
    * the route, far above what one address's members use, refuses right tokens too.)
    */
-  const refuseWrongToken = async (req: RouteRequest<typeof routes.login>, reply: FastifyReply, browserId: string | undefined): Promise<never> => {
+  const refuseWrongToken = async (
+    req: RouteRequest<typeof routes.login>,
+    reply: FastifyReply,
+    browserId: string | undefined,
+  ): Promise<never> => {
     const { login, loginPerAddress } = config.rateLimits;
     const address = limitedAddress(req.ip);
     const counted = await Promise.all([
@@ -113,7 +117,11 @@ export async function authRoutes(
     routes.login,
     async (req, reply) => {
       const { loginKey, browserId } = req.body;
-      const [user] = await db.select().from(users).where(eq(users.loginKeyHash, sha256Hex(loginKey))).limit(1);
+      const [user] = await db
+        .select()
+        .from(users)
+        .where(eq(users.loginKeyHash, sha256Hex(loginKey)))
+        .limit(1);
       if (!user) return refuseWrongToken(req, reply, browserId);
       if (user.isCompromised) {
         await recordEvent(db, req, { type: eventTypes.wipedLogin, severity: 'high', userId: user.id });
@@ -129,7 +137,12 @@ export async function authRoutes(
       }
       const session = await createSession(db, user.id, req.headers['user-agent']);
       if (session.revoked.length) {
-        await sessionEnded(ctx.gateway, { sessionIds: session.revoked }, 'revoked', 'This session was ended: you signed in on too many devices.');
+        await sessionEnded(
+          ctx.gateway,
+          { sessionIds: session.revoked },
+          'revoked',
+          'This session was ended: you signed in on too many devices.',
+        );
       }
       await db.update(users).set({ lastActivity: new Date() }).where(eq(users.id, user.id));
       setSessionCookie(req, reply, session.token);
@@ -176,10 +189,7 @@ export function setSessionCookie(req: Pick<FastifyRequest, 'protocol'>, reply: F
  * Redeems the invite key and creates the member in one transaction: of any number of concurrent
  * registrations with one key, exactly one wins; the others see why the key cannot be used.
  */
-async function register(
-  db: Db,
-  body: RegisterRequest,
-): Promise<{ user: UserRow; membershipVersion: number }> {
+async function register(db: Db, body: RegisterRequest): Promise<{ user: UserRow; membershipVersion: number }> {
   return db.transaction(async (tx) => {
     // The check before the transaction answers early; this one, under the emergency lock, is the
     // one that holds against a shutdown running at the same time (creator/emergency-state.ts).
@@ -187,11 +197,7 @@ async function register(
       throw new HttpError(403, errorCodes.forbidden, errorTexts.registrationClosed);
     }
     const now = new Date();
-    const [key] = await tx
-      .update(accessKeys)
-      .set({ usedAt: now })
-      .where(redeemable(body.inviteKey, now))
-      .returning({ id: accessKeys.id });
+    const [key] = await tx.update(accessKeys).set({ usedAt: now }).where(redeemable(body.inviteKey, now)).returning({ id: accessKeys.id });
     if (!key) {
       const reason = refusal(await findKey(tx, body.inviteKey), now) ?? errorTexts.keyUnknown;
       throw new HttpError(409, errorCodes.keyInvalid, reason);

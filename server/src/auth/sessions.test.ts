@@ -25,7 +25,11 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
 
   /** Another browser of the member: a login of its own with this User-Agent; its cookie. */
   const signIn = async (m: TestMember, userAgent: string) => {
-    const res = await new TestMember.Anonymous(suite.server.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(m.token) } }, { 'user-agent': userAgent });
+    const res = await new TestMember.Anonymous(suite.server.url).attempt(
+      routes.login,
+      { body: { loginKey: await deriveLoginKey(m.token) } },
+      { 'user-agent': userAgent },
+    );
     expect(res.status).toBe(200);
     return (res.headers.get('set-cookie') ?? '').split(';')[0]!;
   };
@@ -77,7 +81,8 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
       expect(await s.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'revoked' });
       expect((await s.closed).code).toBe(closeCodes.sessionEnded);
     }
-    for (const c of [c1, c2]) expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(c))).status).toBe(401);
+    for (const c of [c1, c2])
+      expect((await new TestMember.Anonymous(suite.server.url).attempt(routes.me, {}, asCookie(c))).status).toBe(401);
     expect(mine.ws.readyState).toBe(mine.ws.OPEN);
     expect(mine.frames.filter((f) => f.type === 'session_ended')).toEqual([]);
     expect((await ben.call(routes.sessions, {})).sessions).toEqual([expect.objectContaining({ current: true })]);
@@ -147,7 +152,8 @@ describe.each(backends)("a member's sessions (%s)", (backend) => {
   it('marks a session active at most once per interval: a request after it writes the time, one within it does not', async () => {
     const [key] = await mintKeys(suite.database.db, { count: 1 });
     const hal = await TestMember.join(suite.server.url, key!, 'hal');
-    const lastActive = async () => (await suite.database.db.select({ at: sessions.lastActiveAt }).from(sessions).where(eq(sessions.userId, hal.id)))[0]!.at;
+    const lastActive = async () =>
+      (await suite.database.db.select({ at: sessions.lastActiveAt }).from(sessions).where(eq(sessions.userId, hal.id)))[0]!.at;
     const before = await lastActive();
     await hal.call(routes.me, {});
     expect(await lastActive()).toEqual(before);

@@ -123,7 +123,10 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
   if (now - lastActiveAt.getTime() >= SESSION_TOUCH_MS) {
     // Conditional, so that concurrent requests of one session write it once.
     const staleBefore = new Date(now - SESSION_TOUCH_MS);
-    await db.update(sessions).set({ lastActiveAt: new Date(now) }).where(and(eq(sessions.id, id), lt(sessions.lastActiveAt, staleBefore)));
+    await db
+      .update(sessions)
+      .set({ lastActiveAt: new Date(now) })
+      .where(and(eq(sessions.id, id), lt(sessions.lastActiveAt, staleBefore)));
   }
   return { sessionId: id, expiresAt, user };
 }

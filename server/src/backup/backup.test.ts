@@ -137,12 +137,21 @@ describe('backup and restore of the embedded database', () => {
     expect(path.basename(archive)).toMatch(/^enclave-\d{8}T\d{6}\.\d{3}Z\.tar$/);
     // What it holds, as tar lists it: the database, the attachment's file, and the manifest last.
     const listing = execFileSync('tar', ['tf', archive], { encoding: 'utf8' }).trim().split('\n');
-    expect(listing).toEqual(['database.tar.gz', ...fs.readdirSync(attachmentsDir()).map((id) => `attachments/${id}`), 'enclave-backup.json']);
+    expect(listing).toEqual([
+      'database.tar.gz',
+      ...fs.readdirSync(attachmentsDir()).map((id) => `attachments/${id}`),
+      'enclave-backup.json',
+    ]);
     expect(mode(archive)).toBe(0o600);
     expect(mode(path.dirname(archive))).toBe(0o700);
     const bytes = fs.readFileSync(archive);
     expect(result).toMatchObject({ kind: 'embedded', bytes: bytes.byteLength, sha256: sha256Hex(bytes) });
-    expect(await lastBackup(database!.db)).toMatchObject({ fileName: archive, bytes: bytes.byteLength, sha256: sha256Hex(bytes), kind: 'embedded' });
+    expect(await lastBackup(database!.db)).toMatchObject({
+      fileName: archive,
+      bytes: bytes.byteLength,
+      sha256: sha256Hex(bytes),
+      kind: 'embedded',
+    });
   });
 
   it('shows the backup on the compliance panel', async () => {
@@ -214,7 +223,10 @@ describe('backup and restore of the embedded database', () => {
     const tarForm = path.join(elsewhere, 'bomb.tar');
     const pack = tar.pack();
     pack.entry({ name: 'database.tar.gz' }, bomb);
-    pack.entry({ name: 'enclave-backup.json' }, JSON.stringify({ format: 2, createdAt: new Date().toISOString(), attachments: 'external', attachmentCount: 0 }));
+    pack.entry(
+      { name: 'enclave-backup.json' },
+      JSON.stringify({ format: 2, createdAt: new Date().toISOString(), attachments: 'external', attachmentCount: 0 }),
+    );
     pack.finalize();
     await pipeline(pack, fs.createWriteStream(tarForm));
     for (const file of [older, tarForm]) {
@@ -232,7 +244,14 @@ describe('backup and restore of the embedded database', () => {
 
   it('restores the archive: the rows and the attachment files are back byte for byte, the backup still recorded and reported', async () => {
     const result = await restoreEmbedded(dataDir, archive);
-    expect(result).toMatchObject({ users: 2, messages: 5, attachments: 1, attachmentsMissing: 0, sha256: sha256Hex(fs.readFileSync(archive)), backupsCarried: 1 });
+    expect(result).toMatchObject({
+      users: 2,
+      messages: 5,
+      attachments: 1,
+      attachmentsMissing: 0,
+      sha256: sha256Hex(fs.readFileSync(archive)),
+      backupsCarried: 1,
+    });
     // No staging or replaced directory is left behind.
     expect(fs.readdirSync(dataDir).filter((e) => e.startsWith('db') || e.startsWith('attachments'))).toEqual(['attachments', 'db']);
     expect(treeHash(attachmentsDir())).toBe(filesBefore);
@@ -246,7 +265,9 @@ describe('backup and restore of the embedded database', () => {
     expect(ciphertext).toEqual(sent.ciphertext);
     expect(await decryptAttachment({ ciphertext, ...sent.attachment })).toEqual(photo.bytes);
     expect(await database!.db.select().from(securityEvents).where(eq(securityEvents.type, 'after_backup'))).toEqual([]);
-    expect(await database!.db.select({ fileName: backups.fileName, kind: backups.kind }).from(backups)).toEqual([{ fileName: archive, kind: 'embedded' }]);
+    expect(await database!.db.select({ fileName: backups.fileName, kind: backups.kind }).from(backups)).toEqual([
+      { fileName: archive, kind: 'embedded' },
+    ]);
     expect(await complianceOf()).toMatchObject({ status: 'compliant' });
   });
 
@@ -335,7 +356,10 @@ describe('the compliance check "Backups"', () => {
   });
 
   it('warns once it is 24 hours old, and when there is none', () => {
-    expect(backupCheck(taken(24), now)).toMatchObject({ status: 'warning', description: expect.stringMatching(/\(24 h ago\).*Older than 24 hours: run npm run backup/) });
+    expect(backupCheck(taken(24), now)).toMatchObject({
+      status: 'warning',
+      description: expect.stringMatching(/\(24 h ago\).*Older than 24 hours: run npm run backup/),
+    });
     expect(backupCheck({ ...taken(24 * 9), kind: 'postgres' }, now).description).toMatch(/\(9 days ago\).*PostgreSQL\./);
     expect(backupCheck(null, now)).toMatchObject({ status: 'warning', description: expect.stringMatching(/^No backup recorded/) });
   });

@@ -25,7 +25,12 @@ import { attachments, backups } from '../db/schema';
 export type BackupKind = (typeof backups.$inferInsert)['kind'];
 export type BackupRecord = typeof backups.$inferSelect;
 /** What a completed backup reports: where the archive is and how to recognise it. */
-export const backupResultSchema = z.object({ file: z.string(), bytes: z.number().int().nonnegative(), sha256: z.string(), kind: z.enum(backups.kind.enumValues) });
+export const backupResultSchema = z.object({
+  file: z.string(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string(),
+  kind: z.enum(backups.kind.enumValues),
+});
 export type BackupResult = z.infer<typeof backupResultSchema>;
 
 /** Where backups go unless `--out` says otherwise. */
@@ -57,7 +62,6 @@ export const archiveManifestSchema = z.strictObject({
   /** Attachment entries before the manifest. */
   attachmentCount: z.number().int().nonnegative(),
 });
-
 
 /**
  * The archive's path: `out` as given (a folder gets the default name inside it), else the default

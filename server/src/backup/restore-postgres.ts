@@ -41,7 +41,9 @@ export async function restorePostgres(databaseUrl: string, archive: string, data
     throw new RestoreRefused(`${archive} is not a pg_dump archive pg_restore can read (${(err as Error).message}); nothing was changed`);
   }
   if (!/TABLE public users /.test(listing) || !/TABLE DATA drizzle __drizzle_migrations/.test(listing)) {
-    throw new RestoreRefused(`${archive} is not a dump of an Enclave database (no users table or migration record in it); nothing was changed`);
+    throw new RestoreRefused(
+      `${archive} is not a dump of an Enclave database (no users table or migration record in it); nothing was changed`,
+    );
   }
   await refuseUnlessEmpty(databaseUrl);
 
@@ -60,7 +62,10 @@ export async function restorePostgres(databaseUrl: string, archive: string, data
   const database = await openDatabase({ databaseUrl, dataDir, databasePoolMax: 1 });
   try {
     await recordRestore(database.db, restored);
-    const [[u], [m]] = await Promise.all([database.db.select({ n: count() }).from(users), database.db.select({ n: count() }).from(messages)]);
+    const [[u], [m]] = await Promise.all([
+      database.db.select({ n: count() }).from(users),
+      database.db.select({ n: count() }).from(messages),
+    ]);
     return { ...restored, users: u?.n ?? 0, messages: m?.n ?? 0 };
   } finally {
     await database.close();
@@ -76,7 +81,9 @@ async function refuseUnlessEmpty(databaseUrl: string): Promise<void> {
     throw new RestoreRefused(`cannot connect to DATABASE_URL (${(err as Error).message}); nothing was changed`);
   }
   try {
-    const result = await client.query("SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')");
+    const result = await client.query(
+      "SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+    );
     const tables = rowsOf(result, z.object({ tables: z.number().int() }))[0]?.tables ?? 0;
     if (tables > 0) {
       throw new RestoreRefused(

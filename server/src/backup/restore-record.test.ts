@@ -111,8 +111,20 @@ describe.runIf(backends.includes('postgres') && hasPgTools)('a PostgreSQL restor
     expect(result).toMatchObject({ archive, kind: 'postgres', sha256: sha256Hex(bytes), bytes: bytes.byteLength, users: 1, messages: 1 });
     expect(result.takenAt).toBe(archiveCreatedAt(listing)!.toISOString());
     const database = await open(url);
-    expect(await lastRestore(database.db)).toEqual({ archive, kind: 'postgres', sha256: result.sha256, bytes: result.bytes, takenAt: result.takenAt, restoredAt: result.restoredAt });
-    expect(await lastBackup(database.db)).toMatchObject({ fileName: archive, sha256: result.sha256, kind: 'postgres', createdAt: new Date(result.takenAt) });
+    expect(await lastRestore(database.db)).toEqual({
+      archive,
+      kind: 'postgres',
+      sha256: result.sha256,
+      bytes: result.bytes,
+      takenAt: result.takenAt,
+      restoredAt: result.restoredAt,
+    });
+    expect(await lastBackup(database.db)).toMatchObject({
+      fileName: archive,
+      sha256: result.sha256,
+      kind: 'postgres',
+      createdAt: new Date(result.takenAt),
+    });
     const check = await backupsPanel(database);
     expect(check).toMatchObject({ status: 'compliant' });
     expect(check?.description).toBe(
@@ -129,10 +141,16 @@ describe.runIf(backends.includes('postgres') && hasPgTools)('a PostgreSQL restor
     const url = await target();
     await restorePostgres(url, archive, dir);
     const database = await open(url);
-    const before = { users: (await database.db.select({ n: count() }).from(users))[0]?.n, backups: (await database.db.select({ n: count() }).from(backups))[0]?.n };
+    const before = {
+      users: (await database.db.select({ n: count() }).from(users))[0]?.n,
+      backups: (await database.db.select({ n: count() }).from(backups))[0]?.n,
+    };
     await expect(restorePostgres(url, archive, dir)).rejects.toThrow(RestoreRefused);
     await expect(restorePostgres(url, archive, dir)).rejects.toThrow(/is not empty .*restore into an empty database/);
-    expect({ users: (await database.db.select({ n: count() }).from(users))[0]?.n, backups: (await database.db.select({ n: count() }).from(backups))[0]?.n }).toEqual(before);
+    expect({
+      users: (await database.db.select({ n: count() }).from(users))[0]?.n,
+      backups: (await database.db.select({ n: count() }).from(backups))[0]?.n,
+    }).toEqual(before);
 
     const empty = await target();
     const garbage = path.join(dir, 'garbage.dump');
@@ -169,12 +187,22 @@ describe('an embedded restore onto a fresh data directory, recorded', () => {
     const database = await openDatabase({ dataDir: to });
     try {
       const restore = await lastRestore(database.db);
-      const manifest = JSON.parse(execFileSync('tar', ['xOf', archive, 'enclave-backup.json'], { encoding: 'utf8' })) as { createdAt: string };
+      const manifest = JSON.parse(execFileSync('tar', ['xOf', archive, 'enclave-backup.json'], { encoding: 'utf8' })) as {
+        createdAt: string;
+      };
       expect(restore).toMatchObject({ archive, kind: 'embedded', sha256: result.sha256, takenAt: manifest.createdAt });
-      expect(await lastBackup(database.db)).toMatchObject({ fileName: archive, sha256: result.sha256, createdAt: new Date(manifest.createdAt) });
+      expect(await lastBackup(database.db)).toMatchObject({
+        fileName: archive,
+        sha256: result.sha256,
+        createdAt: new Date(manifest.createdAt),
+      });
       const check = await backupsPanel(database);
       expect(check).toMatchObject({ status: 'compliant' });
-      expect(check?.description).toMatch(new RegExp(`^Restored .* from ${path.basename(archive).replace(/\./g, '\\.')}, taken ${manifest.createdAt}\\. Last backup .*embedded database\\. None since the restore`));
+      expect(check?.description).toMatch(
+        new RegExp(
+          `^Restored .* from ${path.basename(archive).replace(/\./g, '\\.')}, taken ${manifest.createdAt}\\. Last backup .*embedded database\\. None since the restore`,
+        ),
+      );
     } finally {
       await database.close();
     }
@@ -185,7 +213,14 @@ describe('an embedded restore onto a fresh data directory, recorded', () => {
 describe('the compliance check "Backups" after a restore', () => {
   const now = new Date('2026-11-23T12:00:00Z');
   const hoursBefore = (h: number) => new Date(now.getTime() - h * 3_600_000);
-  const taken = (h: number): BackupRecord => ({ id: 1, createdAt: hoursBefore(h), fileName: '/srv/b/enclave-old.dump', bytes: 2048, sha256: 'ab'.repeat(32), kind: 'postgres' });
+  const taken = (h: number): BackupRecord => ({
+    id: 1,
+    createdAt: hoursBefore(h),
+    fileName: '/srv/b/enclave-old.dump',
+    bytes: 2048,
+    sha256: 'ab'.repeat(32),
+    kind: 'postgres',
+  });
   const restored = (h: number, takenH: number): RestoreRecord => ({
     archive: '/srv/b/enclave-old.dump',
     sha256: 'ab'.repeat(32),
@@ -196,10 +231,34 @@ describe('the compliance check "Backups" after a restore', () => {
   });
 
   it.each([
-    ['a 3-day-old archive restored 2 h ago, no backup since', taken(72), restored(2, 72), 'compliant', /^Restored .* \(2 h ago\) from enclave-old\.dump, taken .*Last backup .*\(3 days ago\).* None since the restore/],
-    ['the same 30 h after the restore', taken(72), restored(30, 72), 'warning', /None since the restore.* Over 24 hours since the restore: run npm run backup/],
-    ['a backup 2 h ago, after a restore 3 days ago', taken(2), restored(72, 100), 'compliant', /^Restored .*\(3 days ago\).*Last backup .*\(2 h ago\)[^]*PostgreSQL\.$/],
-    ['a backup 30 h ago, after a restore 3 days ago', taken(30), restored(72, 100), 'warning', /\(30 h ago\).*Older than 24 hours: run npm run backup/],
+    [
+      'a 3-day-old archive restored 2 h ago, no backup since',
+      taken(72),
+      restored(2, 72),
+      'compliant',
+      /^Restored .* \(2 h ago\) from enclave-old\.dump, taken .*Last backup .*\(3 days ago\).* None since the restore/,
+    ],
+    [
+      'the same 30 h after the restore',
+      taken(72),
+      restored(30, 72),
+      'warning',
+      /None since the restore.* Over 24 hours since the restore: run npm run backup/,
+    ],
+    [
+      'a backup 2 h ago, after a restore 3 days ago',
+      taken(2),
+      restored(72, 100),
+      'compliant',
+      /^Restored .*\(3 days ago\).*Last backup .*\(2 h ago\)[^]*PostgreSQL\.$/,
+    ],
+    [
+      'a backup 30 h ago, after a restore 3 days ago',
+      taken(30),
+      restored(72, 100),
+      'warning',
+      /\(30 h ago\).*Older than 24 hours: run npm run backup/,
+    ],
   ] as const)('%s: %s', (_case, last, restore, status, description) => {
     const check = backupCheck(last, now, restore);
     expect(check.status).toBe(status);

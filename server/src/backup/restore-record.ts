@@ -28,7 +28,13 @@ export async function recordRestore(db: Db, restore: RestoreRecord): Promise<voi
   await db.transaction(async (tx) => {
     const [known] = await tx.select({ id: backups.id }).from(backups).where(eq(backups.sha256, restore.sha256)).limit(1);
     if (!known) {
-      await tx.insert(backups).values({ createdAt: new Date(restore.takenAt), fileName: restore.archive, bytes: restore.bytes, sha256: restore.sha256, kind: restore.kind });
+      await tx.insert(backups).values({
+        createdAt: new Date(restore.takenAt),
+        fileName: restore.archive,
+        bytes: restore.bytes,
+        sha256: restore.sha256,
+        kind: restore.kind,
+      });
     }
     const value = JSON.stringify(restoreRecordSchema.parse(restore));
     await tx.insert(settings).values({ key: LAST_RESTORE, value }).onConflictDoUpdate({ target: settings.key, set: { value } });

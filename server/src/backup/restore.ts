@@ -54,7 +54,11 @@ type BackupRow = typeof schema.backups.$inferSelect;
 /** One folder of the data directory being replaced: the new one is staged beside it, the old one set aside. */
 type Swap = { live: string; staging: string; aside: string; had: boolean };
 
-export async function restoreEmbedded(dataDir: string, archive: string, { maxDatabaseBytes = MAX_DATABASE_BYTES } = {}): Promise<RestoreResult> {
+export async function restoreEmbedded(
+  dataDir: string,
+  archive: string,
+  { maxDatabaseBytes = MAX_DATABASE_BYTES } = {},
+): Promise<RestoreResult> {
   await refuseWhileServed(dataDir);
   const stamp = new Date().toISOString().replace(/[-:]/g, '');
   const swap = (live: string): Swap => ({ live, staging: `${live}.restoring-${stamp}`, aside: `${live}.replaced-${stamp}`, had: false });
@@ -90,7 +94,14 @@ export async function restoreEmbedded(dataDir: string, archive: string, { maxDat
   }
   let settled: Omit<RestoreResult, 'archive' | 'sha256' | 'attachments'>;
   try {
-    const restore = { archive, sha256: read.sha256, bytes: fs.statSync(archive).size, kind: 'embedded' as const, takenAt: read.takenAt, restoredAt: new Date().toISOString() };
+    const restore = {
+      archive,
+      sha256: read.sha256,
+      bytes: fs.statSync(archive).size,
+      kind: 'embedded' as const,
+      takenAt: read.takenAt,
+      restoredAt: new Date().toISOString(),
+    };
     settled = await settle(db.live, history, files.live, restore);
     ownerOnly(db.live);
   } catch (err) {
@@ -167,9 +178,15 @@ async function readArchive(archive: string, staging: string): Promise<ReadArchiv
   await reading;
   if (!manifest) throw new Error('no manifest at its end: the archive is cut short or not a backup');
   if (!database) throw new Error('no database in it');
-  if (staged !== manifest.attachmentCount) throw new Error(`${staged} attachment files where the manifest says ${manifest.attachmentCount}`);
+  if (staged !== manifest.attachmentCount)
+    throw new Error(`${staged} attachment files where the manifest says ${manifest.attachmentCount}`);
   if (staged && manifest.attachments === 'external') throw new Error('attachment files where the manifest says they are kept elsewhere');
-  return { sha256: measure.result().sha256, database, attachments: manifest.attachments === 'included' ? staged : null, takenAt: manifest.createdAt };
+  return {
+    sha256: measure.result().sha256,
+    database,
+    attachments: manifest.attachments === 'included' ? staged : null,
+    takenAt: manifest.createdAt,
+  };
 }
 
 async function bufferOf(entry: AsyncIterable<unknown>): Promise<Buffer> {
@@ -268,7 +285,9 @@ function tarOf(archive: Buffer, maxBytes: number): Buffer {
     tar = gunzipSync(archive, { maxOutputLength: maxBytes });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new RestoreRefused(`the archive's database inflates past ${mib(maxBytes)} MiB, more than any real one holds; nothing was changed`);
+      throw new RestoreRefused(
+        `the archive's database inflates past ${mib(maxBytes)} MiB, more than any real one holds; nothing was changed`,
+      );
     }
     throw new Error(`not a complete gzip file: ${(err as Error).message}`);
   }

@@ -29,8 +29,11 @@ type Run = { code: number | null; stdout: string; stderr: string };
 /** Runs the command from its sources (tsx) with only `env` and PATH. */
 function admin(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', command, ...args], { env: { PATH: process.env.PATH, NODE_ENV: 'production', ...env } }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', command, ...args],
+      { env: { PATH: process.env.PATH, NODE_ENV: 'production', ...env } },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     );
   });
 }
@@ -126,7 +129,13 @@ describe.each(backends)('admin through the operator socket (%s)', (backend) => {
     database.db
       .select({ actor: securityEvents.actor, details: securityEvents.details, ip: securityEvents.ip })
       .from(securityEvents)
-      .where(and(eq(securityEvents.type, type), eq(securityEvents.actor, OPERATOR_ACTOR), ...(userId ? [eq(securityEvents.userId, userId)] : [])));
+      .where(
+        and(
+          eq(securityEvents.type, type),
+          eq(securityEvents.actor, OPERATOR_ACTOR),
+          ...(userId ? [eq(securityEvents.userId, userId)] : []),
+        ),
+      );
 
   it.skipIf(twoInstances && !redisEnabled)('serves an owner-only socket on every instance', async () => {
     for (const dir of dirs) {
@@ -157,30 +166,36 @@ describe.each(backends)('admin through the operator socket (%s)', (backend) => {
     expect(list).toEqual((await creator().call(routes.monitoredUsers, {}, creatorHeaders)).users);
   });
 
-  it.skipIf(twoInstances && !redisEnabled)("ban closes the member's socket on the other instance; they are refused until unban lets them back", async () => {
-    const socket = await alice.connect();
-    const banned = await admin(['ban', 'Alice', '--reason', 'spam'], env);
-    expect(banned).toEqual({ code: 0, stdout: 'banned alice\n', stderr: '' });
-    expect(await socket.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'banned' });
-    await socket.closed;
-    // Their session is revoked; signing in again is refused as banned.
-    expect((await alice.attempt(routes.me, {})).status).toBe(401);
-    const login = await alice.login();
-    expect(login.status).toBe(403);
-    expect(login.error).toEqual({ code: 'banned', error: errorTexts.banned });
-    // The creator's rights: a ban of the creator's, which admins cannot lift.
-    const [row] = await database.db.select({ bannedBy: users.bannedBy, bannedReason: users.bannedReason }).from(users).where(eq(users.id, alice.id));
-    expect(row).toEqual({ bannedBy: 'creator', bannedReason: 'spam' });
-    // The instance that banned closed none of the sockets when they were on the other one.
-    expect(await auditOf('member_banned', alice.id)).toEqual([
-      { actor: 'operator', details: expect.objectContaining({ reason: 'spam', socketsClosed: twoInstances ? 0 : 1 }), ip: null },
-    ]);
+  it.skipIf(twoInstances && !redisEnabled)(
+    "ban closes the member's socket on the other instance; they are refused until unban lets them back",
+    async () => {
+      const socket = await alice.connect();
+      const banned = await admin(['ban', 'Alice', '--reason', 'spam'], env);
+      expect(banned).toEqual({ code: 0, stdout: 'banned alice\n', stderr: '' });
+      expect(await socket.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'banned' });
+      await socket.closed;
+      // Their session is revoked; signing in again is refused as banned.
+      expect((await alice.attempt(routes.me, {})).status).toBe(401);
+      const login = await alice.login();
+      expect(login.status).toBe(403);
+      expect(login.error).toEqual({ code: 'banned', error: errorTexts.banned });
+      // The creator's rights: a ban of the creator's, which admins cannot lift.
+      const [row] = await database.db
+        .select({ bannedBy: users.bannedBy, bannedReason: users.bannedReason })
+        .from(users)
+        .where(eq(users.id, alice.id));
+      expect(row).toEqual({ bannedBy: 'creator', bannedReason: 'spam' });
+      // The instance that banned closed none of the sockets when they were on the other one.
+      expect(await auditOf('member_banned', alice.id)).toEqual([
+        { actor: 'operator', details: expect.objectContaining({ reason: 'spam', socketsClosed: twoInstances ? 0 : 1 }), ip: null },
+      ]);
 
-    expect(await admin(['unban', 'alice'], env)).toEqual({ code: 0, stdout: 'unbanned alice\n', stderr: '' });
-    expect((await alice.login()).status).toBe(200);
-    expect((await alice.attempt(routes.me, {})).status).toBe(200);
-    expect(await auditOf('member_unbanned', alice.id)).toHaveLength(1);
-  });
+      expect(await admin(['unban', 'alice'], env)).toEqual({ code: 0, stdout: 'unbanned alice\n', stderr: '' });
+      expect((await alice.login()).status).toBe(200);
+      expect((await alice.attempt(routes.me, {})).status).toBe(200);
+      expect(await auditOf('member_unbanned', alice.id)).toHaveLength(1);
+    },
+  );
 
   it.skipIf(twoInstances && !redisEnabled)('promote gives the admin routes, demote takes them back', async () => {
     expect((await bob.attempt(routes.keyStats, {})).status).toBe(403);
@@ -191,29 +206,34 @@ describe.each(backends)('admin through the operator socket (%s)', (backend) => {
     expect((await auditOf('creator_role_changed', bob.id)).map((r) => r.details)).toEqual([{ role: 'admin' }, { role: 'member' }]);
   });
 
-  it.skipIf(twoInstances && !redisEnabled)("emergency on bans every member as the console's does; off lifts the emergency, the bans stay", async () => {
-    const socket = await bob.connect();
-    const on = await admin(['emergency', 'on'], env);
-    expect(on).toMatchObject({ code: 0, stderr: '' });
-    expect(on.stdout).toMatch(/^emergency on since \d{4}-\d\d-\d\dT[\d:.]+Z: 2 members banned, registration closed\n$/);
-    expect(await socket.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'banned' });
-    for (const member of [alice, bob]) expect((await member.login()).status).toBe(403);
-    expect((await creator().call(routes.overview, {}, creatorHeaders)).emergency.active).toBe(true);
-    const [key] = await mintKeys(database.db, { count: 1 });
-    expect((await creator().call(routes.validateKey, { body: { inviteKey: key! } })).valid).toBe(false);
-    expect(await auditOf('emergency_shutdown')).toEqual([{ actor: 'operator', details: expect.objectContaining({ banned: 2 }), ip: null }]);
+  it.skipIf(twoInstances && !redisEnabled)(
+    "emergency on bans every member as the console's does; off lifts the emergency, the bans stay",
+    async () => {
+      const socket = await bob.connect();
+      const on = await admin(['emergency', 'on'], env);
+      expect(on).toMatchObject({ code: 0, stderr: '' });
+      expect(on.stdout).toMatch(/^emergency on since \d{4}-\d\d-\d\dT[\d:.]+Z: 2 members banned, registration closed\n$/);
+      expect(await socket.waitFor((f) => f.type === 'session_ended')).toMatchObject({ reason: 'banned' });
+      for (const member of [alice, bob]) expect((await member.login()).status).toBe(403);
+      expect((await creator().call(routes.overview, {}, creatorHeaders)).emergency.active).toBe(true);
+      const [key] = await mintKeys(database.db, { count: 1 });
+      expect((await creator().call(routes.validateKey, { body: { inviteKey: key! } })).valid).toBe(false);
+      expect(await auditOf('emergency_shutdown')).toEqual([
+        { actor: 'operator', details: expect.objectContaining({ banned: 2 }), ip: null },
+      ]);
 
-    expect(await admin(['emergency', 'off'], env)).toEqual({
-      code: 0,
-      stdout: 'emergency off: registration open again; the bans stay (unban members one by one)\n',
-      stderr: '',
-    });
-    expect((await creator().call(routes.overview, {}, creatorHeaders)).emergency).toEqual({ active: false, since: null });
-    expect((await bob.login()).status).toBe(403);
-    expect(await auditOf('emergency_lifted')).toHaveLength(1);
-    for (const name of ['alice', 'bob']) expect((await admin(['unban', name], env)).code).toBe(0);
-    expect((await bob.login()).status).toBe(200);
-  });
+      expect(await admin(['emergency', 'off'], env)).toEqual({
+        code: 0,
+        stdout: 'emergency off: registration open again; the bans stay (unban members one by one)\n',
+        stderr: '',
+      });
+      expect((await creator().call(routes.overview, {}, creatorHeaders)).emergency).toEqual({ active: false, since: null });
+      expect((await bob.login()).status).toBe(403);
+      expect(await auditOf('emergency_lifted')).toHaveLength(1);
+      for (const name of ['alice', 'bob']) expect((await admin(['unban', name], env)).code).toBe(0);
+      expect((await bob.login()).status).toBe(200);
+    },
+  );
 
   it.skipIf(twoInstances && !redisEnabled)('an unknown member: exit code 1 and the reason, nothing done', async () => {
     const run = await admin(['ban', 'ghost'], env);
@@ -222,9 +242,19 @@ describe.each(backends)('admin through the operator socket (%s)', (backend) => {
   });
 
   it.skipIf(twoInstances && !redisEnabled)("refuses a malformed command body with 400 and zod's reason", async () => {
-    const refusal = (body: unknown) => askOperator(dirs[0]!, '/ban', body, z.unknown()).then(() => null, (err: unknown) => err);
-    expect(await refusal({ username: 'not a name' })).toMatchObject({ status: 400, message: expect.stringMatching(/^username: Username may contain/) });
-    expect(await refusal({ username: 'alice', extra: 1 })).toMatchObject({ status: 400, message: expect.stringMatching(/Unrecognized key/) });
+    const refusal = (body: unknown) =>
+      askOperator(dirs[0]!, '/ban', body, z.unknown()).then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(await refusal({ username: 'not a name' })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^username: Username may contain/),
+    });
+    expect(await refusal({ username: 'alice', extra: 1 })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/Unrecognized key/),
+    });
     expect(await refusal({ username: 'alice', extra: 1 })).toBeInstanceOf(OperatorRefusal);
   });
 });

@@ -84,7 +84,11 @@ function requestOf(argv: string[]): Request {
     case 'members':
       arity(0, 'no argument');
       only('json');
-      return { path: '/members', body: {}, print: printing(membersAnswerSchema, (a) => (values.json ? `${JSON.stringify(a.users, null, 2)}\n` : memberTable(a.users))) };
+      return {
+        path: '/members',
+        body: {},
+        print: printing(membersAnswerSchema, (a) => (values.json ? `${JSON.stringify(a.users, null, 2)}\n` : memberTable(a.users))),
+      };
     case 'ban':
       arity(1, 'one username');
       only('reason');
@@ -96,7 +100,11 @@ function requestOf(argv: string[]): Request {
     case 'unban':
       arity(1, 'one username');
       only();
-      return { path: '/unban', body: checked(unbanCommandSchema, { username: rest[0] }), print: printing(memberAnswerSchema, (a) => `unbanned ${a.username}\n`) };
+      return {
+        path: '/unban',
+        body: checked(unbanCommandSchema, { username: rest[0] }),
+        print: printing(memberAnswerSchema, (a) => `unbanned ${a.username}\n`),
+      };
     case 'promote':
     case 'demote':
       arity(1, 'one username');
@@ -132,11 +140,18 @@ function memberTable(list: MonitoredUser[]): string {
   const minute = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')}Z` : '-');
   const rows = [
     ['USERNAME', 'ROLE', 'STATUS', 'ONLINE', 'JOINED', 'LAST SEEN'],
-    ...list.map((u) => [u.username, u.isCreatorAccount ? `${u.role}*` : u.role, statusOf(u), u.online ? 'yes' : 'no', minute(u.joinedAt), minute(u.lastActivity)]),
+    ...list.map((u) => [
+      u.username,
+      u.isCreatorAccount ? `${u.role}*` : u.role,
+      statusOf(u),
+      u.online ? 'yes' : 'no',
+      minute(u.joinedAt),
+      minute(u.lastActivity),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
-  const note = list.some((u) => u.isCreatorAccount) ? '* the creator\'s own account (spared by the emergency shutdown)\n' : '';
+  const note = list.some((u) => u.isCreatorAccount) ? "* the creator's own account (spared by the emergency shutdown)\n" : '';
   return `${lines.join('\n')}\n${note}`;
 }
 

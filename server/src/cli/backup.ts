@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   if (err instanceof PgClientMissing) {
     process.stderr.write(
-      'backup failed: pg_dump was not found on PATH. Install the PostgreSQL client tools of your server\'s major version ' +
+      "backup failed: pg_dump was not found on PATH. Install the PostgreSQL client tools of your server's major version " +
         '(Debian: apt-get install postgresql-client), or dump by hand:\n' +
         '  pg_dump --format=custom --file=enclave-$(date +%F).dump "$DATABASE_URL"\n',
     );

@@ -20,8 +20,11 @@ type Run = { code: number | null; stdout: string; stderr: string };
 /** Runs the command from its sources (tsx) with only `env` and PATH. */
 function generateKeys(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', command, ...args], { env: { PATH: process.env.PATH, NODE_ENV: 'production', ...env } }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', command, ...args],
+      { env: { PATH: process.env.PATH, NODE_ENV: 'production', ...env } },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     );
   });
 }

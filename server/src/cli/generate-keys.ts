@@ -12,7 +12,9 @@ import { generateKeysCommandSchema, generateKeysViaSocket } from '../operator/so
 const BAD_ARGUMENTS = 2;
 
 function refuseArguments(message: string): never {
-  process.stderr.write(`keys:generate: ${message}\nusage: npm run keys:generate -- --count N [--expiration-days D] [--purchase-id P] [--price USD]\n`);
+  process.stderr.write(
+    `keys:generate: ${message}\nusage: npm run keys:generate -- --count N [--expiration-days D] [--purchase-id P] [--price USD]\n`,
+  );
   process.exit(BAD_ARGUMENTS);
 }
 

@@ -23,12 +23,19 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   if (!config.databaseUrl && (await operatorAnswers(config.dataDir))) {
-    throw new Error(`a server is running on ${config.dataDir}: stop it first (the embedded database takes one process at a time; the new version migrates it at its start)`);
+    throw new Error(
+      `a server is running on ${config.dataDir}: stop it first (the embedded database takes one process at a time; the new version migrates it at its start)`,
+    );
   }
   const database = await openDatabase(config);
   try {
-    const [applied] = rowsOf(await database.db.execute(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`), z.object({ n: z.number().int() }));
-    process.stdout.write(`Database up to date: ${applied?.n ?? 0} migrations applied, the last of this version ${readJournal().entries.at(-1)!.tag}.\n`);
+    const [applied] = rowsOf(
+      await database.db.execute(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`),
+      z.object({ n: z.number().int() }),
+    );
+    process.stdout.write(
+      `Database up to date: ${applied?.n ?? 0} migrations applied, the last of this version ${readJournal().entries.at(-1)!.tag}.\n`,
+    );
   } finally {
     await database.close();
   }

@@ -21,7 +21,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (positionals.length !== 1) {
-    process.stderr.write('usage: npm run restore -- FILE   (a .tar, or an older .tar.gz, written by npm run backup; with DATABASE_URL, a .dump)\n');
+    process.stderr.write(
+      'usage: npm run restore -- FILE   (a .tar, or an older .tar.gz, written by npm run backup; with DATABASE_URL, a .dump)\n',
+    );
     process.exit(2);
   }
   const config = loadConfig();
@@ -54,11 +56,13 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   if (err instanceof PgClientMissing) {
     process.stderr.write(
-      'restore failed: pg_restore was not found on PATH. Install the PostgreSQL client tools of your server\'s major version ' +
+      "restore failed: pg_restore was not found on PATH. Install the PostgreSQL client tools of your server's major version " +
         '(Debian: apt-get install postgresql-client).\n',
     );
     process.exit(1);
   }
-  process.stderr.write(`restore ${err instanceof RestoreRefused ? 'refused' : 'failed'}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `restore ${err instanceof RestoreRefused ? 'refused' : 'failed'}: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 });

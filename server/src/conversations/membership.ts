@@ -32,15 +32,15 @@ export async function membershipVersion(db: Db, conversationId: string): Promise
 }
 
 /** Members of a conversation who may receive its keys now. */
-export async function conversationMembers(
-  db: Db,
-  conversationId: string,
-): Promise<{ id: string; encryptionPublicKey: string }[]> {
+export async function conversationMembers(db: Db, conversationId: string): Promise<{ id: string; encryptionPublicKey: string }[]> {
   const active = writableUser();
   const cols = { id: users.id, encryptionPublicKey: users.encryptionPublicKey };
   if (conversationId === GENERAL_CONVERSATION) return db.select(cols).from(users).where(active);
   const ids = conversationId.split(':').slice(1);
-  return db.select(cols).from(users).where(and(active, inArray(users.id, ids)));
+  return db
+    .select(cols)
+    .from(users)
+    .where(and(active, inArray(users.id, ids)));
 }
 
 /**

@@ -33,7 +33,9 @@ describe('creator console', () => {
   });
 
   describe('refuses anyone without the master key, and leaks nothing', () => {
-    const creatorRoutes = Object.entries(routeAccess).filter(([, a]) => a === 'creator').map(([r]) => r.split(' ') as [string, string]);
+    const creatorRoutes = Object.entries(routeAccess)
+      .filter(([, a]) => a === 'creator')
+      .map(([r]) => r.split(' ') as [string, string]);
     const wrongKey = `SuperAdmin ${'cd'.repeat(64)}`;
     // Raw paths: the walk goes over the authorization table, route by route.
     it.each(creatorRoutes)('%s %s', async (method, path) => {

@@ -88,7 +88,10 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(and(like(users.username, 'bulk%'), isNull(sessions.revokedAt)));
     expect(liveBulkSessions?.n).toBe(0);
-    const dms = await suite.database.db.select().from(conversations).where(not(eq(conversations.id, GENERAL_CONVERSATION)));
+    const dms = await suite.database.db
+      .select()
+      .from(conversations)
+      .where(not(eq(conversations.id, GENERAL_CONVERSATION)));
     expect(dms).toHaveLength(BULK_DMS);
     expect(dms.every((c) => c.membershipVersion === 2)).toBe(true);
     const [generalAfter] = await suite.database.db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
@@ -126,12 +129,19 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
       const made = await suite.database.db
         .select({ username: users.username, isBanned: users.isBanned })
         .from(users)
-        .where(inArray(users.username, batch.map((b) => b.username)));
+        .where(
+          inArray(
+            users.username,
+            batch.map((b) => b.username),
+          ),
+        );
       expect(made.filter((u) => !u.isBanned)).toEqual([]);
       expect(made).toHaveLength(results.filter((r) => r.status === 201).length);
       await lift();
     }
-    console.log(`[${backend}] racing registrations: ${outcomes.filter((s) => s === 201).length} accepted then banned, ${outcomes.filter((s) => s === 403).length} refused`);
+    console.log(
+      `[${backend}] racing registrations: ${outcomes.filter((s) => s === 201).length} accepted then banned, ${outcomes.filter((s) => s === 403).length} refused`,
+    );
   }, 120_000);
 
   it('key validation says registration is closed while in emergency mode, for every key, and opens again when lifted', async () => {
@@ -147,7 +157,13 @@ describe.each(backends)('emergency shutdown (%s)', (backend) => {
     expect(await validate('ab'.repeat(32))).toEqual(closed);
     // And registering with the key the first step refused is refused with the same text.
     const account = await createAccount(generateAccessToken());
-    const body = { inviteKey: fresh!, username: 'latecomer', loginKey: 'c'.repeat(64), ...account.publicIdentity, encryptedPrivateKey: account.encryptedPrivateKey };
+    const body = {
+      inviteKey: fresh!,
+      username: 'latecomer',
+      loginKey: 'c'.repeat(64),
+      ...account.publicIdentity,
+      encryptedPrivateKey: account.encryptedPrivateKey,
+    };
     const refused = await anon.attempt(routes.register, { body });
     expect(refused.status).toBe(403);
     expect(refused.error?.error).toBe(errorTexts.registrationClosed);

@@ -43,7 +43,12 @@ export type EmergencyActor = { actor: string; req: EventSource | null };
 /** The shutdown and its audit row: what the console's route and the operator socket do. */
 export async function declareEmergency(ctx: AppContext, by: EmergencyActor): Promise<{ banned: number; emergency: EmergencyState }> {
   const { timing, ...result } = await emergencyShutdown(ctx);
-  await recordEvent(ctx.db, by.req, { type: eventTypes.emergencyShutdown, severity: 'critical', actor: by.actor, details: { banned: result.banned, ...timing } });
+  await recordEvent(ctx.db, by.req, {
+    type: eventTypes.emergencyShutdown,
+    severity: 'critical',
+    actor: by.actor,
+    details: { banned: result.banned, ...timing },
+  });
   return result;
 }
 

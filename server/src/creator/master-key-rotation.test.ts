@@ -27,7 +27,10 @@ const overview = async (server: TestServer, key: string) =>
   (await fetch(server.url + routes.overview.path, { headers: { authorization: `SuperAdmin ${key}` } })).status;
 
 describe('which key an instance accepts', () => {
-  const hashesOf = (c: Partial<Config>): MasterKeyHashes => ({ hash: sha256Hex(c.masterKey!), previousHash: c.masterKeyPrevious && sha256Hex(c.masterKeyPrevious) });
+  const hashesOf = (c: Partial<Config>): MasterKeyHashes => ({
+    hash: sha256Hex(c.masterKey!),
+    previousHash: c.masterKeyPrevious && sha256Hex(c.masterKeyPrevious),
+  });
   it.each([
     ['before the rotation', before, OLD, 'current'],
     ['before the rotation', before, NEW, null],
@@ -71,7 +74,10 @@ function restarts(backend: Backend) {
 describe('one instance restarted through a rotation (embedded database)', () => {
   const { state, start, stop } = restarts('pglite');
   const previousUses = async () =>
-    (await state.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'master_key_previous_used'))).reduce((n, e) => n + Number(e.details.count ?? 1), 0);
+    (await state.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'master_key_previous_used'))).reduce(
+      (n, e) => n + Number(e.details.count ?? 1),
+      0,
+    );
   // Wrong keys count against the address (5 a minute): each step forgets those of the one before.
   afterEach(() => state.database.db.delete(securityEvents).where(eq(securityEvents.type, 'master_key_failed')));
 
@@ -97,7 +103,9 @@ describe('one instance restarted through a rotation (embedded database)', () => 
       expect(await overview(rotating, NEW)).toBe(200);
       await expect.poll(previousUses).toBe(uses + 3);
       const panel = await fetch(rotating.url + routes.compliance.path, { headers: { authorization: `SuperAdmin ${NEW}` } });
-      const rotation = ((await panel.json()) as { checks: { name: string; status: string; description: string }[] }).checks.find((c) => c.name === 'Master key rotation');
+      const rotation = ((await panel.json()) as { checks: { name: string; status: string; description: string }[] }).checks.find(
+        (c) => c.name === 'Master key rotation',
+      );
       expect(rotation).toMatchObject({ status: 'warning' });
       expect(rotation?.description).toContain(`used ${uses + 3} times in the last 24 h`);
     } finally {
@@ -128,9 +136,13 @@ describe('one instance restarted through a rotation (embedded database)', () => 
       ['0a'.repeat(63), /MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters/],
       [NEW, /MASTER_KEY_PREVIOUS equals MASTER_KEY/],
     ] as const) {
-      await expect(ensureMasterKey(state.database.db, { masterKey: NEW, masterKeyPrevious: previous, dataDir: '/nonexistent' })).rejects.toThrow(message);
+      await expect(
+        ensureMasterKey(state.database.db, { masterKey: NEW, masterKeyPrevious: previous, dataDir: '/nonexistent' }),
+      ).rejects.toThrow(message);
     }
-    await expect(ensureMasterKey(state.database.db, { masterKeyPrevious: OLD, dataDir: '/nonexistent' })).rejects.toThrow(/MASTER_KEY_PREVIOUS is set without MASTER_KEY/);
+    await expect(ensureMasterKey(state.database.db, { masterKeyPrevious: OLD, dataDir: '/nonexistent' })).rejects.toThrow(
+      /MASTER_KEY_PREVIOUS is set without MASTER_KEY/,
+    );
   });
 });
 

@@ -40,7 +40,10 @@ export async function getSetting(db: Db, key: string): Promise<string | undefine
  * stored as hashes, replacing earlier ones, so that an instance started without MASTER_KEY (the
  * generated-key path, which reads the stored hashes) accepts the same keys as the last one started.
  */
-export async function ensureMasterKey(db: Db, opts: { masterKey?: string; masterKeyPrevious?: string; dataDir: string }): Promise<MasterKeyState> {
+export async function ensureMasterKey(
+  db: Db,
+  opts: { masterKey?: string; masterKeyPrevious?: string; dataDir: string },
+): Promise<MasterKeyState> {
   const refusal = masterKeyRefusal(opts.masterKey, opts.masterKeyPrevious);
   if (refusal) throw new Error(refusal);
   if (opts.masterKey !== undefined) {
@@ -72,7 +75,8 @@ export function masterKeyRefusal(current: string | undefined, previous: string |
   if (current !== undefined && !MASTER_KEY_PATTERN.test(current)) return 'MASTER_KEY must be 128 lowercase hexadecimal characters';
   if (previous === undefined) return null;
   if (!MASTER_KEY_PATTERN.test(previous)) return 'MASTER_KEY_PREVIOUS must be 128 lowercase hexadecimal characters';
-  if (current === undefined) return 'MASTER_KEY_PREVIOUS is set without MASTER_KEY: during a rotation set MASTER_KEY to the new key and MASTER_KEY_PREVIOUS to the old one';
+  if (current === undefined)
+    return 'MASTER_KEY_PREVIOUS is set without MASTER_KEY: during a rotation set MASTER_KEY to the new key and MASTER_KEY_PREVIOUS to the old one';
   if (current === previous) return 'MASTER_KEY_PREVIOUS equals MASTER_KEY: set it to the old key during a rotation, or unset it';
   return null;
 }

@@ -52,14 +52,33 @@ export async function risk(db: Db, now = new Date()): Promise<Risk> {
     // Audit entries (an admin or the creator acting) are not threats to score.
     .where(and(gt(createdAt, since), isNull(securityEvents.actor)))
     .groupBy(sql`grouping sets ((${userId}), (${ip}))`);
-  const figures = (r: (typeof rows)[number]) => ({ score: r.score, events: r.events, worst: severityOfScore.get(r.worst) ?? 'low', lastSeen: r.lastSeen.toISOString() });
+  const figures = (r: (typeof rows)[number]) => ({
+    score: r.score,
+    events: r.events,
+    worst: severityOfScore.get(r.worst) ?? 'low',
+    lastSeen: r.lastSeen.toISOString(),
+  });
   const perMember = rows.filter((r) => r.byMember === 0 && r.userId !== null);
   const names = perMember.length
-    ? new Map((await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, perMember.map((r) => r.userId!)))).map((u) => [u.id, u.username]))
+    ? new Map(
+        (
+          await db
+            .select({ id: users.id, username: users.username })
+            .from(users)
+            .where(
+              inArray(
+                users.id,
+                perMember.map((r) => r.userId!),
+              ),
+            )
+        ).map((u) => [u.id, u.username]),
+      )
     : new Map<string, string>();
   const byScore = (a: { score: number }, b: { score: number }) => b.score - a.score;
   return {
-    members: perMember.flatMap((r) => (names.has(r.userId!) ? [{ userId: r.userId!, username: names.get(r.userId!)!, ...figures(r) }] : [])).sort(byScore),
+    members: perMember
+      .flatMap((r) => (names.has(r.userId!) ? [{ userId: r.userId!, username: names.get(r.userId!)!, ...figures(r) }] : []))
+      .sort(byScore),
     ips: rows.flatMap((r) => (r.byMember === 1 && r.ip !== null ? [{ ip: r.ip, ...figures(r) }] : [])).sort(byScore),
   };
 }
@@ -95,7 +114,9 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     const [used] = await db
       .select({ n: sql<number>`coalesce(sum(${eventCount()}), 0)::int` })
       .from(securityEvents)
-      .where(and(eq(securityEvents.type, eventTypes.masterKeyPreviousUsed), gt(securityEvents.createdAt, new Date(now.getTime() - DAY_MS))));
+      .where(
+        and(eq(securityEvents.type, eventTypes.masterKeyPreviousUsed), gt(securityEvents.createdAt, new Date(now.getTime() - DAY_MS))),
+      );
     checks.push({
       name: 'Master key rotation',
       status: 'warning',
@@ -107,8 +128,17 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
 
   // Ask ourselves, as a browser would, which headers a response really carries: from the peer and
   // with the forwarded headers of the creator's own request, so that HSTS is judged over its protocol.
-  const forwarded = Object.fromEntries(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'].flatMap((h) => (req.headers[h] === undefined ? [] : [[h, req.headers[h]!]])));
-  const probe = await app.inject({ method: routes.health.method, url: routes.health.path, headers: forwarded, remoteAddress: req.socket.remoteAddress });
+  const forwarded = Object.fromEntries(
+    ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'].flatMap((h) =>
+      req.headers[h] === undefined ? [] : [[h, req.headers[h]!]],
+    ),
+  );
+  const probe = await app.inject({
+    method: routes.health.method,
+    url: routes.health.path,
+    headers: forwarded,
+    remoteAddress: req.socket.remoteAddress,
+  });
   const csp = String(probe.headers['content-security-policy'] ?? '');
   const missing = [
     csp.includes("frame-ancestors 'none'") && !csp.includes("script-src 'self' 'unsafe-inline'") ? null : 'Content-Security-Policy',
@@ -119,7 +149,10 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
   checks.push({
     name: 'Security headers served',
     status: missing.length === 0 ? 'compliant' : 'non_compliant',
-    description: missing.length === 0 ? 'CSP with frame-ancestors none, nosniff and no-referrer are on every response.' : `Missing: ${missing.join(', ')}.`,
+    description:
+      missing.length === 0
+        ? 'CSP with frame-ancestors none, nosniff and no-referrer are on every response.'
+        : `Missing: ${missing.join(', ')}.`,
   });
 
   // Any limit looser than its default (more attempts, or a shorter window such as RATE_LIMIT_WINDOW_MS) is a warning.
@@ -145,7 +178,9 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
     status: days <= DEFAULT_RETENTION_DAYS ? 'compliant' : 'warning',
     description:
       `Security events and audit entries older than ${days} days are deleted (SECURITY_EVENT_RETENTION_DAYS), checked every hour by each instance.` +
-      (days <= DEFAULT_RETENTION_DAYS ? '' : ` Longer than the default of ${DEFAULT_RETENTION_DAYS} days: the addresses and headers they hold are kept that long.`),
+      (days <= DEFAULT_RETENTION_DAYS
+        ? ''
+        : ` Longer than the default of ${DEFAULT_RETENTION_DAYS} days: the addresses and headers they hold are kept that long.`),
   });
 
   // DISAPPEARING_TIMER_CAP_MS makes every disappearing message vanish within the cap: a testing aid.
@@ -188,7 +223,10 @@ export async function compliance(app: FastifyInstance, db: Db, config: Config, r
   checks.push({
     name: 'Canary keys planted',
     status: (canaries?.n ?? 0) > 0 ? 'compliant' : 'warning',
-    description: (canaries?.n ?? 0) > 0 ? `${canaries?.n} canary keys would raise an alert if leaked keys were tried.` : 'No canary keys: generate a few to detect leaked key lists.',
+    description:
+      (canaries?.n ?? 0) > 0
+        ? `${canaries?.n} canary keys would raise an alert if leaked keys were tried.`
+        : 'No canary keys: generate a few to detect leaked key lists.',
   });
 
   const scored = checks.map((c) => ({ ...c, score: STATUS_SCORE[c.status] }));
@@ -221,13 +259,20 @@ export function backupCheck(last: BackupRecord | null, now: Date, restore: Resto
     ? `Last backup ${last.createdAt.toISOString()} (${hoursAgo(now.getTime() - last.createdAt.getTime())}): ${path.basename(last.fileName)}, ${sizeOf(last.bytes)}, ` +
       `${last.kind === 'embedded' ? 'embedded database' : 'PostgreSQL'}.`
     : 'No backup recorded.';
-  const since = restoredAt && (!last || last.createdAt < restoredAt) ? ' None since the restore: what was written after it is in no backup yet.' : '';
+  const since =
+    restoredAt && (!last || last.createdAt < restoredAt) ? ' None since the restore: what was written after it is in no backup yet.' : '';
   return {
     name: 'Backups',
     status: fresh ? 'compliant' : 'warning',
     description:
-      restored + backup + since +
-      (fresh ? '' : restore && covered === restoredAt!.getTime() ? ' Over 24 hours since the restore: run npm run backup, and schedule it daily.' : ' Older than 24 hours: run npm run backup, and schedule it daily.'),
+      restored +
+      backup +
+      since +
+      (fresh
+        ? ''
+        : restore && covered === restoredAt!.getTime()
+          ? ' Over 24 hours since the restore: run npm run backup, and schedule it daily.'
+          : ' Older than 24 hours: run npm run backup, and schedule it daily.'),
   };
 }
 

@@ -76,7 +76,9 @@ describe.each(backends)('erased messages leave the files (%s)', (backend: Backen
     } else {
       ({ database, url: databaseUrl, drop } = await makeDatabase('postgres'));
     }
-    server = await startServer(database, { config: { dataDir, rateLimits: relaxedRateLimits, disappearingCapMs: CAP_MS, erasureScrubMs: SCRUB_MS } });
+    server = await startServer(database, {
+      config: { dataDir, rateLimits: relaxedRateLimits, disappearingCapMs: CAP_MS, erasureScrubMs: SCRUB_MS },
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -119,14 +121,35 @@ describe.each(backends)('erased messages leave the files (%s)', (backend: Backen
       expect(where, n.what).not.toEqual([]);
     }
 
-    for (const [member, m] of [[alice, channelDeleted], [alice, dmDeleted], [bob, channelWithFile]] as const) {
+    for (const [member, m] of [
+      [alice, channelDeleted],
+      [alice, dmDeleted],
+      [bob, channelWithFile],
+    ] as const) {
       expect((await member.attempt(routes.deleteMessage, { params: { id: m.id } })).status).toBe(200);
     }
     // Expired (by the database's clock) once out of the history.
-    await expect.poll(async () => (await alice.history(bob.id)).map((m) => m.id), { timeout: 10_000, interval: 50 }).not.toContain(dmExpired.id);
+    await expect
+      .poll(async () => (await alice.history(bob.id)).map((m) => m.id), { timeout: 10_000, interval: 50 })
+      .not.toContain(dmExpired.id);
     // The server's own sweep (every EXPIRY_SWEEP_MS) may have taken it first: erased by one of them either way.
-    expect(await sweepExpired({ db: database.db, gateway: server.app.gateway, attachments: server.app.attachments, scrubber: server.app.scrubber })).toBeLessThanOrEqual(1);
-    const rows = await database.db.select({ content: messages.encryptedContent }).from(messages).where(inArray(messages.id, erased.map((m) => m.id)));
+    expect(
+      await sweepExpired({
+        db: database.db,
+        gateway: server.app.gateway,
+        attachments: server.app.attachments,
+        scrubber: server.app.scrubber,
+      }),
+    ).toBeLessThanOrEqual(1);
+    const rows = await database.db
+      .select({ content: messages.encryptedContent })
+      .from(messages)
+      .where(
+        inArray(
+          messages.id,
+          erased.map((m) => m.id),
+        ),
+      );
     expect(rows.map((r) => r.content)).toEqual([null, null, null, null]);
 
     // The server's own scrub, SCRUB_MS after the erasures, takes them out of every file.
@@ -151,7 +174,9 @@ describe.each(backends)('erased messages leave the files (%s)', (backend: Backen
   });
 
   it("takes a wiped member's sealed key bundle and shares out of the files", async () => {
-    const wiping = await startServer(database, { config: { dataDir, rateLimits: relaxedRateLimits, breachPolicy: 'wipe', erasureScrubMs: SCRUB_MS } });
+    const wiping = await startServer(database, {
+      config: { dataDir, rateLimits: relaxedRateLimits, breachPolicy: 'wipe', erasureScrubMs: SCRUB_MS },
+    });
     try {
       const [k1, k2] = await mintKeys(database.db, { count: 2 });
       const carol = await TestMember.join(wiping.url, k1!, 'carol-wiped');
@@ -159,11 +184,19 @@ describe.each(backends)('erased messages leave the files (%s)', (backend: Backen
       // Dave's first message wraps a share of his epoch for Carol.
       expect((await dave.send(carol.id, 'for carol')).status).toBe(201);
       const [user] = await database.db.select({ bundle: users.encryptedPrivateKey }).from(users).where(eq(users.id, carol.id));
-      const shares = await database.db.select({ key: epochShares.wrappedKey }).from(epochShares).where(eq(epochShares.recipientId, carol.id));
+      const shares = await database.db
+        .select({ key: epochShares.wrappedKey })
+        .from(epochShares)
+        .where(eq(epochShares.recipientId, carol.id));
       expect(shares.length).toBeGreaterThan(0);
       const secrets = [user!.bundle, ...shares.map((r) => r.key)].map((text) => Buffer.from(text));
 
-      const report = { reason: 'function integrity violation', timestamp: new Date().toISOString(), threatVectors: [], securityMetrics: { threatLevel: 90, detections: 1 } };
+      const report = {
+        reason: 'function integrity violation',
+        timestamp: new Date().toISOString(),
+        threatVectors: [],
+        securityMetrics: { threatLevel: 90, detections: 1 },
+      };
       expect(await carol.call(routes.breachReport, { body: report })).toMatchObject({ action: 'wiped' });
       const leftovers = () => secrets.flatMap((bytes, i) => filesHolding(dataDir, bytes).map((f) => `secret ${i} in ${f}`));
       if (backend === 'pglite') await expect.poll(leftovers, { timeout: 15_000, interval: 200 }).toEqual([]);

@@ -29,7 +29,8 @@ describe('the migration journal', () => {
   it('has an SQL file and a snapshot for each entry, and nothing else', () => {
     const sql = fs.readdirSync(migrationsFolder).filter((f) => f.endsWith('.sql'));
     expect(sql.sort()).toEqual(journal.entries.map((e) => `${e.tag}.sql`));
-    for (const e of journal.entries) expect(fs.existsSync(path.join(migrationsFolder, 'meta', `${e.tag.slice(0, 4)}_snapshot.json`)), e.tag).toBe(true);
+    for (const e of journal.entries)
+      expect(fs.existsSync(path.join(migrationsFolder, 'meta', `${e.tag.slice(0, 4)}_snapshot.json`)), e.tag).toBe(true);
   });
 });
 
@@ -73,8 +74,11 @@ describe.runIf(backends.includes('postgres'))('migrations started by two instanc
 function migrate(args: string[], databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: os.tmpdir(), NODE_ENV: 'test' };
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts', ...args], { cwd: path.resolve(import.meta.dirname, '../..'), env }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/migrate.ts', ...args],
+      { cwd: path.resolve(import.meta.dirname, '../..'), env },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );
   });
 }

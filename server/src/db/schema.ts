@@ -32,7 +32,9 @@ export const users = pgTable(
     signingPublicKey: text('signing_public_key').notNull(),
     /** PBKDF2/AES-GCM bundle only the access token opens; WIPED_BUNDLE once the breach policy wiped it. */
     encryptedPrivateKey: text('encrypted_private_key').notNull(),
-    role: text('role', { enum: ['member', 'admin'] }).notNull().default('member'),
+    role: text('role', { enum: ['member', 'admin'] })
+      .notNull()
+      .default('member'),
     isCreatorAccount: boolean('is_creator_account').notNull().default(false),
     isBanned: boolean('is_banned').notNull().default(false),
     bannedReason: text('banned_reason'),
@@ -62,7 +64,9 @@ export const accessKeys = pgTable(
     key: text('key').notNull(),
     purchaseId: text('purchase_id'),
     salePrice: numeric('sale_price', { precision: 10, scale: 2, mode: 'number' }),
-    status: text('status', { enum: ['active', 'revoked'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'revoked'] })
+      .notNull()
+      .default('active'),
     /** A tripwire: never for sale; any use of it is a critical security event. */
     isCanary: boolean('is_canary').notNull().default(false),
     generatedAt: timestamp('generated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -168,7 +172,9 @@ export const messages = pgTable(
     uniqueIndex('messages_sender_client_id_idx').on(t.senderId, t.clientMessageId),
     index('messages_conversation_idx').on(t.conversationId, t.id),
     // What the expiry sweep looks for: content still held past its time.
-    index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.encryptedContent} is not null`),
+    index('messages_expiry_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.encryptedContent} is not null`),
   ],
 );
 
@@ -195,7 +201,9 @@ export const attachments = pgTable(
     index('attachments_uploader_idx').on(t.uploaderId),
     index('attachments_message_idx').on(t.messageId),
     // The sweep's look-up: unlinked rows by age.
-    index('attachments_unlinked_idx').on(t.createdAt).where(sql`${t.messageId} is null`),
+    index('attachments_unlinked_idx')
+      .on(t.createdAt)
+      .where(sql`${t.messageId} is null`),
   ],
 );
 
@@ -206,7 +214,9 @@ export const attachments = pgTable(
 export const timerChanges = pgTable(
   'timer_changes',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().default(sql`nextval('messages_id_seq')`),
+    id: bigint('id', { mode: 'number' })
+      .primaryKey()
+      .default(sql`nextval('messages_id_seq')`),
     conversationId: text('conversation_id').notNull(),
     actorId: uuid('actor_id')
       .notNull()
@@ -330,7 +340,9 @@ export const p2pConnections = pgTable(
     joinerId: uuid('joiner_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ['pending', 'open'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'open'] })
+      .notNull()
+      .default('pending'),
     createdAt: createdAt(),
   },
   // A joiner holds at most one connection to a node: connecting again replaces it.

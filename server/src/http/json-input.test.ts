@@ -60,15 +60,47 @@ describe.each(backends)('text PostgreSQL cannot store is refused as a client err
   });
 
   const cases: [string, () => Promise<{ status: number; body: unknown }>, RegExp][] = [
-    ['a sale batch to export', () => creator.request('GET', routeUrl(routes.exportKeys, { query: { purchaseId: 'a\u0000b' } }), undefined, creatorHeaders), /^purchaseId: must not contain the NUL character$/],
-    ['the purchase ID of new keys', () => creator.request('POST', routes.generateKeys.path, { quantity: 1, purchaseId: 'BATCH\u0000' }, creatorHeaders), /^purchaseId: /],
-    ['a ban reason', () => creator.request('POST', routes.creatorBan.path, { userId: alice.id, reason: 'spam\u0000' }, creatorHeaders), /^reason: /],
+    [
+      'a sale batch to export',
+      () => creator.request('GET', routeUrl(routes.exportKeys, { query: { purchaseId: 'a\u0000b' } }), undefined, creatorHeaders),
+      /^purchaseId: must not contain the NUL character$/,
+    ],
+    [
+      'the purchase ID of new keys',
+      () => creator.request('POST', routes.generateKeys.path, { quantity: 1, purchaseId: 'BATCH\u0000' }, creatorHeaders),
+      /^purchaseId: /,
+    ],
+    [
+      'a ban reason',
+      () => creator.request('POST', routes.creatorBan.path, { userId: alice.id, reason: 'spam\u0000' }, creatorHeaders),
+      /^reason: /,
+    ],
     ['an invite key to validate', () => creator.request('POST', routes.validateKey.path, { inviteKey: '\u0000' }), /^inviteKey: /],
-    ['a key search', () => creator.request('GET', routeUrl(routes.accessKeys, { query: { q: '\u0000' } }), undefined, creatorHeaders), /^q: /],
-    ['a field name', () => creator.request('POST', routes.validateKey.path, '{"inviteKey":"x","a\\u0000":1}'), /: must not contain the NUL character$/],
-    ['a ban reason with a lone surrogate', () => creator.request('POST', routes.creatorBan.path, '{"userId":"' + alice.id + '","reason":"spam\\udc00"}', creatorHeaders), /^reason: must be well-formed Unicode text/],
-    ['an anonymous breach report with a lone surrogate', () => creator.request('POST', routes.breachReport.path, breachWith('"\\udc00"')), /^reason: must be well-formed Unicode text/],
-    ['a field name with a lone surrogate', () => creator.request('POST', routes.validateKey.path, '{"inviteKey":"x","\\ud800":1}'), /^\ud800: must be well-formed Unicode text/],
+    [
+      'a key search',
+      () => creator.request('GET', routeUrl(routes.accessKeys, { query: { q: '\u0000' } }), undefined, creatorHeaders),
+      /^q: /,
+    ],
+    [
+      'a field name',
+      () => creator.request('POST', routes.validateKey.path, '{"inviteKey":"x","a\\u0000":1}'),
+      /: must not contain the NUL character$/,
+    ],
+    [
+      'a ban reason with a lone surrogate',
+      () => creator.request('POST', routes.creatorBan.path, '{"userId":"' + alice.id + '","reason":"spam\\udc00"}', creatorHeaders),
+      /^reason: must be well-formed Unicode text/,
+    ],
+    [
+      'an anonymous breach report with a lone surrogate',
+      () => creator.request('POST', routes.breachReport.path, breachWith('"\\udc00"')),
+      /^reason: must be well-formed Unicode text/,
+    ],
+    [
+      'a field name with a lone surrogate',
+      () => creator.request('POST', routes.validateKey.path, '{"inviteKey":"x","\\ud800":1}'),
+      /^\ud800: must be well-formed Unicode text/,
+    ],
   ];
 
   for (const [what, send, message] of cases) {

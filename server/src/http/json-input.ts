@@ -60,7 +60,9 @@ export function unfitInput(value: unknown): Unfit | null {
 export function describeUnfit(found: Unfit, whole: string, part: string): string {
   if (found.why === 'depth') return `${whole} is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`;
   const field = found.path.join('.') || part;
-  return found.why === 'nul' ? `${field}: must not contain the NUL character` : `${field}: must be well-formed Unicode text (it holds a lone surrogate)`;
+  return found.why === 'nul'
+    ? `${field}: must not contain the NUL character`
+    : `${field}: must be well-formed Unicode text (it holds a lone surrogate)`;
 }
 
 /** A `preValidation` hook for every route (http/routes.ts): a 400 naming the field, before the schemas read anything. */
@@ -71,6 +73,7 @@ export async function refuseUnfitInput(req: FastifyRequest): Promise<void> {
     ['body', req.body],
   ] as const) {
     const found = unfitInput(value);
-    if (found) throw new HttpError(400, errorCodes.invalidRequest, describeUnfit(found, part === 'body' ? 'Request body' : `The ${part}`, part));
+    if (found)
+      throw new HttpError(400, errorCodes.invalidRequest, describeUnfit(found, part === 'body' ? 'Request body' : `The ${part}`, part));
   }
 }

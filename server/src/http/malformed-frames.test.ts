@@ -10,7 +10,6 @@ import { TestSocket, type TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 import { deep } from './malformed-input/table';
 
-
 type FrameCase = { name: string; send: (s: TestSocket) => void; expectMessage: RegExp };
 
 const frameCases: FrameCase[] = [
@@ -43,8 +42,16 @@ const frameCases: FrameCase[] = [
     send: (s) => s.send('{"type":"typing","conversationId":"\\udc00"}'),
     expectMessage: /^conversationId: must be well-formed Unicode text/,
   },
-  { name: 'a NUL character', send: (s) => s.send({ type: 'p2p_close', connectionId: '\u0000' }), expectMessage: /^connectionId: must not contain the NUL character$/ },
-  { name: 'nested 5,000 deep', send: (s) => s.send(`{"type":"ping","x":${deep(5_000)}}`), expectMessage: /^Frame is nested too deeply \(at most 64 levels\)$/ },
+  {
+    name: 'a NUL character',
+    send: (s) => s.send({ type: 'p2p_close', connectionId: '\u0000' }),
+    expectMessage: /^connectionId: must not contain the NUL character$/,
+  },
+  {
+    name: 'nested 5,000 deep',
+    send: (s) => s.send(`{"type":"ping","x":${deep(5_000)}}`),
+    expectMessage: /^Frame is nested too deeply \(at most 64 levels\)$/,
+  },
   {
     name: 'p2p_signal with an SDP over 16 KiB',
     send: (s) => s.send({ type: 'p2p_signal', connectionId: randomUUID(), signal: { kind: 'offer', payload: 'v'.repeat(16 * 1024 + 1) } }),
@@ -102,18 +109,19 @@ describe('malformed WebSocket frames get an error frame and the socket stays ope
   const next = (s: TestSocket, start: number, match: (f: ServerFrame) => boolean) =>
     s.waitFor((fr) => s.frames.indexOf(fr) >= start && match(fr), 3000);
 
-  for (const { name, send, expectMessage } of frameCases) it(name, async () => {
-    const start = socket.frames.length;
-    send(socket);
-    const error = await next(socket, start, (fr) => fr.type === 'error');
-    expect(error.type === 'error' && error.message).toMatch(expectMessage);
-    // Still open and still served.
-    expect(socket.ws.readyState).toBe(socket.ws.OPEN);
-    const afterError = socket.frames.length;
-    socket.send({ type: 'ping' });
-    await next(socket, afterError, (fr) => fr.type === 'pong');
-    expect(socket.ws.readyState).toBe(socket.ws.OPEN);
-  });
+  for (const { name, send, expectMessage } of frameCases)
+    it(name, async () => {
+      const start = socket.frames.length;
+      send(socket);
+      const error = await next(socket, start, (fr) => fr.type === 'error');
+      expect(error.type === 'error' && error.message).toMatch(expectMessage);
+      // Still open and still served.
+      expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+      const afterError = socket.frames.length;
+      socket.send({ type: 'ping' });
+      await next(socket, afterError, (fr) => fr.type === 'pong');
+      expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+    });
 
   it('still authenticates the same socket after all of that', async () => {
     const start = socket.frames.length;

@@ -31,10 +31,11 @@ import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 import { bodyRows } from './malformed-input/body-rows';
+import { memberRouteRows } from './malformed-input/member-route-rows';
 import { routeRows } from './malformed-input/route-rows';
 import { hostBody, upper, type Fixture, type Who } from './malformed-input/table';
 
-const rows = [...bodyRows, ...routeRows];
+const rows = [...bodyRows, ...routeRows, ...memberRouteRows];
 
 type Reply = { status: number; body: unknown };
 
@@ -59,7 +60,15 @@ async function callWithout(baseUrl: string, who: Who, method: string, path: stri
 }
 
 /** Routes that take no input (the health and readiness probes, the API's description), or are not API routes (the socket has its own table below). */
-const NOT_IN_TABLE = new Set(['HEAD /api/health', 'GET /api/health', 'GET /api/ready', 'GET /api/openapi.json', 'GET /ws', 'GET /*', 'HEAD /*']);
+const NOT_IN_TABLE = new Set([
+  'HEAD /api/health',
+  'GET /api/health',
+  'GET /api/ready',
+  'GET /api/openapi.json',
+  'GET /ws',
+  'GET /*',
+  'HEAD /*',
+]);
 
 describe('the malformed-input table', () => {
   it('covers every public and member API route of the authorization table', () => {
@@ -153,19 +162,20 @@ describe.each(backends)('malformed HTTP input gets a clear 4xx (%s)', (backend) 
     expect((await f.alice.request('POST', '/api/p2p/host', hostBody)).status).toBe(201);
   });
 
-  for (const row of rows) it(`${row.name} → ${row.expectStatus}`, async () => {
-    const path = typeof row.path === 'function' ? row.path(f) : row.path;
-    const body = typeof row.body === 'function' ? await (row.body as (f: Fixture) => unknown)(f) : row.body;
-    const who = row.as ?? 'member';
-    const res =
-      who === 'member'
-        ? await f.alice.request(row.method, path, body, row.contentType ? { 'content-type': row.contentType } : {})
-        : await callWithout(suite.server.url, who, row.method, path, body, row.contentType);
-    expect(res.status, JSON.stringify(res.body)?.slice(0, 500)).toBe(row.expectStatus);
-    const parsed = errorResponseSchema.safeParse(res.body);
-    expect(parsed.success, `not an error body: ${JSON.stringify(res.body)?.slice(0, 500)}`).toBe(true);
-    expect(parsed.data?.error).toMatch(row.expectMessage);
-  });
+  for (const row of rows)
+    it(`${row.name} → ${row.expectStatus}`, async () => {
+      const path = typeof row.path === 'function' ? row.path(f) : row.path;
+      const body = typeof row.body === 'function' ? await (row.body as (f: Fixture) => unknown)(f) : row.body;
+      const who = row.as ?? 'member';
+      const res =
+        who === 'member'
+          ? await f.alice.request(row.method, path, body, row.contentType ? { 'content-type': row.contentType } : {})
+          : await callWithout(suite.server.url, who, row.method, path, body, row.contentType);
+      expect(res.status, JSON.stringify(res.body)?.slice(0, 500)).toBe(row.expectStatus);
+      const parsed = errorResponseSchema.safeParse(res.body);
+      expect(parsed.success, `not an error body: ${JSON.stringify(res.body)?.slice(0, 500)}`).toBe(true);
+      expect(parsed.data?.error).toMatch(row.expectMessage);
+    });
 
   it('the invite key the register rows used is still unused', async () => {
     const res = await callWithout(suite.server.url, 'anonymous', 'POST', '/api/keys/validate', { inviteKey: f.freshKey });

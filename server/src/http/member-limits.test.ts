@@ -12,16 +12,22 @@ import { backends, relaxedRateLimits } from '../testing/harness';
 import { oneInstance } from '../testing/one-instance';
 
 const limited = { max: 3, windowMs: 60_000 };
-const ice = { kind: 'ice', payload: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.1 54400 typ host', sdpMid: '0', sdpMLineIndex: 0 } } as const;
+const ice = {
+  kind: 'ice',
+  payload: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.1 54400 typ host', sdpMid: '0', sdpMLineIndex: 0 },
+} as const;
 const hostBody = { nodeType: 'community_host' as const, capabilities: ['chat'], maxConnections: 10, location: 'Berlin' };
 
 describe.each(backends)('per-member limits (%s)', (backend) => {
-  const suite = oneInstance(backend, { config: { rateLimits: { ...relaxedRateLimits, timerChange: limited, p2pConnect: limited, p2pSignal: limited } } });
+  const suite = oneInstance(backend, {
+    config: { rateLimits: { ...relaxedRateLimits, timerChange: limited, p2pConnect: limited, p2pSignal: limited } },
+  });
 
   it('refuses a member’s timer changes past the limit with 429, storing no event; another member still changes it', async () => {
     const [alice, bob] = await suite.members('timer-alice', 'timer-bob');
     const statuses: number[] = [];
-    for (const seconds of [3600, 86_400, 3600, 86_400] as const) statuses.push((await alice!.attempt(routes.setDisappearing, { body: { receiverId: bob!.id, seconds } })).status);
+    for (const seconds of [3600, 86_400, 3600, 86_400] as const)
+      statuses.push((await alice!.attempt(routes.setDisappearing, { body: { receiverId: bob!.id, seconds } })).status);
     expect(statuses).toEqual([201, 201, 201, 429]);
     const refused = await alice!.attempt(routes.setDisappearing, { body: { receiverId: bob!.id, seconds: 3600 } });
     expect(refused.error).toMatchObject({ code: 'rate_limited', error: expect.stringMatching(/^Too many attempts/) });
@@ -56,7 +62,10 @@ describe.each(backends)('per-member limits (%s)', (backend) => {
       await hostSocket.waitFor((f) => relayed(f) && hostSocket.frames.filter(relayed).length === i + 1);
     }
     joinerSocket.send({ type: 'p2p_signal', connectionId, signal: ice });
-    expect(await joinerSocket.waitFor((f) => f.type === 'error')).toEqual({ type: 'error', message: expect.stringMatching(/^Too many P2P signals\. Retry in \d+ s\.$/) });
+    expect(await joinerSocket.waitFor((f) => f.type === 'error')).toEqual({
+      type: 'error',
+      message: expect.stringMatching(/^Too many P2P signals\. Retry in \d+ s\.$/),
+    });
     // The host's own signals are its own to count: this one reaches the joiner, and by then the
     // refused frame, had it been relayed, would have reached the host before it.
     hostSocket.send({ type: 'p2p_signal', connectionId, signal: ice });
@@ -65,7 +74,9 @@ describe.each(backends)('per-member limits (%s)', (backend) => {
     await hostSocket.waitFor((f) => f.type === 'chat_message');
     expect(hostSocket.frames.filter(relayed)).toHaveLength(3);
     const events = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'rate_limit'));
-    expect(events.filter((e) => e.userId === joiner!.id)).toEqual([expect.objectContaining({ severity: 'medium', details: expect.objectContaining({ frame: 'p2p_signal' }) })]);
+    expect(events.filter((e) => e.userId === joiner!.id)).toEqual([
+      expect.objectContaining({ severity: 'medium', details: expect.objectContaining({ frame: 'p2p_signal' }) }),
+    ]);
     hostSocket.close();
     joinerSocket.close();
   });

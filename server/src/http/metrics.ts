@@ -58,9 +58,24 @@ export async function serveMetrics(sources: MetricsSources, listen: { port: numb
   collectDefaultMetrics({ register: registry });
 
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'enclave_http_requests_total', help: 'HTTP requests answered, by route template and status', labelNames, registers: [registry] });
-  const latency = new Histogram({ name: 'enclave_http_request_duration_seconds', help: 'Time to answer an HTTP request, by route template and status', labelNames, registers: [registry] });
-  const refusals = new Counter({ name: 'enclave_http_refusals_total', help: 'Requests refused with 503 or 429, by reason (overload, database, draining, unavailable, rate_limit)', labelNames: ['status', 'reason'], registers: [registry] });
+  const requests = new Counter({
+    name: 'enclave_http_requests_total',
+    help: 'HTTP requests answered, by route template and status',
+    labelNames,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'enclave_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route template and status',
+    labelNames,
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'enclave_http_refusals_total',
+    help: 'Requests refused with 503 or 429, by reason (overload, database, draining, unavailable, rate_limit)',
+    labelNames: ['status', 'reason'],
+    registers: [registry],
+  });
   /** A counter whose value is a number kept elsewhere. */
   const countedElsewhere = (name: string, help: string, read: () => number) =>
     new Counter({
@@ -72,7 +87,11 @@ export async function serveMetrics(sources: MetricsSources, listen: { port: numb
         this.inc(read());
       },
     });
-  countedElsewhere('enclave_frames_delivered_total', 'Frames from the bus handed to this instance’s sockets', () => gateway.framesDelivered);
+  countedElsewhere(
+    'enclave_frames_delivered_total',
+    'Frames from the bus handed to this instance’s sockets',
+    () => gateway.framesDelivered,
+  );
   countedElsewhere('enclave_messages_stored_total', 'Messages stored by sends to this instance', () => tally.sendsStored);
   new Gauge({
     name: 'enclave_sockets_open',
@@ -102,7 +121,9 @@ export async function serveMetrics(sources: MetricsSources, listen: { port: numb
     sources.bus.observeLag((seconds) => lag.observe(seconds));
   }
   // The PostgreSQL pool (node-postgres); the embedded database has none.
-  const pool = embeddedClient(db) ? null : ((db as { $client?: { totalCount: number; idleCount: number; waitingCount: number } }).$client ?? null);
+  const pool = embeddedClient(db)
+    ? null
+    : ((db as { $client?: { totalCount: number; idleCount: number; waitingCount: number } }).$client ?? null);
   if (pool) {
     new Gauge({
       name: 'enclave_db_pool_connections',

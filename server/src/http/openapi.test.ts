@@ -16,7 +16,9 @@ const tableKeys = Object.values(routes).map(routeKey).sort();
  */
 function documentKeys(doc: { paths: Record<string, unknown> }): string[] {
   return Object.entries(doc.paths)
-    .flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace(/\{\*\}$/, '*')}`))
+    .flatMap(([path, ops]) =>
+      Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1').replace(/\{\*\}$/, '*')}`),
+    )
     .sort();
 }
 

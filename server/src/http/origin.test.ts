@@ -57,7 +57,9 @@ describe('the Origin check', () => {
   beforeAll(async () => {
     ({ database, drop } = await makeDatabase('pglite'));
     local = await startServer(database);
-    proxied = await startServer(database, { config: { publicOrigins: loadConfig({ PUBLIC_ORIGIN: 'https://chat.example.org' }).publicOrigins } });
+    proxied = await startServer(database, {
+      config: { publicOrigins: loadConfig({ PUBLIC_ORIGIN: 'https://chat.example.org' }).publicOrigins },
+    });
   });
   afterAll(async () => {
     await local?.close();

@@ -13,9 +13,10 @@ import type { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 import { build } from '../version';
 
-
 describe.each(backends)('overload (%s)', (backend) => {
-  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits, maxInFlight: 1, requestLimits: { degradedForMs: 1_000 } } });
+  const suite = oneInstance(backend, {
+    config: { rateLimits: relaxedRateLimits, maxInFlight: 1, requestLimits: { degradedForMs: 1_000 } },
+  });
   let alice: TestMember;
 
   beforeAll(async () => {
@@ -48,7 +49,9 @@ describe.each(backends)('overload (%s)', (backend) => {
     const texts = (await alice.decrypt(await alice.history('all'))).map((m) => m.text);
     expect(texts).toEqual(['first', 'held up', 'after']);
     // Healthy again a moment after the last refusal.
-    await expect.poll(async () => (await alice.request('GET', routes.healthGet.path)).body, { timeout: 10_000 }).toEqual({ ok: true, ...build });
+    await expect
+      .poll(async () => (await alice.request('GET', routes.healthGet.path)).body, { timeout: 10_000 })
+      .toEqual({ ok: true, ...build });
     expect((await alice.request('HEAD', routes.health.path)).status).toBe(200);
   });
 });

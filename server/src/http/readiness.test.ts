@@ -98,7 +98,9 @@ describe.runIf(needsRedis.run).each(backends)('the readiness check with Redis on
     const alice = await TestMember.join(server.url, key!, `alice-ready-${backend}`);
     expect((await alice.attempt(routes.me, {})).status).toBe(200);
     // Told once, at warn, as JSON; the bus's connections, retrying meanwhile, report one failure each.
-    const warned = server.logs.map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message: string } }).filter((l) => l.msg.startsWith('Redis unreachable at start'));
+    const warned = server.logs
+      .map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message: string } })
+      .filter((l) => l.msg.startsWith('Redis unreachable at start'));
     expect(warned.map((l) => [l.level, l.err?.message])).toEqual([[40, expect.stringContaining('ECONNREFUSED')]]);
     expect(busErrors).toHaveLength(2);
 

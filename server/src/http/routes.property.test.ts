@@ -127,7 +127,9 @@ describe.each(backends)('every route of the table under generated input (%s)', (
 
   beforeAll(async () => {
     const keys = await mintKeys(suite.database.db, { count: 3 });
-    const [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map((name, i) => TestMember.join(suite.server.url, keys[i]!, name)));
+    const [alice, bob, carol] = await Promise.all(
+      ['alice', 'bob', 'carol'].map((name, i) => TestMember.join(suite.server.url, keys[i]!, name)),
+    );
     await suite.database.db.update(users).set({ role: 'admin' }).where(eq(users.id, bob!.id));
     sessions.member = { member: alice!, cookie: await login(alice!) };
     sessions.admin = { member: bob!, cookie: await login(bob!) };
@@ -147,32 +149,43 @@ describe.each(backends)('every route of the table under generated input (%s)', (
   for (const [name, route] of Object.entries(routes) as [string, RouteDefinition][]) {
     for (const role of roles) {
       const valid = `${name} as ${role}: valid input`;
-      it.runIf(selected(valid))(valid, async () => {
-        await checkProperty(
-          valid,
-          validInput(route, hints).map((input) => requestOf(route, input)),
-          async (req) => {
-            drawnValid += 1;
-            if (schemaAccepts(route, req)) schemaValid += 1;
+      it.runIf(selected(valid))(
+        valid,
+        async () => {
+          await checkProperty(
+            valid,
+            validInput(route, hints).map((input) => requestOf(route, input)),
+            async (req) => {
+              drawnValid += 1;
+              if (schemaAccepts(route, req)) schemaValid += 1;
+              const answer = await send(suite.server.url, req, await heal(role));
+              countStatus(answer.status);
+              checkAnswer(route, role, req, answer);
+            },
+          );
+        },
+        propertyTimeout,
+      );
+      const mutated = `${name} as ${role}: mutated input`;
+      it.runIf(selected(mutated))(
+        mutated,
+        async () => {
+          await checkProperty(mutated, mutatedRequest(route, hints), async (req) => {
             const answer = await send(suite.server.url, req, await heal(role));
             countStatus(answer.status);
             checkAnswer(route, role, req, answer);
-          },
-        );
-      }, propertyTimeout);
-      const mutated = `${name} as ${role}: mutated input`;
-      it.runIf(selected(mutated))(mutated, async () => {
-        await checkProperty(mutated, mutatedRequest(route, hints), async (req) => {
-          const answer = await send(suite.server.url, req, await heal(role));
-          countStatus(answer.status);
-          checkAnswer(route, role, req, answer);
-        });
-      }, propertyTimeout);
+          });
+        },
+        propertyTimeout,
+      );
     }
   }
 
   it('still answers its health check, and logged no error and no 5xx', async () => {
-    const health = await fetch(`${suite.server.url}${routes.health.path}`, { method: 'HEAD', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const health = await fetch(`${suite.server.url}${routes.health.path}`, {
+      method: 'HEAD',
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     expect(health.status).toBe(200);
     expect(suite.server.logs.filter((l) => l.includes('"level":50') || l.includes('"level":60'))).toEqual([]);
     expect(suite.server.logs.filter((l) => /"statusCode":5\d\d/.test(l))).toEqual([]);

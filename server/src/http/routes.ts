@@ -48,7 +48,9 @@ export function serve<R extends RouteDefinition>(app: FastifyInstance, route: R,
       ...(route.query ? { querystring: route.query } : {}),
       ...(route.params ? { params: route.params } : {}),
       response: {
-        [route.status]: route.contentType ? { description: route.summary, content: { [route.contentType]: { schema: route.response } } } : route.response,
+        [route.status]: route.contentType
+          ? { description: route.summary, content: { [route.contentType]: { schema: route.response } } }
+          : route.response,
         '4xx': errorResponseSchema,
         ...(route.degraded ? { 503: route.degraded } : {}),
       },

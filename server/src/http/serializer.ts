@@ -37,7 +37,9 @@ export const serializerCompiler: FastifySerializerCompiler<z.ZodType> =
     const extra = undeclaredKey(data, result.data);
     if (extra) {
       const key = String(extra[extra.length - 1]);
-      const cause = new z.ZodError([{ code: 'unrecognized_keys', keys: [key], path: extra.slice(0, -1), message: `Unrecognized key: "${key}"`, input: data }]);
+      const cause = new z.ZodError([
+        { code: 'unrecognized_keys', keys: [key], path: extra.slice(0, -1), message: `Unrecognized key: "${key}"`, input: data },
+      ]);
       throw new ResponseSerializationError(method, url, { cause });
     }
     return JSON.stringify(result.data);

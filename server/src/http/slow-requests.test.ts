@@ -46,10 +46,13 @@ function slowRequest(port: number, text: string): Promise<{ socket: net.Socket; 
 /** A request from `localAddress` with a session cookie no session has: the gate is taken for its session read. */
 function fromAddress(port: number, localAddress: string, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, localAddress, path, headers: { cookie: `${SESSION_COOKIE}=not-a-session` }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, localAddress, path, headers: { cookie: `${SESSION_COOKIE}=not-a-session` }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -51,23 +51,30 @@ export function registerBodyDeadline(app: FastifyInstance, db: Db, limits: SlowR
     const chunked = req.headers['transfer-encoding'] !== undefined;
     if (!chunked && !(declared > 0)) return;
     const bytes = chunked ? req.routeOptions.bodyLimit : Math.min(declared, req.routeOptions.bodyLimit);
-    const timer = setTimeout(() => {
-      if (req.raw.complete) return;
-      recordEvent(db, req, {
-        type: eventTypes.slowRequest,
-        severity: 'low',
-        details: { route: req.routeOptions.url ?? 'unknown', declaredBytes: chunked ? null : declared },
-      }).catch((err: unknown) => req.log.error({ err }, 'could not record a slow-request event'));
-      // Destroying the request fails whatever reads its body (an upload's stream drops its file)
-      // and closes the connection; once answered, the request is no longer Node's to abort.
-      const fail = () => req.raw.destroy(new BodyTimeout());
-      if (reply.raw.headersSent) {
-        fail();
-        return;
-      }
-      reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(TIMED_OUT), connection: 'close' });
-      reply.raw.end(TIMED_OUT, fail);
-    }, bodyDeadlineMs(limits, bytes));
+    const timer = setTimeout(
+      () => {
+        if (req.raw.complete) return;
+        recordEvent(db, req, {
+          type: eventTypes.slowRequest,
+          severity: 'low',
+          details: { route: req.routeOptions.url ?? 'unknown', declaredBytes: chunked ? null : declared },
+        }).catch((err: unknown) => req.log.error({ err }, 'could not record a slow-request event'));
+        // Destroying the request fails whatever reads its body (an upload's stream drops its file)
+        // and closes the connection; once answered, the request is no longer Node's to abort.
+        const fail = () => req.raw.destroy(new BodyTimeout());
+        if (reply.raw.headersSent) {
+          fail();
+          return;
+        }
+        reply.raw.writeHead(408, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(TIMED_OUT),
+          connection: 'close',
+        });
+        reply.raw.end(TIMED_OUT, fail);
+      },
+      bodyDeadlineMs(limits, bytes),
+    );
     const stop = () => clearTimeout(timer);
     req.raw.once('end', stop);
     reply.raw.once('close', stop);

@@ -43,24 +43,33 @@ describe('TRUST_PROXY', () => {
   });
 
   const wrongLogin = async (server: TestServer, headers: Record<string, string>) =>
-    (await new TestMember.Anonymous(server.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(generateAccessToken()) } }, headers)).status;
+    (
+      await new TestMember.Anonymous(server.url).attempt(
+        routes.login,
+        { body: { loginKey: await deriveLoginKey(generateAccessToken()) } },
+        headers,
+      )
+    ).status;
 
   it.each([
     ['a hop count of 1', () => oneHop, '203.0.113.7'],
     ['the proxy by address', () => byAddress, '203.0.113.9'],
-  ])('with %s, a spoofed left-most X-Forwarded-For entry does not change the address: the login limit holds', async (_name, server, client) => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      // The client wrote its own header; the proxy appended the address it really saw.
-      statuses.push(await wrongLogin(server(), { 'x-forwarded-for': `198.51.100.${i + 1}, ${client}` }));
-    }
-    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-    // Another client behind the same proxy is counted apart: the address is the client's, not the proxy's.
-    expect(await wrongLogin(server(), { 'x-forwarded-for': '198.51.100.1, 203.0.113.200' })).toBe(401);
-    const events = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'login_failed'));
-    expect(new Set(events.map((e) => e.ip))).not.toContain('198.51.100.1');
-    expect(events.map((e) => e.ip)).toContain(client);
-  });
+  ])(
+    'with %s, a spoofed left-most X-Forwarded-For entry does not change the address: the login limit holds',
+    async (_name, server, client) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        // The client wrote its own header; the proxy appended the address it really saw.
+        statuses.push(await wrongLogin(server(), { 'x-forwarded-for': `198.51.100.${i + 1}, ${client}` }));
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+      // Another client behind the same proxy is counted apart: the address is the client's, not the proxy's.
+      expect(await wrongLogin(server(), { 'x-forwarded-for': '198.51.100.1, 203.0.113.200' })).toBe(401);
+      const events = await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'login_failed'));
+      expect(new Set(events.map((e) => e.ip))).not.toContain('198.51.100.1');
+      expect(events.map((e) => e.ip)).toContain(client);
+    },
+  );
 
   it('counts wrong tokens from IPv6 clients per /64: moving within it buys no more guesses', async () => {
     const wrongFrom = async (ip: string, browserId?: string) =>
@@ -132,9 +141,9 @@ describe('TRUST_PROXY', () => {
     expect(await hsts(otherProxy, { 'x-forwarded-proto': 'https' })).toBeNull();
     // The console's header check asks as the creator's request came: over HTTPS, HSTS is found.
     const headersCheck = async (proto: string) =>
-      (await new TestMember.Anonymous(oneHop.url).call(routes.compliance, {}, { ...creatorHeaders, 'x-forwarded-proto': proto })).checks.find(
-        (c) => c.name === 'Security headers served',
-      );
+      (
+        await new TestMember.Anonymous(oneHop.url).call(routes.compliance, {}, { ...creatorHeaders, 'x-forwarded-proto': proto })
+      ).checks.find((c) => c.name === 'Security headers served');
     expect(await headersCheck('https')).toMatchObject({ status: 'compliant' });
     expect(await headersCheck('http')).toMatchObject({ status: 'compliant' });
   });

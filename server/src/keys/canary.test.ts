@@ -27,7 +27,10 @@ describe.each(backends)('canary keys (%s)', (backend) => {
   async function canaries() {
     const [fresh, revoked, expired] = await createKeys(suite.database.db, { count: 3, canary: true });
     await suite.database.db.update(accessKeys).set({ status: 'revoked' }).where(eq(accessKeys.id, revoked!.id));
-    await suite.database.db.update(accessKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accessKeys.id, expired!.id));
+    await suite.database.db
+      .update(accessKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(accessKeys.id, expired!.id));
     return [fresh!, revoked!, expired!];
   }
 

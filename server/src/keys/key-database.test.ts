@@ -39,7 +39,10 @@ describe.each(backends)('the key database, paged (%s)', (backend) => {
       ...(await createKeys(suite.database.db, { count: 1, canary: true })),
     ];
     await suite.database.db.update(accessKeys).set({ status: 'revoked' }).where(eq(accessKeys.id, revoked!.id));
-    await suite.database.db.update(accessKeys).set({ expiresAt: new Date(Date.now() - 60_000) }).where(eq(accessKeys.id, expired!.id));
+    await suite.database.db
+      .update(accessKeys)
+      .set({ expiresAt: new Date(Date.now() - 60_000) })
+      .where(eq(accessKeys.id, expired!.id));
     const [member] = await suite.members(`holder${++holders}`);
     const [used] = await suite.database.db.select().from(accessKeys).where(eq(accessKeys.usedBy, member!.id));
     return { active: active!, revoked: revoked!, expired: expired!, canary: canary!, used: used!, holder: member!.user.username };
@@ -58,11 +61,24 @@ describe.each(backends)('the key database, paged (%s)', (backend) => {
     expect(keys.map((k) => k.id)).toHaveLength(230);
     expect(new Set(keys.map((k) => k.id)).size).toBe(230);
     // Oldest first; a batch shares its time, and the id orders it.
-    const stored = await suite.database.db.select({ id: accessKeys.id }).from(accessKeys).orderBy(asc(accessKeys.generatedAt), asc(accessKeys.id));
+    const stored = await suite.database.db
+      .select({ id: accessKeys.id })
+      .from(accessKeys)
+      .orderBy(asc(accessKeys.generatedAt), asc(accessKeys.id));
     expect(keys.map((k) => k.id)).toEqual(stored.map((r) => r.id));
     expect(new Set(keys.slice(0, 130).map((k) => k.purchaseId))).toEqual(new Set(['first-batch']));
-    expect(keys.slice(0, 130).map((k) => k.id).sort()).toEqual(first.map((k) => k.id).sort());
-    expect(keys.slice(130).map((k) => k.id).sort()).toEqual(second.map((k) => k.id).sort());
+    expect(
+      keys
+        .slice(0, 130)
+        .map((k) => k.id)
+        .sort(),
+    ).toEqual(first.map((k) => k.id).sort());
+    expect(
+      keys
+        .slice(130)
+        .map((k) => k.id)
+        .sort(),
+    ).toEqual(second.map((k) => k.id).sort());
     // A smaller page, and a filter paged the same way.
     expect((await walk({ limit: 7, q: 'second' })).keys.map((k) => k.id)).toEqual(keys.slice(130).map((k) => k.id));
   });

@@ -5,7 +5,19 @@ import type { AppContext } from '../context';
 import { emergencyState } from '../creator/emergency-state';
 import { rateLimit, serve } from '../http/routes';
 import { actorOf, eventTypes, recordEvent } from '../security/events';
-import { availableKeys, createKeys, exportableKeys, keyPage, keysCsv, keyStats, mintKeys, revokeActiveKeys, revokeKeys, toAccessKey, validateKey } from './service';
+import {
+  availableKeys,
+  createKeys,
+  exportableKeys,
+  keyPage,
+  keysCsv,
+  keyStats,
+  mintKeys,
+  revokeActiveKeys,
+  revokeKeys,
+  toAccessKey,
+  validateKey,
+} from './service';
 
 /** The key list of /admin shows the first 20 (docs/spec.md §9). */
 const LISTED_KEYS = 20;
@@ -25,7 +37,8 @@ export async function keyRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
       }
       // Emergency mode closes registration (auth/routes.ts refuses it): say so at this first step,
       // for every key, rather than call one valid that cannot be redeemed.
-      if ((await emergencyState(db)).active) return { valid: false, reason: errorTexts.registrationClosed, keyInfo: null, registrationClosed: true };
+      if ((await emergencyState(db)).active)
+        return { valid: false, reason: errorTexts.registrationClosed, keyInfo: null, registrationClosed: true };
       return result;
     },
     { rateLimit: rateLimit(ctx.config.rateLimits.validateKey) },
@@ -62,7 +75,12 @@ export async function keyRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
 
   serve(app, routes.revokeActiveKeys, async (req) => {
     const revoked = await revokeActiveKeys(db);
-    await recordEvent(db, req, { type: eventTypes.keysRevoked, severity: 'medium', actor: actorOf(req), details: { allActive: true, revoked } });
+    await recordEvent(db, req, {
+      type: eventTypes.keysRevoked,
+      severity: 'medium',
+      actor: actorOf(req),
+      details: { allActive: true, revoked },
+    });
     return { revoked };
   });
 
@@ -87,7 +105,12 @@ export async function keyRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
   if (ctx.config.production) return;
   serve(app, routes.generateTestKeys, async (req) => {
     const keys = await mintKeys(db, { count: req.body.quantity, purchaseId: 'test-keys' });
-    await recordEvent(db, req, { type: eventTypes.keysGenerated, severity: 'low', actor: actorOf(req), details: { quantity: keys.length, test: true } });
+    await recordEvent(db, req, {
+      type: eventTypes.keysGenerated,
+      severity: 'low',
+      actor: actorOf(req),
+      details: { quantity: keys.length, test: true },
+    });
     return { keys: keys.map((accessToken) => ({ accessToken })) };
   });
 }

@@ -42,8 +42,7 @@ export async function createKeys(db: Db, opts: MintOptions): Promise<KeyRow[]> {
 }
 
 /** The keys alone, for the operator command and tests. */
-export const mintKeys = async (db: Db, opts: MintOptions): Promise<string[]> =>
-  (await createKeys(db, opts)).map((r) => r.key);
+export const mintKeys = async (db: Db, opts: MintOptions): Promise<string[]> => (await createKeys(db, opts)).map((r) => r.key);
 
 export function keyStatus(row: Pick<KeyRow, 'status' | 'usedAt' | 'expiresAt'>, now = new Date()): KeyStatus {
   if (row.status === 'revoked') return 'revoked';

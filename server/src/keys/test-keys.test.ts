@@ -19,7 +19,10 @@ describe.each([false, true])('test keys (production: %s)', (production) => {
       const { keys } = await anon.call(routes.generateTestKeys, { body: { quantity } }, creatorHeaders);
       expect(keys).toHaveLength(quantity);
       for (const { accessToken } of keys) {
-        expect(await anon.call(routes.validateKey, { body: { inviteKey: accessToken } })).toMatchObject({ valid: true, reason: errorTexts.keyValid });
+        expect(await anon.call(routes.validateKey, { body: { inviteKey: accessToken } })).toMatchObject({
+          valid: true,
+          reason: errorTexts.keyValid,
+        });
       }
     }
   });

@@ -58,7 +58,11 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     const res = await setTimer(bob, alice.id, HOUR);
     expect(res.status).toBe(201);
     const event = res.body!.event;
-    expect(event).toMatchObject({ conversationId: conversationIdFor(alice.id, bob.id), actorId: bob.id, event: { kind: 'timer_set', seconds: HOUR } });
+    expect(event).toMatchObject({
+      conversationId: conversationIdFor(alice.id, bob.id),
+      actorId: bob.id,
+      event: { kind: 'timer_set', seconds: HOUR },
+    });
     for (const socket of [aliceSocket, bobSocket]) {
       await socket.waitFor((f) => f.type === 'timeline_event' && f.event.id === event.id);
       socket.close();
@@ -68,7 +72,10 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     expect((await setTimer(alice, bob.id, 0)).status).toBe(201);
     const page = await bob.call(routes.history, { query: { receiverId: alice.id } });
     expect(page.disappearingSeconds).toBe(0);
-    expect(page.events.map((e) => e.event)).toEqual([{ kind: 'timer_set', seconds: HOUR }, { kind: 'timer_set', seconds: 0 }]);
+    expect(page.events.map((e) => e.event)).toEqual([
+      { kind: 'timer_set', seconds: HOUR },
+      { kind: 'timer_set', seconds: 0 },
+    ]);
     expect(page.events[0]!.id).toBeLessThan(before.id);
     expect(page.events[1]!.id).toBeGreaterThan(before.id);
   });
@@ -97,7 +104,14 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     // Readers get the same expiry.
     expect((await bob.history(alice.id)).find((m) => m.id === timed.id)?.expiresAt).toBe(timed.expiresAt);
     // A sender cannot smuggle a longer life in.
-    const body = { receiverId: bob.id, epochId: timed.epochId, index: timed.index + 1, encryptedContent: timed.encryptedContent, messageType: 'text', expiresAt: null };
+    const body = {
+      receiverId: bob.id,
+      epochId: timed.epochId,
+      index: timed.index + 1,
+      encryptedContent: timed.encryptedContent,
+      messageType: 'text',
+      expiresAt: null,
+    };
     expect((await alice.request('POST', routes.sendMessage.path, body)).status).toBe(400);
   });
 
@@ -116,7 +130,12 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     expect(Date.parse(gone.expiresAt!) - Date.parse(gone.timestamp)).toBe(CAP_MS);
     // Expired (by the database's clock): out of the history at once, before any sweep.
     await expect.poll(async () => (await bob.history(alice.id)).map((m) => m.id), { timeout: 10_000, interval: 50 }).not.toContain(gone.id);
-    await sweepExpired({ db: database.db, gateway: capped.app.gateway, attachments: capped.app.attachments, scrubber: capped.app.scrubber });
+    await sweepExpired({
+      db: database.db,
+      gateway: capped.app.gateway,
+      attachments: capped.app.attachments,
+      scrubber: capped.app.scrubber,
+    });
     const row = await stored(gone.id);
     expect(row?.encryptedContent).toBeNull();
     for (const socket of [aliceSocket, bobSocket]) {
@@ -128,7 +147,14 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     expect(page.events.map((e) => e.event.kind)).toEqual(['timer_set']);
     // Its (epoch, index) is still taken: the captured ciphertext cannot be stored again.
     const replay = await alice.attempt(routes.sendMessage, {
-      body: { receiverId: bob.id, epochId: gone.epochId, index: gone.index, encryptedContent: gone.encryptedContent, messageType: 'text', clientMessageId: randomUUID() },
+      body: {
+        receiverId: bob.id,
+        epochId: gone.epochId,
+        index: gone.index,
+        encryptedContent: gone.encryptedContent,
+        messageType: 'text',
+        clientMessageId: randomUUID(),
+      },
     });
     expect(replay.status).toBe(409);
     expect(replay.error?.code).toBe('replay');
@@ -156,7 +182,9 @@ describe.each(backends)('disappearing messages and deletion (%s)', (backend) => 
     expect((await del(alice, dm.id)).status).toBe(404);
     const page = await bob.call(routes.history, { query: { receiverId: alice.id } });
     expect(page.messages).toEqual([]);
-    expect(page.events).toEqual([{ id: dm.id, conversationId: dm.conversationId, actorId: alice.id, timestamp: dm.timestamp, event: { kind: 'message_deleted' } }]);
+    expect(page.events).toEqual([
+      { id: dm.id, conversationId: dm.conversationId, actorId: alice.id, timestamp: dm.timestamp, event: { kind: 'message_deleted' } },
+    ]);
     const replay = await alice.attempt(routes.sendMessage, {
       body: { receiverId: bob.id, epochId: dm.epochId, index: dm.index, encryptedContent: dm.encryptedContent, messageType: 'text' },
     });
@@ -199,7 +227,9 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('deletion across t
     await onA.call(routes.setDisappearing, { body: { receiverId: onB.id, seconds: HOUR } });
     const expiring = (await onA.send(onB.id, 'expires soon')).body!.message;
     // Expired (by the database's clock) once out of the history.
-    await expect.poll(async () => (await onB.history(onA.id)).map((m) => m.id), { timeout: 10_000, interval: 50 }).not.toContain(expiring.id);
+    await expect
+      .poll(async () => (await onB.history(onA.id)).map((m) => m.id), { timeout: 10_000, interval: 50 })
+      .not.toContain(expiring.id);
     // Instance A sweeps (both run the sweep; whichever takes the row, B's socket hears it).
     await sweepExpired({ db: database.db, gateway: a.app.gateway, attachments: a.app.attachments, scrubber: a.app.scrubber });
     await socketB.waitFor(deletedFrame(expiring.id, 'expired'));

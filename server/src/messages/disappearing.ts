@@ -4,13 +4,7 @@
  * expired ones. Erasing keeps the row with its content NULL (a tombstone): its (epoch_id, index)
  * still refuses a replay, and readers' id cursors keep their order.
  */
-import {
-  disappearingTimerSchema,
-  GENERAL_CONVERSATION,
-  routes,
-  type DisappearingTimer,
-  type TimelineEvent,
-} from '@enclave/protocol';
+import { disappearingTimerSchema, GENERAL_CONVERSATION, routes, type DisappearingTimer, type TimelineEvent } from '@enclave/protocol';
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
@@ -85,27 +79,32 @@ export function timerEventsPage(
 export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { db, gateway } = ctx;
 
-  serve(app, routes.setDisappearing, async (req) => {
-    const auth = requireAuth(req);
-    const { receiverId, seconds } = req.body;
-    const conversationId = await conversationFor(db, auth.user.id, receiverId, 'write');
-    const refusal = timerRefusal(auth.user, conversationId);
-    if (refusal) throw refusal;
-    const row = await db.transaction(async (tx) => {
-      // The update locks the conversation's row as a send does: messages stored before it keep the
-      // old timer, those after it take the new one, and the announcement's id falls between them.
-      await tx
-        .insert(conversations)
-        .values({ id: conversationId, disappearingSeconds: seconds })
-        .onConflictDoUpdate({ target: conversations.id, set: { disappearingSeconds: seconds } });
-      const [inserted] = await tx.insert(timerChanges).values({ conversationId, actorId: auth.user.id, seconds }).returning();
-      if (!inserted) throw new Error('timer change returned no row');
-      return inserted;
-    });
-    const event = toTimelineEvent(row);
-    await timelineEvent(gateway, audienceOf(conversationId), event);
-    return { event };
-  }, { rateLimit: rateLimit(ctx.config.rateLimits.timerChange, perMember) });
+  serve(
+    app,
+    routes.setDisappearing,
+    async (req) => {
+      const auth = requireAuth(req);
+      const { receiverId, seconds } = req.body;
+      const conversationId = await conversationFor(db, auth.user.id, receiverId, 'write');
+      const refusal = timerRefusal(auth.user, conversationId);
+      if (refusal) throw refusal;
+      const row = await db.transaction(async (tx) => {
+        // The update locks the conversation's row as a send does: messages stored before it keep the
+        // old timer, those after it take the new one, and the announcement's id falls between them.
+        await tx
+          .insert(conversations)
+          .values({ id: conversationId, disappearingSeconds: seconds })
+          .onConflictDoUpdate({ target: conversations.id, set: { disappearingSeconds: seconds } });
+        const [inserted] = await tx.insert(timerChanges).values({ conversationId, actorId: auth.user.id, seconds }).returning();
+        if (!inserted) throw new Error('timer change returned no row');
+        return inserted;
+      });
+      const event = toTimelineEvent(row);
+      await timelineEvent(gateway, audienceOf(conversationId), event);
+      return { event };
+    },
+    { rateLimit: rateLimit(ctx.config.rateLimits.timerChange, perMember) },
+  );
 
   serve(app, routes.deleteMessage, async (req) => {
     const auth = requireAuth(req);
@@ -155,7 +154,12 @@ function logSweepError(log: FastifyBaseLogger, err: unknown): void {
  * Erases the content of every message past its expiry (at most one batch) and publishes one
  * `messages_deleted` frame per conversation; their attachments go too. Answers how many it erased.
  */
-export async function sweepExpired({ db, gateway, attachments, scrubber }: Pick<AppContext, 'db' | 'gateway' | 'attachments' | 'scrubber'>): Promise<number> {
+export async function sweepExpired({
+  db,
+  gateway,
+  attachments,
+  scrubber,
+}: Pick<AppContext, 'db' | 'gateway' | 'attachments' | 'scrubber'>): Promise<number> {
   const due = db
     .select({ id: messages.id })
     .from(messages)
@@ -174,6 +178,10 @@ export async function sweepExpired({ db, gateway, attachments, scrubber }: Pick<
     await messagesDeleted(gateway, audienceOf(conversationId), conversationId, ids, 'expired');
   }
   // After the erase committed; blobs the store could not delete are retried by its sweep (attachments/service.ts).
-  await deleteMessageAttachments(db, attachments, erased.map((m) => m.id));
+  await deleteMessageAttachments(
+    db,
+    attachments,
+    erased.map((m) => m.id),
+  );
   return erased.length;
 }

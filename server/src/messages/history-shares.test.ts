@@ -24,7 +24,12 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
 
   beforeAll(async () => {
     [alice, bob, carol] = await suite.members('alice', 'bob', 'carol');
-    for (const [member, text] of [[alice, 'one'], [bob, 'two'], [alice, 'three'], [carol, 'four']] as const) {
+    for (const [member, text] of [
+      [alice, 'one'],
+      [bob, 'two'],
+      [alice, 'three'],
+      [carol, 'four'],
+    ] as const) {
       expect((await member.send('all', text)).status).toBe(201);
     }
     expect((await alice.send(bob.id, 'just for bob')).status).toBe(201);
@@ -34,24 +39,25 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
     }
   });
 
-  it.each([['alice', () => alice], ['bob', () => bob], ['carol', () => carol]] as const)(
-    'gives %s exactly their own share of every epoch on the page, and the page opens with them alone',
-    async (_name, member) => {
-      const page = await history(member(), 'all');
-      expect(page.messages.map((m) => m.senderUsername)).toEqual(['alice', 'bob', 'alice', 'carol']);
-      expect(new Set(page.shares.map((s) => s.epochId))).toEqual(epochsOf(page));
-      const own = wrappedFor.get(member().id)!;
-      expect(page.shares.every((s) => own.has(s.wrappedKey))).toBe(true);
-      // The same shares the shares route gives for those epochs.
-      const fetched = await member().call(routes.epochShares, { query: { ids: [...epochsOf(page)].join(',') } });
-      expect([...page.shares].sort((a, b) => a.epochId.localeCompare(b.epochId))).toEqual(
-        [...fetched.shares].sort((a, b) => a.epochId.localeCompare(b.epochId)),
-      );
-      const users = (await member().call(routes.users, {})).users;
-      const opened = await member().decrypt(page.messages, { shares: page.shares, users });
-      expect(opened.map((m) => m.text)).toEqual(['one', 'two', 'three', 'four']);
-    },
-  );
+  it.each([
+    ['alice', () => alice],
+    ['bob', () => bob],
+    ['carol', () => carol],
+  ] as const)('gives %s exactly their own share of every epoch on the page, and the page opens with them alone', async (_name, member) => {
+    const page = await history(member(), 'all');
+    expect(page.messages.map((m) => m.senderUsername)).toEqual(['alice', 'bob', 'alice', 'carol']);
+    expect(new Set(page.shares.map((s) => s.epochId))).toEqual(epochsOf(page));
+    const own = wrappedFor.get(member().id)!;
+    expect(page.shares.every((s) => own.has(s.wrappedKey))).toBe(true);
+    // The same shares the shares route gives for those epochs.
+    const fetched = await member().call(routes.epochShares, { query: { ids: [...epochsOf(page)].join(',') } });
+    expect([...page.shares].sort((a, b) => a.epochId.localeCompare(b.epochId))).toEqual(
+      [...fetched.shares].sort((a, b) => a.epochId.localeCompare(b.epochId)),
+    );
+    const users = (await member().call(routes.users, {})).users;
+    const opened = await member().decrypt(page.messages, { shares: page.shares, users });
+    expect(opened.map((m) => m.text)).toEqual(['one', 'two', 'three', 'four']);
+  });
 
   it('never gives a member the share wrapped for another', async () => {
     const pages = await Promise.all([history(alice, 'all'), history(bob, 'all'), history(carol, 'all'), history(alice, bob.id)]);

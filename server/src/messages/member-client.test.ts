@@ -54,7 +54,8 @@ describe.each(backends)('two member clients over a real server (%s)', (backend) 
     // The server stores the first post; its answer never reaches Alice, so her client posts it again.
     vi.spyOn(alice, 'attempt').mockImplementation(async <R extends RouteDefinition>(route: R, input: RouteInput<R>) => {
       const outcome = await attempt(route, input);
-      if ((route as RouteDefinition) === routes.sendMessage && lost++ === 0) throw new NetworkFailure('POST', route.path, new Error('answer lost'));
+      if ((route as RouteDefinition) === routes.sendMessage && lost++ === 0)
+        throw new NetworkFailure('POST', route.path, new Error('answer lost'));
       return outcome;
     });
     try {

@@ -52,7 +52,9 @@ describe.each(backends)('sending survives a failed publish and resends are idemp
       recipients: m.members,
       signKey: alice.identity.signKey,
     });
-    await alice.call(routes.createEpoch, { body: { epochId: epoch.epochId, receiverId: 'all', membershipVersion: m.membershipVersion, shares } });
+    await alice.call(routes.createEpoch, {
+      body: { epochId: epoch.epochId, receiverId: 'all', membershipVersion: m.membershipVersion, shares },
+    });
     return async (index: number, text: string, clientMessageId: string | undefined = randomUUID()): Promise<SendMessageRequest> => ({
       receiverId: 'all',
       epochId: epoch.epochId,

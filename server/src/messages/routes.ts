@@ -135,7 +135,8 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       }
       // Published again whenever it is answered, a resend included: the instance that stored it may
       // have died before publishing it. Members hold a message once however often it comes.
-      const publish = (message: Message) => chatMessage(ctx.gateway, message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId], message);
+      const publish = (message: Message) =>
+        chatMessage(ctx.gateway, message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId], message);
       const conversationId = conversationIdFor(me, body.receiverId);
       // The hot path, one statement: the session was read by the access check (policy.ts). A message
       // with attachments links them in the same transaction: a refused link stores nothing.
@@ -154,7 +155,14 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       const inserted = body.attachmentIds?.length
         ? await db.transaction(async (tx) => {
             const row = await store(tx);
-            if (row) await linkAttachments(tx, { ids: body.attachmentIds, senderId: me, conversationId, messageId: row.id, orphanAfterMs: ctx.config.attachments.orphanAfterMs });
+            if (row)
+              await linkAttachments(tx, {
+                ids: body.attachmentIds,
+                senderId: me,
+                conversationId,
+                messageId: row.id,
+                orphanAfterMs: ctx.config.attachments.orphanAfterMs,
+              });
             return row;
           })
         : await store(db);
@@ -203,7 +211,13 @@ async function storedResend(db: Db, me: string, body: SendMessageRequest): Promi
  * cannot be written to, the epoch is not the sender's for this conversation, its member set has
  * moved, or else its (epoch, index) was taken.
  */
-async function resentOrRefused(db: Db, sessionId: string, me: string, conversationId: string, body: SendMessageRequest): Promise<StoredRow> {
+async function resentOrRefused(
+  db: Db,
+  sessionId: string,
+  me: string,
+  conversationId: string,
+  body: SendMessageRequest,
+): Promise<StoredRow> {
   if (!(await liveSessionIds(db, [sessionId])).has(sessionId)) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
   const resent = await storedResend(db, me, body);
   if (resent) return resent;

@@ -26,7 +26,10 @@ const operator = { moderator: { kind: 'creator' }, actor: OPERATOR_ACTOR, req: n
 export const OPERATOR_BAN_REASON = 'Banned by the operator';
 
 export const membersCommandSchema = z.strictObject({});
-export const banCommandSchema = z.strictObject({ username: usernameSchema, reason: z.string().trim().min(1).max(200).default(OPERATOR_BAN_REASON) });
+export const banCommandSchema = z.strictObject({
+  username: usernameSchema,
+  reason: z.string().trim().min(1).max(200).default(OPERATOR_BAN_REASON),
+});
 export const unbanCommandSchema = z.strictObject({ username: usernameSchema });
 export const roleCommandSchema = z.strictObject({ username: usernameSchema, role: roleSchema });
 export const emergencyCommandSchema = z.strictObject({ active: z.boolean() });

@@ -144,7 +144,13 @@ export function askOperator<S extends z.ZodType>(dataDir: string, command: strin
         try {
           const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           if (res.statusCode === 200) resolve(answer.parse(body));
-          else reject(new OperatorRefusal(res.statusCode ?? 0, refusalSchema.safeParse(body).data?.error ?? `operator socket answered ${res.statusCode}`));
+          else
+            reject(
+              new OperatorRefusal(
+                res.statusCode ?? 0,
+                refusalSchema.safeParse(body).data?.error ?? `operator socket answered ${res.statusCode}`,
+              ),
+            );
         } catch (err) {
           reject(err);
         }

@@ -17,9 +17,13 @@ import { turnCredential } from './turn';
 const hostBody = { nodeType: 'community_host' as const, capabilities: ['chat', 'files'], maxConnections: 10, location: 'Berlin' };
 const offer = { kind: 'offer', payload: 'v=0\r\no=- 1 2 IN IP4 0.0.0.0\r\n' } as const;
 const answer = { kind: 'answer', payload: 'v=0\r\no=- 3 4 IN IP4 0.0.0.0\r\n' } as const;
-const ice = { kind: 'ice', payload: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.1 54400 typ host', sdpMid: '0', sdpMLineIndex: 0 } } as const;
+const ice = {
+  kind: 'ice',
+  payload: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.1 54400 typ host', sdpMid: '0', sdpMLineIndex: 0 },
+} as const;
 
-const isConnection = (id: string, state: string) => (f: ServerFrame) => f.type === 'p2p_connection' && f.connectionId === id && f.state === state;
+const isConnection = (id: string, state: string) => (f: ServerFrame) =>
+  f.type === 'p2p_connection' && f.connectionId === id && f.state === state;
 
 describe.each(backends)('the P2P network (%s)', (backend) => {
   const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
@@ -53,7 +57,16 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     const hosted = await alice.attempt(routes.p2pHost, { body: hostBody });
     expect(hosted.status).toBe(201);
     // No socket: listed offline, and cannot be joined.
-    expect(hosted.body?.node).toMatchObject({ hostId: alice.id, hostUsername: 'alice', status: 'offline', currentConnections: 0, capabilities: ['chat', 'files'], location: 'Berlin', ipAddress: null, port: null });
+    expect(hosted.body?.node).toMatchObject({
+      hostId: alice.id,
+      hostUsername: 'alice',
+      status: 'offline',
+      currentConnections: 0,
+      capabilities: ['chat', 'files'],
+      location: 'Berlin',
+      ipAddress: null,
+      port: null,
+    });
     const nodeId = hosted.body!.node.id;
     const offline = await bob.attempt(routes.p2pConnect, { params: { id: nodeId } });
     expect(offline.status).toBe(409);
@@ -71,12 +84,22 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     expect((await nodeOf(bob, alice))?.currentConnections).toBe(0);
 
     bobSocket.send({ type: 'p2p_signal', connectionId, signal: offer });
-    expect(await aliceSocket.waitFor((f) => f.type === 'p2p_signal')).toEqual({ type: 'p2p_signal', connectionId, from: bob.id, signal: offer });
+    expect(await aliceSocket.waitFor((f) => f.type === 'p2p_signal')).toEqual({
+      type: 'p2p_signal',
+      connectionId,
+      from: bob.id,
+      signal: offer,
+    });
     // The joiner does not answer, nor the host offer.
     bobSocket.send({ type: 'p2p_signal', connectionId, signal: answer });
     await bobSocket.waitFor((f) => f.type === 'error' && f.message === 'Only the host sends the answer');
     aliceSocket.send({ type: 'p2p_signal', connectionId, signal: answer });
-    expect(await bobSocket.waitFor((f) => f.type === 'p2p_signal')).toEqual({ type: 'p2p_signal', connectionId, from: alice.id, signal: answer });
+    expect(await bobSocket.waitFor((f) => f.type === 'p2p_signal')).toEqual({
+      type: 'p2p_signal',
+      connectionId,
+      from: alice.id,
+      signal: answer,
+    });
     await bobSocket.waitFor(isConnection(connectionId, 'open'));
     await aliceSocket.waitFor(isConnection(connectionId, 'open'));
     expect((await nodeOf(carol, alice))?.currentConnections).toBe(1);
@@ -89,8 +112,12 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     await carolSocket.waitFor((f) => f.type === 'error' && f.message === 'You are not a party of this P2P connection');
     carolSocket.send({ type: 'p2p_close', connectionId });
     // Her close is refused as her signal was, before it could be announced to anyone.
-    await carolSocket.waitFor(() => carolSocket.frames.filter((f) => f.type === 'error' && f.message === 'You are not a party of this P2P connection').length === 2);
-    await until(async () => (await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'))).length > 0);
+    await carolSocket.waitFor(
+      () => carolSocket.frames.filter((f) => f.type === 'error' && f.message === 'You are not a party of this P2P connection').length === 2,
+    );
+    await until(
+      async () => (await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'))).length > 0,
+    );
     const [event] = await suite.database.db.select().from(securityEvents).where(eq(securityEvents.type, 'p2p_signal_refused'));
     expect(event).toMatchObject({ userId: carol.id, severity: 'medium' });
     expect(aliceSocket.frames.filter((f) => f.type === 'p2p_signal')).toHaveLength(1);
@@ -138,8 +165,12 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
         })),
       )
       .returning({ id: users.id });
-    await suite.database.db.insert(presence).values(joiners.map((j) => ({ instanceId: `fixture-${randomUUID()}`, userId: j.id, sockets: 1 })));
-    await suite.database.db.insert(p2pConnections).values(joiners.map((j) => ({ nodeId: node.id, joinerId: j.id, status: 'open' as const })));
+    await suite.database.db
+      .insert(presence)
+      .values(joiners.map((j) => ({ instanceId: `fixture-${randomUUID()}`, userId: j.id, sockets: 1 })));
+    await suite.database.db
+      .insert(p2pConnections)
+      .values(joiners.map((j) => ({ nodeId: node.id, joinerId: j.id, status: 'open' as const })));
     await until(async () => (await nodeOf(bob, alice))?.currentConnections === 50);
 
     const full = await bob.attempt(routes.p2pConnect, { params: { id: node.id } });
@@ -161,7 +192,11 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     const toDave = await bob.call(routes.p2pConnect, { params: { id: daveNode.id } });
     const fromDave = await dave.call(routes.p2pConnect, { params: { id: carolNode.id } });
 
-    await new TestMember.Anonymous(suite.server.url).call(routes.creatorBan, { body: { userId: dave.id, reason: 'p2p test' } }, creatorHeaders);
+    await new TestMember.Anonymous(suite.server.url).call(
+      routes.creatorBan,
+      { body: { userId: dave.id, reason: 'p2p test' } },
+      creatorHeaders,
+    );
     await bobSocket.waitFor(isConnection(toDave.connectionId, 'closed'));
     await carolSocket.waitFor(isConnection(fromDave.connectionId, 'closed'));
     await daveSocket.closed;
@@ -184,7 +219,10 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
     const { connectionId } = await alice.call(routes.p2pConnect, { params: { id: node.id } });
     await creator.call(routes.emergencyShutdown, {}, creatorHeaders);
     try {
-      for (const res of [await alice.attempt(routes.p2pHost, { body: hostBody }), await alice.attempt(routes.p2pConnect, { params: { id: node.id } })]) {
+      for (const res of [
+        await alice.attempt(routes.p2pHost, { body: hostBody }),
+        await alice.attempt(routes.p2pConnect, { params: { id: node.id } }),
+      ]) {
         expect(res.status).toBe(403);
         expect(res.error?.error).toBe(errorTexts.p2pSuspended);
       }
@@ -201,7 +239,9 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
 
   it('hands each member a TURN credential of their own when the server shares a secret with the TURN server', async () => {
     const iceServers = ['stun:turn.example.org:3478', 'turn:turn.example.org:3478?transport=udp'];
-    const withTurn = await startServer(suite.database, { config: { rateLimits: relaxedRateLimits, iceServers, turnSecret: 'north-wind-shared-secret' } });
+    const withTurn = await startServer(suite.database, {
+      config: { rateLimits: relaxedRateLimits, iceServers, turnSecret: 'north-wind-shared-secret' },
+    });
     try {
       const [key] = await mintKeys(suite.database.db, { count: 1 });
       const erin = await TestMember.join(withTurn.url, key!, 'erin-turn');
@@ -209,7 +249,10 @@ describe.each(backends)('the P2P network (%s)', (backend) => {
       const answer = await erin.call(routes.p2pConfig, {});
       const expiresAtS = Date.parse(answer.expiresAt!) / 1000;
       expect(expiresAtS * 1000).toBeGreaterThanOrEqual(before);
-      expect(answer.iceServers).toEqual([{ urls: iceServers[0] }, { urls: iceServers[1], ...turnCredential('north-wind-shared-secret', erin.id, expiresAtS) }]);
+      expect(answer.iceServers).toEqual([
+        { urls: iceServers[0] },
+        { urls: iceServers[1], ...turnCredential('north-wind-shared-secret', erin.id, expiresAtS) },
+      ]);
       expect(answer.iceServers[1]!.username).toBe(`${expiresAtS}:${erin.id}`);
     } finally {
       await withTurn.close();

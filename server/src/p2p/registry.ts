@@ -44,7 +44,15 @@ export async function listNodes(db: Db, only?: { hostId: string }): Promise<P2pN
   const open = await db
     .select({ nodeId: p2pConnections.nodeId, joinerId: p2pConnections.joinerId })
     .from(p2pConnections)
-    .where(and(eq(p2pConnections.status, 'open'), inArray(p2pConnections.nodeId, nodes.map((n) => n.node.id))));
+    .where(
+      and(
+        eq(p2pConnections.status, 'open'),
+        inArray(
+          p2pConnections.nodeId,
+          nodes.map((n) => n.node.id),
+        ),
+      ),
+    );
   return nodes.map(({ node, hostUsername }) => {
     const up = online.has(node.hostId);
     return {
@@ -101,7 +109,11 @@ export async function removeP2pOf(db: Db, userIds: readonly string[], opts: { jo
  * A new connection of `joinerId` to a node, replacing the joiner's previous one to it (returned as
  * `replaced`). The node's row is locked, so concurrent joiners cannot both take its last slot.
  */
-export async function openConnection(db: Db, nodeId: string, joinerId: string): Promise<{ connection: P2pConnection; replaced: P2pConnection | null }> {
+export async function openConnection(
+  db: Db,
+  nodeId: string,
+  joinerId: string,
+): Promise<{ connection: P2pConnection; replaced: P2pConnection | null }> {
   return db.transaction(async (tx) => {
     const [node] = await tx
       .select({ id: p2pNodes.id, hostId: p2pNodes.hostId, maxConnections: p2pNodes.maxConnections })
@@ -113,7 +125,11 @@ export async function openConnection(db: Db, nodeId: string, joinerId: string): 
     if (node.hostId === joinerId) throw new HttpError(409, errorCodes.invalidRequest, 'You cannot connect to your own node');
     const online = await onlineUserIds(tx);
     if (!online.has(node.hostId)) throw new HttpError(409, errorCodes.nodeOffline, 'This node is offline: its host is not connected');
-    const existing = await tx.select(connectionColumns).from(p2pConnections).innerJoin(p2pNodes, eq(p2pNodes.id, p2pConnections.nodeId)).where(eq(p2pConnections.nodeId, nodeId));
+    const existing = await tx
+      .select(connectionColumns)
+      .from(p2pConnections)
+      .innerJoin(p2pNodes, eq(p2pNodes.id, p2pConnections.nodeId))
+      .where(eq(p2pConnections.nodeId, nodeId));
     const replaced = existing.find((c) => c.joinerId === joinerId) ?? null;
     // A slot is held by each other joiner who is online; a joiner gone without closing frees theirs.
     const taken = existing.filter((c) => c.joinerId !== joinerId && online.has(c.joinerId)).length;
@@ -127,7 +143,11 @@ export async function openConnection(db: Db, nodeId: string, joinerId: string): 
 }
 
 export async function findConnection(db: Db, id: string): Promise<P2pConnection | null> {
-  const [row] = await db.select(connectionColumns).from(p2pConnections).innerJoin(p2pNodes, eq(p2pNodes.id, p2pConnections.nodeId)).where(eq(p2pConnections.id, id));
+  const [row] = await db
+    .select(connectionColumns)
+    .from(p2pConnections)
+    .innerJoin(p2pNodes, eq(p2pNodes.id, p2pConnections.nodeId))
+    .where(eq(p2pConnections.id, id));
   return row ?? null;
 }
 

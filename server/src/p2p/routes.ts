@@ -32,7 +32,12 @@ export async function p2pRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     const auth = requireAuth(req);
     await refuseInEmergency();
     const { capabilities, maxConnections, location, publishAddress } = req.body;
-    await upsertNode(db, auth.user.id, { capabilities: [...new Set(capabilities)], maxConnections, location, ipAddress: publishAddress ? (normalizeIp(req.ip) ?? req.ip) : null });
+    await upsertNode(db, auth.user.id, {
+      capabilities: [...new Set(capabilities)],
+      maxConnections,
+      location,
+      ipAddress: publishAddress ? (normalizeIp(req.ip) ?? req.ip) : null,
+    });
     const [node] = await listNodes(db, { hostId: auth.user.id });
     return { node: node! };
   });

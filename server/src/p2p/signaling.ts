@@ -30,7 +30,12 @@ export function p2pFrameHandler(ctx: AppContext): FrameHandler<'p2p_signal' | 'p
     const connection = await findConnection(ctx.db, frame.connectionId);
     // Unknown and foreign connections are refused alike: an id says nothing of whose it is.
     if (!connection || (userId !== connection.hostId && userId !== connection.joinerId)) {
-      await recordEvent(ctx.db, origin, { type: eventTypes.p2pSignalRefused, severity: 'medium', userId, details: { frame: frame.type, connectionId: frame.connectionId } });
+      await recordEvent(ctx.db, origin, {
+        type: eventTypes.p2pSignalRefused,
+        severity: 'medium',
+        userId,
+        details: { frame: frame.type, connectionId: frame.connectionId },
+      });
       return send(serverFrame.error('You are not a party of this P2P connection'));
     }
     if (frame.type === 'p2p_close') {

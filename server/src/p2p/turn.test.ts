@@ -34,6 +34,9 @@ describe('TURN credentials', () => {
   });
 
   it('are not handed out without a secret: URLs only', () => {
-    expect(iceServersFor({ iceServers: urls }, memberId, Date.now())).toEqual({ iceServers: urls.map((u) => ({ urls: u })), expiresAt: null });
+    expect(iceServersFor({ iceServers: urls }, memberId, Date.now())).toEqual({
+      iceServers: urls.map((u) => ({ urls: u })),
+      expiresAt: null,
+    });
   });
 });

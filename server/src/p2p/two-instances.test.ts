@@ -29,14 +29,19 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('P2P on two instan
     const hostSocket = await online(host);
     const joinerSocket = await online(joiner);
     const otherSocket = await online(other);
-    const { node } = await host.call(routes.p2pHost, { body: { nodeType: 'community_host', capabilities: [], maxConnections: 5, location: 'A' } });
+    const { node } = await host.call(routes.p2pHost, {
+      body: { nodeType: 'community_host', capabilities: [], maxConnections: 5, location: 'A' },
+    });
     const seenFromB = async () => (await joiner.call(routes.p2pNodes, {})).nodes.find((n) => n.id === node.id);
     await expect.poll(async () => (await seenFromB())?.status, { timeout: 10_000, interval: 20 }).toBe('online');
 
     const { connectionId } = await joiner.call(routes.p2pConnect, { params: { id: node.id } });
     await hostSocket.waitFor((f) => f.type === 'p2p_connection' && f.state === 'requested');
     joinerSocket.send({ type: 'p2p_signal', connectionId, signal: { kind: 'offer', payload: 'v=0 offer' } });
-    expect(await hostSocket.waitFor((f) => f.type === 'p2p_signal')).toMatchObject({ from: joiner.id, signal: { kind: 'offer', payload: 'v=0 offer' } });
+    expect(await hostSocket.waitFor((f) => f.type === 'p2p_signal')).toMatchObject({
+      from: joiner.id,
+      signal: { kind: 'offer', payload: 'v=0 offer' },
+    });
     hostSocket.send({ type: 'p2p_signal', connectionId, signal: { kind: 'answer', payload: 'v=0 answer' } });
     expect(await joinerSocket.waitFor((f) => f.type === 'p2p_signal')).toMatchObject({ from: host.id, signal: { kind: 'answer' } });
     await joinerSocket.waitFor((f) => f.type === 'p2p_connection' && f.state === 'open');

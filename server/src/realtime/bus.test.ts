@@ -33,7 +33,12 @@ describe.runIf(redisEnabled)('the bus between versions', () => {
   let listener: (event: BusEvent) => void = () => undefined;
 
   beforeAll(async () => {
-    bus = await redisBus(REDIS_URL, prefix, (err) => errors.push(err), (v) => otherVersions.push(v));
+    bus = await redisBus(
+      REDIS_URL,
+      prefix,
+      (err) => errors.push(err),
+      (v) => otherVersions.push(v),
+    );
     bus.subscribe((event) => listener(event));
     other = new Redis(REDIS_URL);
   });
@@ -68,7 +73,11 @@ describe.runIf(redisEnabled)('the bus between versions', () => {
   it('delivers an event of a newer version with fields it does not know, without them', async () => {
     const frame = { type: 'chat_message', message: { ...previousMessage, expiresAt: null, reactions: ['+1'] }, priority: 'high' };
     const [event] = await heard(JSON.stringify({ v: BUS_VERSION + 1, kind: 'deliver', to: [alice], frame, traceId: 'abc' }));
-    expect(event).toEqual({ kind: 'deliver', to: [alice], frame: { type: 'chat_message', message: { ...previousMessage, expiresAt: null, clientMessageId: null } } });
+    expect(event).toEqual({
+      kind: 'deliver',
+      to: [alice],
+      frame: { type: 'chat_message', message: { ...previousMessage, expiresAt: null, clientMessageId: null } },
+    });
     expect(otherVersions).toEqual([0, BUS_VERSION + 1]);
     expect(errors).toEqual([]);
   });

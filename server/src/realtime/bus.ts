@@ -215,7 +215,9 @@ function parseJson(raw: string): { v?: unknown; from?: unknown; at?: unknown; ki
 /** An event from the bus that this version cannot read: its kind, its frame's type and its publisher's version. */
 export class BusEventRefused extends Error {
   constructor(kind: string, frameType: string, version: number, error: z.ZodError) {
-    super(`bus event refused (kind ${kind}, frame ${frameType}, from version ${version}): ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    super(
+      `bus event refused (kind ${kind}, frame ${frameType}, from version ${version}): ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
     this.name = 'BusEventRefused';
   }
 }

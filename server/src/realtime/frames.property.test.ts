@@ -76,7 +76,8 @@ class Probe {
       this.waiter = null;
     }
     const reaction = this.queue.shift()!;
-    if ('unparsed' in reaction) throw new Error(`the server sent a frame outside serverFrameSchema after ${what}: ${reaction.unparsed.slice(0, 300)}`);
+    if ('unparsed' in reaction)
+      throw new Error(`the server sent a frame outside serverFrameSchema after ${what}: ${reaction.unparsed.slice(0, 300)}`);
     // Broadcasts (presence and its snapshot after authenticating, member list changes, messages)
     // are news, not answers: skip them (each parsed by serverFrameSchema all the same).
     if ('frame' in reaction && !answers.has(reaction.frame.type)) {
@@ -138,74 +139,87 @@ describe.each(backends)('the socket under generated frames (%s)', (backend) => {
   const asFuzz = (frame: unknown): FuzzFrame => ({ mutation: 'valid', text: JSON.stringify(frame) });
   const sequences = {
     'valid frames': fc.array(validFrame.map(asFuzz), { minLength: 1, maxLength: 4 }),
-    'mutated frames': fc.array(fc.oneof({ arbitrary: mutatedFrame(validFrame), weight: 3 }, { arbitrary: validFrame.map(asFuzz), weight: 1 }), { minLength: 1, maxLength: 4 }),
+    'mutated frames': fc.array(
+      fc.oneof({ arbitrary: mutatedFrame(validFrame), weight: 3 }, { arbitrary: validFrame.map(asFuzz), weight: 1 }),
+      { minLength: 1, maxLength: 4 },
+    ),
   };
 
   for (const role of ['anonymous', 'member', 'admin'] as const) {
     for (const [kind, sequence] of Object.entries(sequences)) {
       const id = `${kind} as ${role}`;
-      it.runIf(selected(id))(id, async () => {
-        await checkProperty(id, sequence, async (frames) => {
-          const probe = await open(role);
-          try {
-            // Typing is handled once the socket has authenticated (as P2P frames).
-            let authenticated = false;
-            for (const frame of frames) {
-              const what = `${frame.mutation} ${String(frame.text ?? '').slice(0, 120)}`;
-              probe.send(frame);
-              const silent = authenticated && isValidTyping(frame);
-              if (silent) probe.send({ mutation: 'valid', text: JSON.stringify({ type: 'ping' }) });
-              const reaction = await probe.next(what);
-              if ('closed' in reaction) {
-                countStatus(`close ${reaction.closed}`);
-                expect(reaction.closed, what).not.toBe(1011);
-                if (frame.mutation === 'valid') {
-                  // Only an anonymous socket's authenticate ends it, after auth_failed.
-                  expect.unreachable(`a valid frame closed the socket with ${reaction.closed}: ${what}`);
+      it.runIf(selected(id))(
+        id,
+        async () => {
+          await checkProperty(id, sequence, async (frames) => {
+            const probe = await open(role);
+            try {
+              // Typing is handled once the socket has authenticated (as P2P frames).
+              let authenticated = false;
+              for (const frame of frames) {
+                const what = `${frame.mutation} ${String(frame.text ?? '').slice(0, 120)}`;
+                probe.send(frame);
+                const silent = authenticated && isValidTyping(frame);
+                if (silent) probe.send({ mutation: 'valid', text: JSON.stringify({ type: 'ping' }) });
+                const reaction = await probe.next(what);
+                if ('closed' in reaction) {
+                  countStatus(`close ${reaction.closed}`);
+                  expect(reaction.closed, what).not.toBe(1011);
+                  if (frame.mutation === 'valid') {
+                    // Only an anonymous socket's authenticate ends it, after auth_failed.
+                    expect.unreachable(`a valid frame closed the socket with ${reaction.closed}: ${what}`);
+                  }
+                  expect(refusalClose(reaction.closed, frame), `${what} closed with ${reaction.closed}`).toBe(true);
+                  return;
                 }
-                expect(refusalClose(reaction.closed, frame), `${what} closed with ${reaction.closed}`).toBe(true);
-                return;
+                countStatus(reaction.frame.type);
+                if (reaction.frame.type === 'authenticated') authenticated = true;
+                const parsed = frame.text !== undefined && frame.binary === undefined ? safeJson(frame.text) : undefined;
+                const valid = parsed !== undefined && clientFrameSchema.safeParse(parsed).success;
+                if (!valid) {
+                  expect(reaction.frame.type, what).toBe('error');
+                  continue;
+                }
+                const type = (parsed as { type: string }).type;
+                if (silent) {
+                  // Typing is answered by nothing (relayed or dropped): the ping sent after it answers.
+                  expect(reaction.frame, what).toEqual({ type: 'pong' });
+                  continue;
+                }
+                if (type === 'ping') expect(reaction.frame).toEqual({ type: 'pong' });
+                else if (type === 'p2p_signal' || type === 'p2p_close' || type === 'typing') {
+                  // Drawn connection ids name no connection: refused before and after authenticating
+                  // alike; typing before authenticating is refused as well.
+                  expect(reaction.frame, what).toMatchObject({
+                    type: 'error',
+                    message: expect.stringMatching(/^(Not signed in|You are not a party of this P2P connection)$/),
+                  });
+                } else if (role === 'anonymous') {
+                  expect(reaction.frame).toEqual({ type: 'auth_failed', message: 'Not signed in' });
+                  const closed = await probe.next('the close after auth_failed');
+                  expect(closed).toEqual({ closed: 4001 });
+                  countStatus('close 4001');
+                  return;
+                } else expect(reaction.frame).toEqual({ type: 'authenticated', userId: members[role]!.id });
               }
-              countStatus(reaction.frame.type);
-              if (reaction.frame.type === 'authenticated') authenticated = true;
-              const parsed = frame.text !== undefined && frame.binary === undefined ? safeJson(frame.text) : undefined;
-              const valid = parsed !== undefined && clientFrameSchema.safeParse(parsed).success;
-              if (!valid) {
-                expect(reaction.frame.type, what).toBe('error');
-                continue;
-              }
-              const type = (parsed as { type: string }).type;
-              if (silent) {
-                // Typing is answered by nothing (relayed or dropped): the ping sent after it answers.
-                expect(reaction.frame, what).toEqual({ type: 'pong' });
-                continue;
-              }
-              if (type === 'ping') expect(reaction.frame).toEqual({ type: 'pong' });
-              else if (type === 'p2p_signal' || type === 'p2p_close' || type === 'typing') {
-                // Drawn connection ids name no connection: refused before and after authenticating
-                // alike; typing before authenticating is refused as well.
-                expect(reaction.frame, what).toMatchObject({ type: 'error', message: expect.stringMatching(/^(Not signed in|You are not a party of this P2P connection)$/) });
-              } else if (role === 'anonymous') {
-                expect(reaction.frame).toEqual({ type: 'auth_failed', message: 'Not signed in' });
-                const closed = await probe.next('the close after auth_failed');
-                expect(closed).toEqual({ closed: 4001 });
-                countStatus('close 4001');
-                return;
-              } else expect(reaction.frame).toEqual({ type: 'authenticated', userId: members[role]!.id });
+              // Still open, still served.
+              probe.send({ mutation: 'valid', text: JSON.stringify({ type: 'ping' }) });
+              expect(await probe.next('the closing ping')).toEqual({ frame: { type: 'pong' } });
+            } finally {
+              probe.ws.close();
             }
-            // Still open, still served.
-            probe.send({ mutation: 'valid', text: JSON.stringify({ type: 'ping' }) });
-            expect(await probe.next('the closing ping')).toEqual({ frame: { type: 'pong' } });
-          } finally {
-            probe.ws.close();
-          }
-        });
-      }, propertyTimeout);
+          });
+        },
+        propertyTimeout,
+      );
     }
   }
 
   it('still answers HTTP, authenticates a new socket, and logged no error', async () => {
-    const health = await fetch(`${suite.server.url}${routes.health.path}`, { method: 'HEAD', signal: AbortSignal.timeout(FRAME_TIMEOUT_MS) });
+    const health = await fetch(`${suite.server.url}${routes.health.path}`, {
+      method: 'HEAD',
+      signal: AbortSignal.timeout(FRAME_TIMEOUT_MS),
+    });
     expect(health.status).toBe(200);
     const probe = await open('member');
     probe.send({ mutation: 'valid', text: JSON.stringify({ type: 'authenticate' }) });

@@ -29,7 +29,10 @@ export async function writeSocketCounts(db: Db, instanceId: string, counts: Read
     await db
       .insert(presence)
       .values(kept)
-      .onConflictDoUpdate({ target: [presence.instanceId, presence.userId], set: { sockets: sql`excluded.sockets`, updatedAt: sql`now()` } });
+      .onConflictDoUpdate({
+        target: [presence.instanceId, presence.userId],
+        set: { sockets: sql`excluded.sockets`, updatedAt: sql`now()` },
+      });
   }
 }
 
@@ -44,10 +47,7 @@ export async function onlineElsewhere(db: Db, instanceId: string, userIds: reado
 }
 
 export async function onlineUserIds(db: Db): Promise<Set<string>> {
-  const rows = await db
-    .selectDistinct({ userId: presence.userId })
-    .from(presence)
-    .where(gt(presence.updatedAt, liveSince()));
+  const rows = await db.selectDistinct({ userId: presence.userId }).from(presence).where(gt(presence.updatedAt, liveSince()));
   return new Set(rows.map((r) => r.userId));
 }
 

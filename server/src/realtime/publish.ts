@@ -40,9 +40,18 @@ export const serverFrame = {
     ids,
     reason,
   }),
-  membership_changed: (conversationId: string, membershipVersion: number) => ({ type: 'membership_changed', conversationId, membershipVersion }),
+  membership_changed: (conversationId: string, membershipVersion: number) => ({
+    type: 'membership_changed',
+    conversationId,
+    membershipVersion,
+  }),
   typing: (conversationId: string, userId: string) => ({ type: 'typing', conversationId, userId }),
-  p2p_signal: (connectionId: string, from: string, signal: ServerFrameOf<'p2p_signal'>['signal']) => ({ type: 'p2p_signal', connectionId, from, signal }),
+  p2p_signal: (connectionId: string, from: string, signal: ServerFrameOf<'p2p_signal'>['signal']) => ({
+    type: 'p2p_signal',
+    connectionId,
+    from,
+    signal,
+  }),
   p2p_connection: (c: Party, state: ServerFrameOf<'p2p_connection'>['state']) => ({
     type: 'p2p_connection',
     connectionId: c.id,
@@ -81,21 +90,34 @@ export const membershipChanged = (out: FramePublisher, to: Audience, conversatio
 export const chatMessage = (out: FramePublisher, to: Audience, message: Message) => deliver(out, to, serverFrame.chat_message(message));
 
 /** Hands a timer change or a deletion for everyone to its conversation's members. */
-export const timelineEvent = (out: FramePublisher, to: Audience, event: TimelineEvent) => deliver(out, to, serverFrame.timeline_event(event));
+export const timelineEvent = (out: FramePublisher, to: Audience, event: TimelineEvent) =>
+  deliver(out, to, serverFrame.timeline_event(event));
 
 /** Tells a conversation's members which of its messages the server erased, and why. */
-export const messagesDeleted = (out: FramePublisher, to: Audience, conversationId: string, ids: number[], reason: ServerFrameOf<'messages_deleted'>['reason']) =>
-  deliver(out, to, serverFrame.messages_deleted(conversationId, ids, reason));
+export const messagesDeleted = (
+  out: FramePublisher,
+  to: Audience,
+  conversationId: string,
+  ids: number[],
+  reason: ServerFrameOf<'messages_deleted'>['reason'],
+) => deliver(out, to, serverFrame.messages_deleted(conversationId, ids, reason));
 
 /** Announces to every socket who came online and who went offline. */
-export const presence = (out: FramePublisher, online: string[], offline: string[]) => deliver(out, 'all', serverFrame.presence(online, offline));
+export const presence = (out: FramePublisher, online: string[], offline: string[]) =>
+  deliver(out, 'all', serverFrame.presence(online, offline));
 
 /** Relays that `userId` is typing in a conversation to its other members. */
-export const typing = (out: FramePublisher, to: Audience, conversationId: string, userId: string) => deliver(out, to, serverFrame.typing(conversationId, userId));
+export const typing = (out: FramePublisher, to: Audience, conversationId: string, userId: string) =>
+  deliver(out, to, serverFrame.typing(conversationId, userId));
 
 /** Relays a signal to the other party of a connection. */
-export const p2pSignal = (out: FramePublisher, to: string, connectionId: string, from: string, signal: ServerFrameOf<'p2p_signal'>['signal']) =>
-  deliver(out, [to], serverFrame.p2p_signal(connectionId, from, signal));
+export const p2pSignal = (
+  out: FramePublisher,
+  to: string,
+  connectionId: string,
+  from: string,
+  signal: ServerFrameOf<'p2p_signal'>['signal'],
+) => deliver(out, [to], serverFrame.p2p_signal(connectionId, from, signal));
 
 /** Tells both parties of a connection how it stands. */
 export const p2pConnection = (out: FramePublisher, c: Party, state: ServerFrameOf<'p2p_connection'>['state']) =>

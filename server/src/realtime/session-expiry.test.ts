@@ -26,7 +26,10 @@ describe('session expiry on open sockets', () => {
 
   it('closes an authenticated socket when its session expires, with a session_ended frame', async () => {
     await expireIn(alice, 1500);
-    const [session] = await suite.database.db.select({ expiresAt: sessions.expiresAt }).from(sessions).where(and(eq(sessions.userId, alice.id), isNull(sessions.revokedAt)));
+    const [session] = await suite.database.db
+      .select({ expiresAt: sessions.expiresAt })
+      .from(sessions)
+      .where(and(eq(sessions.userId, alice.id), isNull(sessions.revokedAt)));
     const socket = await alice.connect();
     expect(socket.frames).toContainEqual({ type: 'authenticated', userId: alice.id });
     const ended = await socket.waitFor((f) => f.type === 'session_ended', 30_000);

@@ -49,7 +49,8 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
   });
 
   /** A new member who talks to `server` only. */
-  const join = async (server: TestServer, name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  const join = async (server: TestServer, name: string) =>
+    TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
   /** The member's socket, on the instance the member talks to, authenticated; closed after the file. */
   const connect = async (member: TestMember) => {
     const socket = await member.connect();
@@ -128,7 +129,7 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
     expect(await onlineOf(bob, alice)).toBe(false);
   });
 
-  it('logging out on A ends that session\'s socket held by B with session_ended, and only that session', async () => {
+  it("logging out on A ends that session's socket held by B with session_ended, and only that session", async () => {
     const carol = await join(b, 'carol-logout');
     const carolSocket = await connect(carol);
     // Carol signs in a second time (another browser, with no cookie of its own yet): that
@@ -165,7 +166,11 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
 
   it("ending one of Dan's devices through A closes that session's socket held by B, through the bus", async () => {
     const dan = await join(a, 'dan-device');
-    const login = await new TestMember.Anonymous(b.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(dan.token) } }, { 'user-agent': 'Dan phone' });
+    const login = await new TestMember.Anonymous(b.url).attempt(
+      routes.login,
+      { body: { loginKey: await deriveLoginKey(dan.token) } },
+      { 'user-agent': 'Dan phone' },
+    );
     expect(login.status).toBe(200);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
     const phone = new TestSocket(`${b.url.replace(/^http/, 'ws')}/ws`, cookie, []);
@@ -203,14 +208,23 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('two instances ove
       recipients: m.members,
       signKey: alice.identity.signKey,
     });
-    const up = await alice.attempt(routes.createEpoch, { body: { epochId: epoch.epochId, receiverId, membershipVersion: m.membershipVersion, shares } });
+    const up = await alice.attempt(routes.createEpoch, {
+      body: { epochId: epoch.epochId, receiverId, membershipVersion: m.membershipVersion, shares },
+    });
     expect(up.status, JSON.stringify(up.error)).toBe(201);
     const encryptedContent = await encryptMessage({ epoch, index: 0, plaintext: 'upper-case address', signKey: alice.identity.signKey });
-    const res = await alice.attempt(routes.sendMessage, { body: { receiverId, epochId: epoch.epochId, index: 0, encryptedContent, messageType: 'text' } });
+    const res = await alice.attempt(routes.sendMessage, {
+      body: { receiverId, epochId: epoch.epochId, index: 0, encryptedContent, messageType: 'text' },
+    });
     expect(res.status, JSON.stringify(res.error)).toBe(201);
     const sent = res.body!.message;
     expect.soft(sent.conversationId, 'the one conversation of Alice and Bob').toBe(conversationIdFor(alice.id, bob.id));
-    expect.soft((await bob.history(alice.id)).map((msg) => msg.id), "Bob's history with Alice").toContain(sent.id);
+    expect
+      .soft(
+        (await bob.history(alice.id)).map((msg) => msg.id),
+        "Bob's history with Alice",
+      )
+      .toContain(sent.id);
     await expect(bobSocket.waitFor(chatFrame(sent.id)), "frame on Bob's socket at B").resolves.toBeTruthy();
   });
 

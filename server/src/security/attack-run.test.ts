@@ -8,15 +8,7 @@
  * from 127.0.0.1 itself.
  */
 import { deriveLoginKey } from '@enclave/crypto';
-import {
-  errorTexts,
-  routes,
-  severityScores,
-  type BreachReport,
-  type LiveEvent,
-  type SecurityMetrics,
-  type Severity,
-} from '@enclave/protocol';
+import { errorTexts, routes, severityScores, type BreachReport, type SecurityMetrics } from '@enclave/protocol';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,21 +18,8 @@ import { createKeys } from '../keys/service';
 import { backends, creatorHeaders, relaxedRateLimits, TEST_MASTER_KEY } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
+import { ATTACKER, BLOCKED, byKey, DAY_MS, from, HOUR_MS, MALLORY_IP, shape, wrongMasterKey, type Expected } from './attack-run-shapes';
 import { decoyRoutes } from './metrics';
-
-const ATTACKER = '203.0.113.66';
-const BLOCKED = '198.51.100.99';
-const MALLORY_IP = '192.0.2.10';
-const DAY_MS = 24 * 60 * 60 * 1000;
-const HOUR_MS = 60 * 60 * 1000;
-
-const from = (ip: string) => ({ 'x-forwarded-for': ip });
-const wrongMasterKey = { authorization: `SuperAdmin ${'cd'.repeat(64)}` };
-
-/** What the test expects of one row: its type, severity, count, address, member and details. */
-type Expected = { type: string; severity: Severity; count: number; ip: string | null; userId: string | null; actor: string | null; details: Record<string, unknown> };
-const shape = (e: LiveEvent): Expected => ({ type: e.type, severity: e.severity, count: e.count, ip: e.ipAnalysis.clientIP, userId: e.userId, actor: e.actor, details: e.details });
-const byKey = (a: Expected, b: Expected) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 describe.each(backends)('a scripted attack, and what the monitor says of it (%s)', (backend) => {
   const suite = oneInstance(backend, {
@@ -59,7 +38,15 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     const sent = await alice.send('all', 'the plaintext of a real message');
     expect(sent.status).toBe(201);
     bobSocket = await bob.connect();
-    secrets.push(alice.token, bob.token, mallory.token, await deriveLoginKey(alice.token), await deriveLoginKey(mallory.token), TEST_MASTER_KEY, 'the plaintext of a real message');
+    secrets.push(
+      alice.token,
+      bob.token,
+      mallory.token,
+      await deriveLoginKey(alice.token),
+      await deriveLoginKey(mallory.token),
+      TEST_MASTER_KEY,
+      'the plaintext of a real message',
+    );
   });
   afterAll(async () => {
     bobSocket?.close();
@@ -78,7 +65,8 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     for (let i = 0; i < 2; i++) expect((await attacker.attempt(routes.login, wrongLogin, from(ATTACKER))).status).toBe(429);
 
     // 2. Master-key guesses.
-    for (let i = 0; i < 3; i++) expect((await attacker.attempt(routes.overview, {}, { ...wrongMasterKey, ...from(ATTACKER) })).status).toBe(403);
+    for (let i = 0; i < 3; i++)
+      expect((await attacker.attempt(routes.overview, {}, { ...wrongMasterKey, ...from(ATTACKER) })).status).toBe(403);
 
     // 3. Decoy probes: each answers a plausible shape, and nothing in it is real.
     const auth = await attacker.call(routes.decoyAuth, { body: undefined }, from(ATTACKER));
@@ -87,7 +75,9 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     expect(await attacker.call(routes.decoyValidate, { body: { decoy: true } }, from(ATTACKER))).toMatchObject({ valid: true });
     expect((await attacker.call(routes.decoyDecrypt, { body: { decoy: true } }, from(ATTACKER))).decrypted).not.toContain('plaintext');
     expect(await attacker.call(routes.decoyAnyGet, { params: { '*': 'admin/keys' } }, from(ATTACKER))).toMatchObject({ status: 'ok' });
-    expect(await attacker.call(routes.decoyAnyPost, { params: { '*': 'backup' }, body: { decoy: true } }, from(ATTACKER))).toMatchObject({ status: 'ok' });
+    expect(await attacker.call(routes.decoyAnyPost, { params: { '*': 'backup' }, body: { decoy: true } }, from(ATTACKER))).toMatchObject({
+      status: 'ok',
+    });
 
     // 4. A canary key, refused as a key that does not exist.
     const [canary] = await createKeys(suite.database.db, { count: 1, canary: true });
@@ -123,7 +113,13 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
       timestamp: new Date().toISOString(),
       threatVectors: [
         { type: 'debugger_detected', severity: 'high', description: 'debugger statement took 240 ms', timestamp: new Date().toISOString() },
-        { type: 'crypto_api_compromised', severity: 'critical', description: 'crypto.subtle replaced', timestamp: new Date().toISOString(), source: 'integrity' },
+        {
+          type: 'crypto_api_compromised',
+          severity: 'critical',
+          description: 'crypto.subtle replaced',
+          timestamp: new Date().toISOString(),
+          source: 'integrity',
+        },
       ],
       securityMetrics: { threatLevel: 80, detections: 2 },
       addresses: { localNetworkIP: '192.168.1.20', publicIP: '192.0.2.10', webrtcIPs: ['10.0.0.7'] },
@@ -139,22 +135,56 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
 
   it('lists exactly the events the attack caused, newest first, with the IP analysis the server saw', async () => {
     // The 429s are recorded in the background of the refusal: wait until both are in.
-    await expect.poll(async () => (await live()).some((e) => e.type === 'rate_limit' && e.count === 2), { timeout: 10_000, interval: 100 }).toBe(true);
+    await expect
+      .poll(async () => (await live()).some((e) => e.type === 'rate_limit' && e.count === 2), { timeout: 10_000, interval: 100 })
+      .toBe(true);
     const events = await live();
     expect(events.map((e) => e.id)).toEqual([...events.map((e) => e.id)].sort((a, b) => b - a));
     const expected: Expected[] = [
       { type: 'login_failed', severity: 'medium', count: 5, ip: ATTACKER, userId: null, actor: null, details: {} },
       { type: 'rate_limit', severity: 'medium', count: 2, ip: ATTACKER, userId: null, actor: null, details: { route: routes.login.path } },
-      { type: 'master_key_failed', severity: 'high', count: 3, ip: ATTACKER, userId: null, actor: null, details: { route: routes.overview.path } },
+      {
+        type: 'master_key_failed',
+        severity: 'high',
+        count: 3,
+        ip: ATTACKER,
+        userId: null,
+        actor: null,
+        details: { route: routes.overview.path },
+      },
       ...[
         ['POST', '/api/decoy/auth'],
         ['POST', '/api/decoy/validate'],
         ['POST', '/api/decoy/decrypt'],
         ['GET', '/api/decoy/admin/keys'],
         ['POST', '/api/decoy/backup'],
-      ].map(([method, path]): Expected => ({ type: 'decoy_hit', severity: 'high', count: 1, ip: ATTACKER, userId: null, actor: null, details: { method, path } })),
-      { type: 'canary_key_used', severity: 'critical', count: 1, ip: ATTACKER, userId: null, actor: null, details: { keyId: expect.any(String), action: 'validate' } },
-      { type: 'ip_blocked', severity: 'medium', count: 1, ip: '127.0.0.1', userId: null, actor: 'creator', details: { ip: BLOCKED, reason: 'scanner', expiresAt: null } },
+      ].map(([method, path]): Expected => ({
+        type: 'decoy_hit',
+        severity: 'high',
+        count: 1,
+        ip: ATTACKER,
+        userId: null,
+        actor: null,
+        details: { method, path },
+      })),
+      {
+        type: 'canary_key_used',
+        severity: 'critical',
+        count: 1,
+        ip: ATTACKER,
+        userId: null,
+        actor: null,
+        details: { keyId: expect.any(String), action: 'validate' },
+      },
+      {
+        type: 'ip_blocked',
+        severity: 'medium',
+        count: 1,
+        ip: '127.0.0.1',
+        userId: null,
+        actor: 'creator',
+        details: { ip: BLOCKED, reason: 'scanner', expiresAt: null },
+      },
       { type: 'blocked_ip_hit', severity: 'medium', count: 3, ip: BLOCKED, userId: null, actor: null, details: { channel: 'http' } },
       { type: 'blocked_ip_hit', severity: 'medium', count: 1, ip: BLOCKED, userId: null, actor: null, details: { channel: 'socket' } },
       {
@@ -193,7 +223,12 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     expect(attackerRow.ipAnalysis.headers['x-forwarded-for']).toBe(ATTACKER);
     const malloryRow = events.find((e) => e.type === 'breach_report' && e.userId === mallory.id)!;
     expect(malloryRow.username).toBe('mallory');
-    expect(malloryRow.ipAnalysis).toMatchObject({ clientIP: MALLORY_IP, localNetworkIP: '192.168.1.20', publicIP: '192.0.2.10', webrtcIPs: ['10.0.0.7'] });
+    expect(malloryRow.ipAnalysis).toMatchObject({
+      clientIP: MALLORY_IP,
+      localNetworkIP: '192.168.1.20',
+      publicIP: '192.0.2.10',
+      webrtcIPs: ['10.0.0.7'],
+    });
     for (const e of events) {
       expect(Object.keys(e.ipAnalysis.headers)).not.toContain('authorization');
       expect(Object.keys(e.ipAnalysis.headers)).not.toContain('cookie');
@@ -208,7 +243,13 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
   /** Events per severity of non-audit rows created after `since`, counted here from the table. */
   const countRows = async (since: Date) => {
     const rows = await suite.database.db
-      .select({ severity: securityEvents.severity, details: securityEvents.details, type: securityEvents.type, ip: securityEvents.ip, userId: securityEvents.userId })
+      .select({
+        severity: securityEvents.severity,
+        details: securityEvents.details,
+        type: securityEvents.type,
+        ip: securityEvents.ip,
+        userId: securityEvents.userId,
+      })
       .from(securityEvents)
       .where(and(gt(securityEvents.createdAt, since), isNull(securityEvents.actor)));
     const n = (d: Record<string, unknown>) => (typeof d.count === 'number' ? d.count : 1);
@@ -236,8 +277,22 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     expect(m.metrics.decoyHits).toBe(day.sumWhere((r) => r.type === 'decoy_hit'));
     const activeBlocks = (await suite.database.db.select().from(blockedIps)).filter((b) => !b.expiresAt || b.expiresAt.getTime() > now);
     expect(m.metrics.blockedIPs).toBe(activeBlocks.length);
-    expect(m.metrics.dynamicKeys).toBe((await suite.database.db.select().from(epochs).where(gt(epochs.createdAt, new Date(now - DAY_MS)))).length);
-    expect(m.metrics.messageKeys).toBe((await suite.database.db.select().from(messages).where(gt(messages.createdAt, new Date(now - DAY_MS)))).length);
+    expect(m.metrics.dynamicKeys).toBe(
+      (
+        await suite.database.db
+          .select()
+          .from(epochs)
+          .where(gt(epochs.createdAt, new Date(now - DAY_MS)))
+      ).length,
+    );
+    expect(m.metrics.messageKeys).toBe(
+      (
+        await suite.database.db
+          .select()
+          .from(messages)
+          .where(gt(messages.createdAt, new Date(now - DAY_MS)))
+      ).length,
+    );
     expect(m.metrics.decoyEndpoints).toBe(Object.values(routes).filter((r) => r.path.startsWith('/api/decoy/')).length);
     // …and against the script: 2 critical (canary, Mallory's report), 9 high (3 master keys, 5 decoys,
     // the anonymous report), 11 medium (5 wrong logins, 2 × 429, 4 blocked hits).
@@ -261,7 +316,12 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
 
     // Per address and per type: events, score, worst, and whether the address is blocked now.
     const source = (kind: 'ip' | 'type', key: string) => m.threatIntelligence.find((t) => t.kind === kind && t.key === key);
-    expect(source('ip', ATTACKER)).toMatchObject({ events: 17, score: 5 * 3 + 2 * 3 + 3 * 7 + 5 * 7 + 15 + 7, worst: 'critical', blocked: false });
+    expect(source('ip', ATTACKER)).toMatchObject({
+      events: 17,
+      score: 5 * 3 + 2 * 3 + 3 * 7 + 5 * 7 + 15 + 7,
+      worst: 'critical',
+      blocked: false,
+    });
     expect(source('ip', BLOCKED)).toMatchObject({ events: 4, score: 12, worst: 'medium', blocked: true });
     expect(source('ip', MALLORY_IP)).toMatchObject({ events: 1, score: 15, worst: 'critical', blocked: false });
     expect(source('ip', '127.0.0.1'), 'audit entries are not threats').toBeUndefined();
@@ -272,7 +332,15 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
 
     // Per member: only Mallory did anything.
     expect(m.behavioralProfiles).toEqual([
-      expect.objectContaining({ userId: mallory.id, username: 'mallory', events: 1, score: 15, worst: 'critical', types: ['breach_report'], lastActivity: expect.any(String) }),
+      expect.objectContaining({
+        userId: mallory.id,
+        username: 'mallory',
+        events: 1,
+        score: 15,
+        worst: 'critical',
+        types: ['breach_report'],
+        lastActivity: expect.any(String),
+      }),
     ]);
   });
 
@@ -300,22 +368,11 @@ describe.each(backends)('a scripted attack, and what the monitor says of it (%s)
     ]);
   });
 
-  it('maps a row written before reported addresses existed to the new shape, with no address made up', async () => {
-    await suite.database.db.insert(securityEvents).values({
-      type: 'login_failed',
-      severity: 'medium',
-      ip: '203.0.113.5',
-      ipAnalysis: { clientIP: '203.0.113.5', forwardedFor: [], classification: 'public', headers: { 'user-agent': 'old' } },
-    });
-    await suite.database.db.insert(securityEvents).values({ type: 'emergency_lifted', severity: 'high', actor: 'creator' });
-    const [serverSide, legacy] = await live();
-    expect(legacy!.ipAnalysis).toEqual({ clientIP: '203.0.113.5', forwardedFor: [], classification: 'public', localNetworkIP: null, publicIP: null, webrtcIPs: [], headers: { 'user-agent': 'old' } });
-    expect(serverSide!.ipAnalysis).toEqual({ clientIP: null, forwardedFor: [], classification: 'unknown', localNetworkIP: null, publicIP: null, webrtcIPs: [], headers: {} });
-  });
-
   it('keeps no token, key or plaintext in any row written, nor in any log line', async () => {
     // A session cookie presented on the public routes that read it (breach report, decoy).
-    const login = await new TestMember.Anonymous(suite.server.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(alice.token) } });
+    const login = await new TestMember.Anonymous(suite.server.url).attempt(routes.login, {
+      body: { loginKey: await deriveLoginKey(alice.token) },
+    });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
     const cookieToken = cookie.split('=')[1]!;
     expect(cookieToken.length).toBeGreaterThan(20);

@@ -111,7 +111,8 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('blocked addresses
   });
 
   const creatorOn = (s: TestServer) => new TestMember.Anonymous(s.url);
-  const health = (s: TestServer, ip: string) => async () => (await new TestMember.Anonymous(s.url).request('HEAD', routes.health.path, undefined, from(ip))).status;
+  const health = (s: TestServer, ip: string) => async () =>
+    (await new TestMember.Anonymous(s.url).request('HEAD', routes.health.path, undefined, from(ip))).status;
 
   it('a block on A is enforced by B through the bus, on HTTP and the socket upgrade; an unblock on A lets B serve again', async () => {
     const ip = '198.51.100.20';
@@ -135,7 +136,11 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('blocked addresses
     const ip = '198.51.100.25';
     const [key] = await mintKeys(database.db, { count: 1 });
     const member = await TestMember.join(b.url, key!, 'open-socket');
-    const login = await new TestMember.Anonymous(b.url).attempt(routes.login, { body: { loginKey: await deriveLoginKey(member.token) } }, from(ip));
+    const login = await new TestMember.Anonymous(b.url).attempt(
+      routes.login,
+      { body: { loginKey: await deriveLoginKey(member.token) } },
+      from(ip),
+    );
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
     // The socket's upgrade comes from the address about to be blocked.
     const socket = new TestSocket(`${b.url.replace(/^http/, 'ws')}/ws`, cookie, [], from(ip));
@@ -177,7 +182,10 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('blocked addresses
     const ip = '198.51.100.50';
     await creatorOn(a).call(routes.blockIp, { body: { ip, reason: 'my own address, by mistake' } }, creatorHeaders);
     await until(health(b, ip), 403);
-    const wrong = await new TestMember.Anonymous(b.url).request('GET', routes.blockedIps.path, undefined, { ...from(ip), authorization: `SuperAdmin ${'cd'.repeat(64)}` });
+    const wrong = await new TestMember.Anonymous(b.url).request('GET', routes.blockedIps.path, undefined, {
+      ...from(ip),
+      authorization: `SuperAdmin ${'cd'.repeat(64)}`,
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.body).toEqual({ error: errorTexts.ipBlocked, code: 'ip_blocked' });
 
@@ -186,8 +194,14 @@ describe.runIf(backends.includes('postgres') && redisEnabled)('blocked addresses
     await creatorOn(b).call(routes.unblockIp, { body: { ip } }, { ...creatorHeaders, ...from(ip) });
     await until(health(a, ip), 200);
     const events = (await creatorOn(a).call(routes.liveEvents, {}, creatorHeaders)).events;
-    expect(events.find((e) => e.type === 'blocked_ip_creator_access' && e.ipAnalysis.clientIP === ip)).toMatchObject({ severity: 'low', count: 2 });
-    expect(events.find((e) => e.type === 'master_key_failed' && e.ipAnalysis.clientIP === ip)).toMatchObject({ severity: 'high', count: 1 });
+    expect(events.find((e) => e.type === 'blocked_ip_creator_access' && e.ipAnalysis.clientIP === ip)).toMatchObject({
+      severity: 'low',
+      count: 2,
+    });
+    expect(events.find((e) => e.type === 'master_key_failed' && e.ipAnalysis.clientIP === ip)).toMatchObject({
+      severity: 'high',
+      count: 1,
+    });
   });
 
   it('answers 404 to unblocking an address that is not blocked', async () => {

@@ -58,7 +58,11 @@ loopback.addAddress('::1', 'ipv6');
  */
 export function unblockable(ip: string, own: readonly (string | undefined)[]): string | null {
   if (ip === '0.0.0.0' || ip === '::') return `${ip} is the unspecified address, not a client's`;
-  const which = loopback.check(ip, net.isIPv4(ip) ? 'ipv4' : 'ipv6') ? 'a loopback address' : own.some((a) => a !== undefined && normalizeIp(a) === ip) ? "this server's own address" : null;
+  const which = loopback.check(ip, net.isIPv4(ip) ? 'ipv4' : 'ipv6')
+    ? 'a loopback address'
+    : own.some((a) => a !== undefined && normalizeIp(a) === ip)
+      ? "this server's own address"
+      : null;
   return which && `${ip} is ${which}: blocking it would refuse every member who comes through a proxy on this host`;
 }
 

@@ -6,7 +6,16 @@
  * touched: anonymous reports are events only, and no report can name anyone.
  */
 import { deriveLoginKey } from '@enclave/crypto';
-import { closeCodes, errorTexts, GENERAL_CONVERSATION, routes, conversationIdFor, type BreachPolicy, type BreachReport, type ServerFrame } from '@enclave/protocol';
+import {
+  closeCodes,
+  errorTexts,
+  GENERAL_CONVERSATION,
+  routes,
+  conversationIdFor,
+  type BreachPolicy,
+  type BreachReport,
+  type ServerFrame,
+} from '@enclave/protocol';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimits } from '../config';
@@ -22,12 +31,15 @@ import { eventTypes, MAX_WRITES_PER_SOURCE, recordEvent } from './events';
 const report = (): BreachReport => ({
   reason: 'function integrity violation',
   timestamp: new Date().toISOString(),
-  threatVectors: [{ type: 'modified_native_function', severity: 'critical', description: 'fetch was replaced', timestamp: new Date().toISOString() }],
+  threatVectors: [
+    { type: 'modified_native_function', severity: 'critical', description: 'fetch was replaced', timestamp: new Date().toISOString() },
+  ],
   securityMetrics: { threatLevel: 90, detections: 1 },
 });
 
 const hostBody = { nodeType: 'community_host' as const, capabilities: ['chat'], maxConnections: 10, location: 'Berlin' };
-const isConnection = (id: string, state: string) => (f: ServerFrame) => f.type === 'p2p_connection' && f.connectionId === id && f.state === state;
+const isConnection = (id: string, state: string) => (f: ServerFrame) =>
+  f.type === 'p2p_connection' && f.connectionId === id && f.state === state;
 
 describe.each(backends)('the breach policy (%s)', (backend) => {
   let database: Database;
@@ -48,7 +60,8 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     await drop?.();
   });
 
-  const join = async (server: TestServer, name: string) => TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
+  const join = async (server: TestServer, name: string) =>
+    TestMember.join(server.url, (await mintKeys(database.db, { count: 1 }))[0]!, name);
   const connect = async (m: TestMember) => {
     const s = await m.connect();
     sockets.push(s);
@@ -56,7 +69,12 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     return s;
   };
   const liveSessions = async (userId: string) =>
-    (await database.db.select().from(sessions).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))).length;
+    (
+      await database.db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    ).length;
   const reportEvents = async (userId: string | null) =>
     (await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'breach_report'))).filter((e) => e.userId === userId);
   const freshLogin = async (server: TestServer, m: TestMember) =>
@@ -67,12 +85,18 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const erin = await join(server, 'erin-log');
     const socket = await connect(erin);
     expect(await erin.call(routes.breachReport, { body: report() })).toEqual({ policy: 'log', action: 'logged' });
-    expect(await reportEvents(erin.id)).toEqual([expect.objectContaining({ severity: 'critical', details: expect.objectContaining({ action: 'logged', reporter: 'member' }) })]);
+    expect(await reportEvents(erin.id)).toEqual([
+      expect.objectContaining({ severity: 'critical', details: expect.objectContaining({ action: 'logged', reporter: 'member' }) }),
+    ]);
     expect((await erin.attempt(routes.me, {})).status).toBe(200);
     expect(socket.ws.readyState).toBe(socket.ws.OPEN);
     expect((await freshLogin(server, erin)).status).toBe(200);
     const mine = await erin.call(routes.mySecurity, {});
-    expect(mine).toMatchObject({ breachPolicy: 'log', counts: { total: 1, critical: 1 }, events: [expect.objectContaining({ type: 'breach_report', count: 1 })] });
+    expect(mine).toMatchObject({
+      breachPolicy: 'log',
+      counts: { total: 1, critical: 1 },
+      events: [expect.objectContaining({ type: 'breach_report', count: 1 })],
+    });
   });
 
   it('lock: sessions end, sockets close with reason locked, login 403 locked until the creator unlocks', async () => {
@@ -81,7 +105,11 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const bystander = await join(server, 'dan-lock');
     const [socket, bystanderSocket] = [await connect(carol), await connect(bystander)];
     expect(await carol.call(routes.breachReport, { body: report() })).toEqual({ policy: 'lock', action: 'locked' });
-    expect(await socket.waitFor((f) => f.type === 'session_ended', 2000)).toEqual({ type: 'session_ended', reason: 'locked', message: errorTexts.locked });
+    expect(await socket.waitFor((f) => f.type === 'session_ended', 2000)).toEqual({
+      type: 'session_ended',
+      reason: 'locked',
+      message: errorTexts.locked,
+    });
     expect((await socket.closed).code).toBe(closeCodes.sessionEnded);
     expect(await liveSessions(carol.id)).toBe(0);
     expect((await carol.attempt(routes.me, {})).status).toBe(401);
@@ -95,10 +123,15 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     expect(bystanderSocket.ws.readyState).toBe(bystanderSocket.ws.OPEN);
     expect((await bystander.attempt(routes.me, {})).status).toBe(200);
 
-    expect((await new TestMember.Anonymous(server.url).attempt(routes.unlockUser, { body: { userId: carol.id } }, creatorHeaders)).status).toBe(200);
+    expect(
+      (await new TestMember.Anonymous(server.url).attempt(routes.unlockUser, { body: { userId: carol.id } }, creatorHeaders)).status,
+    ).toBe(200);
     expect((await carol.login()).status).toBe(200);
     expect((await carol.attempt(routes.me, {})).status).toBe(200);
-    const [audit] = await database.db.select().from(securityEvents).where(and(eq(securityEvents.type, 'member_unlocked'), eq(securityEvents.userId, carol.id)));
+    const [audit] = await database.db
+      .select()
+      .from(securityEvents)
+      .where(and(eq(securityEvents.type, 'member_unlocked'), eq(securityEvents.userId, carol.id)));
     expect(audit).toMatchObject({ actor: 'creator', severity: 'medium' });
   });
 
@@ -120,7 +153,11 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     expect((await database.db.select().from(epochShares).where(eq(epochShares.recipientId, dave.id))).length).toBe(2);
     const dm = conversationIdFor(dave.id, erin.id);
     const versions = async () =>
-      Object.fromEntries((await database.db.select().from(conversations)).filter((c) => [GENERAL_CONVERSATION, dm].includes(c.id)).map((c) => [c.id, c.membershipVersion]));
+      Object.fromEntries(
+        (await database.db.select().from(conversations))
+          .filter((c) => [GENERAL_CONVERSATION, dm].includes(c.id))
+          .map((c) => [c.id, c.membershipVersion]),
+      );
     const before = await versions();
     const socket = await connect(dave);
     const erinSocket = await connect(erin);
@@ -144,7 +181,9 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const refused = await freshLogin(server, dave);
     expect(refused.status).toBe(403);
     expect(refused.error).toEqual({ code: 'wiped', error: errorTexts.wiped });
-    expect(await reportEvents(dave.id)).toEqual([expect.objectContaining({ severity: 'critical', details: expect.objectContaining({ action: 'wiped', reporter: 'member' }) })]);
+    expect(await reportEvents(dave.id)).toEqual([
+      expect.objectContaining({ severity: 'critical', details: expect.objectContaining({ action: 'wiped', reporter: 'member' }) }),
+    ]);
 
     // The creator's unlock says plainly that nothing can be restored, and changes nothing.
     const unlock = await new TestMember.Anonymous(server.url).attempt(routes.unlockUser, { body: { userId: dave.id } }, creatorHeaders);
@@ -152,7 +191,12 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     expect(unlock.error).toEqual({ code: 'wiped', error: WIPED_CANNOT_UNLOCK });
     expect(WIPED_CANNOT_UNLOCK).toMatch(/^This account was wiped by the breach policy; its keys are gone and it cannot be restored\./);
     expect((await freshLogin(server, dave)).status).toBe(403);
-    expect(await database.db.select().from(securityEvents).where(and(eq(securityEvents.type, 'member_unlocked'), eq(securityEvents.userId, dave.id)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(securityEvents)
+        .where(and(eq(securityEvents.type, 'member_unlocked'), eq(securityEvents.userId, dave.id))),
+    ).toEqual([]);
 
     // Listed as compromised, never a recipient again; Erin can no longer write to Dave.
     const listed = (await erin.call(routes.users, {})).users.find((u) => u.id === dave.id);
@@ -168,7 +212,10 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
   it('wipe: a report with text PostgreSQL cannot store is a 400, and wipes nothing', async () => {
     const server = servers.wipe;
     const hana = await join(server, 'hana-wipe');
-    for (const body of [{ ...report(), reason: 'tamper \udc00' }, { ...report(), threatVectors: [{ ...report().threatVectors[0]!, description: '\ud800' }] }]) {
+    for (const body of [
+      { ...report(), reason: 'tamper \udc00' },
+      { ...report(), threatVectors: [{ ...report().threatVectors[0]!, description: '\ud800' }] },
+    ]) {
       const res = await hana.request('POST', routes.breachReport.path, body);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'invalid_request', error: expect.stringMatching(/must be well-formed Unicode text/) });
@@ -191,7 +238,12 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const ctx = { db: database.db, gateway: server.app.gateway, scrubber: server.app.scrubber } as AppContext;
     // Details jsonb refuses (a lone surrogate): the audit row fails after the wipe's statements ran.
     const failing = applyBreachPolicy(ctx, ivan.id, 'wipe', (tx, action) =>
-      recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action, reason: '\udc00' } }, tx),
+      recordEvent(
+        database.db,
+        null,
+        { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action, reason: '\udc00' } },
+        tx,
+      ),
     );
     await expect(failing).rejects.toThrow();
     const [row] = await database.db.select().from(users).where(eq(users.id, ivan.id));
@@ -203,7 +255,11 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     expect(await reportEvents(ivan.id)).toEqual([]);
 
     // The same call with an audit that can be written does both.
-    expect(await applyBreachPolicy(ctx, ivan.id, 'wipe', (tx, action) => recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action } }, tx))).toBe('wiped');
+    expect(
+      await applyBreachPolicy(ctx, ivan.id, 'wipe', (tx, action) =>
+        recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: ivan.id, details: { action } }, tx),
+      ),
+    ).toBe('wiped');
     expect(await shares()).toBe(0);
     expect(await reportEvents(ivan.id)).toEqual([expect.objectContaining({ details: expect.objectContaining({ action: 'wiped' }) })]);
   });
@@ -213,21 +269,34 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const jana = await join(server, 'jana-wipe');
     const ctx = { db: database.db, gateway: server.app.gateway, scrubber: server.app.scrubber } as AppContext;
     // Events without a request have one source: past its budget they would be held in memory or folded.
-    for (let i = 0; i < MAX_WRITES_PER_SOURCE; i++) await recordEvent(database.db, null, { type: eventTypes.decoyHit, severity: 'high', details: { path: `/api/decoy/${i}` } });
-    await applyBreachPolicy(ctx, jana.id, 'wipe', (tx, action) => recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: jana.id, details: { action } }, tx));
+    for (let i = 0; i < MAX_WRITES_PER_SOURCE; i++)
+      await recordEvent(database.db, null, { type: eventTypes.decoyHit, severity: 'high', details: { path: `/api/decoy/${i}` } });
+    await applyBreachPolicy(ctx, jana.id, 'wipe', (tx, action) =>
+      recordEvent(database.db, null, { type: eventTypes.breachReport, severity: 'high', userId: jana.id, details: { action } }, tx),
+    );
     expect(await reportEvents(jana.id)).toEqual([expect.objectContaining({ details: expect.objectContaining({ action: 'wiped' }) })]);
   });
 
   for (const policy of ['lock', 'wipe'] as const) {
     it(`${policy}: the reporter's P2P node leaves the registry, and both parties of their connections are told`, async () => {
       const server = servers[policy];
-      const [host, joiner, other] = [await join(server, `host-${policy}`), await join(server, `joiner-${policy}`), await join(server, `other-${policy}`)];
+      const [host, joiner, other] = [
+        await join(server, `host-${policy}`),
+        await join(server, `joiner-${policy}`),
+        await join(server, `other-${policy}`),
+      ];
       await connect(host);
       const [joinerSocket, otherSocket] = [await connect(joiner), await connect(other)];
       const { node } = await host.call(routes.p2pHost, { body: hostBody });
       const { node: otherNode } = await other.call(routes.p2pHost, { body: hostBody });
       // Presence is written a tick after `authenticated`: connecting needs the hosts online.
-      await expect.poll(async () => (await joiner.call(routes.p2pNodes, {})).nodes.filter((n) => [host.id, other.id].includes(n.hostId) && n.status === 'online').length).toBe(2);
+      await expect
+        .poll(
+          async () =>
+            (await joiner.call(routes.p2pNodes, {})).nodes.filter((n) => [host.id, other.id].includes(n.hostId) && n.status === 'online')
+              .length,
+        )
+        .toBe(2);
       const toHost = await joiner.call(routes.p2pConnect, { params: { id: node.id } });
       const fromHost = await host.call(routes.p2pConnect, { params: { id: otherNode.id } });
 
@@ -245,7 +314,10 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
   it('wipe: an anonymous report wipes no one', async () => {
     const server = servers.wipe;
     const gina = await join(server, 'gina-wipe');
-    expect(await new TestMember.Anonymous(server.url).call(routes.breachReport, { body: report() })).toEqual({ policy: 'wipe', action: 'logged' });
+    expect(await new TestMember.Anonymous(server.url).call(routes.breachReport, { body: report() })).toEqual({
+      policy: 'wipe',
+      action: 'logged',
+    });
     expect((await gina.attempt(routes.me, {})).status).toBe(200);
     expect(await reportEvents(null)).not.toEqual([]);
   });
@@ -255,10 +327,13 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     try {
       const anon = new TestMember.Anonymous(limited.url);
       const statuses: number[] = [];
-      for (let i = 0; i <= defaultRateLimits.breach.max; i++) statuses.push((await anon.attempt(routes.breachReport, { body: report() })).status);
+      for (let i = 0; i <= defaultRateLimits.breach.max; i++)
+        statuses.push((await anon.attempt(routes.breachReport, { body: report() })).status);
       expect(statuses).toEqual([...Array<number>(defaultRateLimits.breach.max).fill(200), 429]);
       await expect
-        .poll(async () => (await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'rate_limit'))).map((e) => e.details.route))
+        .poll(async () =>
+          (await database.db.select().from(securityEvents).where(eq(securityEvents.type, 'rate_limit'))).map((e) => e.details.route),
+        )
         .toContain(routes.breachReport.path);
     } finally {
       await limited.close();

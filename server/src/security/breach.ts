@@ -39,7 +39,12 @@ export type BreachAction = 'logged' | 'locked' | 'wiped';
 export type BreachAudit = (tx: Db, action: BreachAction) => Promise<void>;
 
 /** `userId`: the reporter's, or null for an anonymous report (logged only, whatever the policy). */
-export async function applyBreachPolicy(ctx: AppContext, userId: string | null, policy: BreachPolicy, audit: BreachAudit): Promise<BreachAction> {
+export async function applyBreachPolicy(
+  ctx: AppContext,
+  userId: string | null,
+  policy: BreachPolicy,
+  audit: BreachAudit,
+): Promise<BreachAction> {
   if (policy === 'log' || userId === null) {
     await audit(ctx.db, 'logged');
     return 'logged';
@@ -60,7 +65,9 @@ export async function applyBreachPolicy(ctx: AppContext, userId: string | null, 
     await audit(tx, action);
     return { moved, ended };
   });
-  await (action === 'locked' ? sessionEnded(ctx.gateway, { userIds: [userId] }, 'locked', errorTexts.locked) : securityBreach(ctx.gateway, { userIds: [userId] }, BREACH_MESSAGE));
+  await (action === 'locked'
+    ? sessionEnded(ctx.gateway, { userIds: [userId] }, 'locked', errorTexts.locked)
+    : securityBreach(ctx.gateway, { userIds: [userId] }, BREACH_MESSAGE));
   for (const c of done.ended) await announceConnection(ctx, c, 'closed');
   if (action === 'wiped') {
     // The sealed bundle and the shares must leave the database's files too, not only its rows.

@@ -49,7 +49,8 @@ describe.each(backends)('decoy hits and their rows (%s)', (backend) => {
   const statements: string[] = [];
   const suite = oneInstance(backend, { onQuery: (q) => recording && statements.push(q) });
   const db = () => suite.database.db;
-  const hit = (remoteAddress: string, path: string) => suite.server.app.app.inject({ method: 'GET', url: `/api/decoy/${path}`, remoteAddress });
+  const hit = (remoteAddress: string, path: string) =>
+    suite.server.app.app.inject({ method: 'GET', url: `/api/decoy/${path}`, remoteAddress });
   /** The held repeats written, as at a window's end. */
   const flush = () => flushSecurityEvents(db());
 
@@ -106,7 +107,15 @@ describe.each(backends)('decoy hits and their rows (%s)', (backend) => {
     // The refusals are written after their answers, so whichever refused address's write lands
     // first names the row: one of the refused ones, all of the same /64.
     const refused = Array.from({ length: 30 - max }, (_, i) => `2001:db8:1:2:${(max + 1 + i).toString(16)}::${max + 1 + i}`);
-    expect(rows.map((r) => [r.type, r.type === 'rate_limit' && r.ip !== null && refused.includes(r.ip) ? 'a refused address' : r.ip, r.details.count]).sort()).toEqual([
+    expect(
+      rows
+        .map((r) => [
+          r.type,
+          r.type === 'rate_limit' && r.ip !== null && refused.includes(r.ip) ? 'a refused address' : r.ip,
+          r.details.count,
+        ])
+        .sort(),
+    ).toEqual([
       ['decoy_hit', '2001:db8:1:2:1::1', max],
       ['rate_limit', 'a refused address', 30 - max],
     ]);
@@ -195,12 +204,37 @@ describe.each(backends)('the creator’s figures over a known set of rows (%s)',
     await db()
       .insert(securityEvents)
       .values([
-        { type: 'login_failed', severity: 'medium', ip: '198.51.100.1', details: { count: 5, lastSeen: seen(9 * MIN_MS) }, createdAt: at(10 * MIN_MS) },
-        { type: 'decoy_hit', severity: 'high', ip: '198.51.100.1', details: { method: 'GET', path: '/api/decoy/x', count: 3 }, createdAt: at(2 * HOUR_MS) },
-        { type: 'rate_limit', severity: 'medium', ip: '198.51.100.2', details: { route: '/api/decoy/*', count: 7 }, createdAt: at(30 * MIN_MS) },
+        {
+          type: 'login_failed',
+          severity: 'medium',
+          ip: '198.51.100.1',
+          details: { count: 5, lastSeen: seen(9 * MIN_MS) },
+          createdAt: at(10 * MIN_MS),
+        },
+        {
+          type: 'decoy_hit',
+          severity: 'high',
+          ip: '198.51.100.1',
+          details: { method: 'GET', path: '/api/decoy/x', count: 3 },
+          createdAt: at(2 * HOUR_MS),
+        },
+        {
+          type: 'rate_limit',
+          severity: 'medium',
+          ip: '198.51.100.2',
+          details: { route: '/api/decoy/*', count: 7 },
+          createdAt: at(30 * MIN_MS),
+        },
         { type: 'breach_report', severity: 'critical', ip: '198.51.100.3', userId: ann!.id, createdAt: at(5 * HOUR_MS) },
         { type: 'login_failed', severity: 'medium', ip: '198.51.100.3', createdAt: at(4 * HOUR_MS) },
-        { type: 'canary_key_used', severity: 'critical', ip: '198.51.100.1', userId: ben!.id, details: { count: 2, lastSeen: seen(MIN_MS) }, createdAt: at(50 * MIN_MS) },
+        {
+          type: 'canary_key_used',
+          severity: 'critical',
+          ip: '198.51.100.1',
+          userId: ben!.id,
+          details: { count: 2, lastSeen: seen(MIN_MS) },
+          createdAt: at(50 * MIN_MS),
+        },
         { type: 'decoy_hit', severity: 'high', ip: '198.51.100.2', userId: ann!.id, createdAt: at(23 * HOUR_MS) },
         { type: 'emergency_lifted', severity: 'low', createdAt: at(3 * HOUR_MS) },
         // Outside the day, and an audit entry: in no figure.
@@ -219,7 +253,15 @@ describe.each(backends)('the creator’s figures over a known set of rows (%s)',
       decoyHits: 4,
     });
     expect([...m.metrics.countermeasures].sort()).toEqual(['decoy_endpoints', 'rate_limiting']);
-    const source = (kind: 'ip' | 'type', key: string, events: number, score: number, worst: string, lastSeen: string, blocked = false) => ({ kind, key, events, score, worst, lastSeen, blocked });
+    const source = (kind: 'ip' | 'type', key: string, events: number, score: number, worst: string, lastSeen: string, blocked = false) => ({
+      kind,
+      key,
+      events,
+      score,
+      worst,
+      lastSeen,
+      blocked,
+    });
     expect(m.threatIntelligence).toEqual([
       source('ip', '198.51.100.1', 10, 66, 'critical', seen(MIN_MS)),
       source('type', 'canary_key_used', 2, 30, 'critical', seen(MIN_MS)),
@@ -232,8 +274,24 @@ describe.each(backends)('the creator’s figures over a known set of rows (%s)',
       source('type', 'emergency_lifted', 1, 1, 'low', seen(3 * HOUR_MS)),
     ]);
     expect(m.behavioralProfiles).toEqual([
-      expect.objectContaining({ userId: ben!.id, username: 'ben', events: 2, score: 30, worst: 'critical', types: ['canary_key_used'], lastSeen: seen(MIN_MS) }),
-      expect.objectContaining({ userId: ann!.id, username: 'ann', events: 2, score: 22, worst: 'critical', types: ['breach_report', 'decoy_hit'], lastSeen: seen(5 * HOUR_MS) }),
+      expect.objectContaining({
+        userId: ben!.id,
+        username: 'ben',
+        events: 2,
+        score: 30,
+        worst: 'critical',
+        types: ['canary_key_used'],
+        lastSeen: seen(MIN_MS),
+      }),
+      expect.objectContaining({
+        userId: ann!.id,
+        username: 'ann',
+        events: 2,
+        score: 22,
+        worst: 'critical',
+        types: ['breach_report', 'decoy_hit'],
+        lastSeen: seen(5 * HOUR_MS),
+      }),
     ]);
     // Every read of the events table is an aggregate or a page, none the day's rows with their headers.
     const reads = statements.filter((q) => /from "security_events"/i.test(q));

@@ -30,7 +30,12 @@ function wrongLogin(url: string, localAddress: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url + routes.login.path,
-      { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        localAddress,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -141,7 +146,9 @@ describe('security events are coalesced per source', () => {
     const caller = new TestMember.Anonymous(server.url);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
-      statuses.push((await caller.request('GET', routes.overview.path, undefined, { authorization: `SuperAdmin ${'ef'.repeat(64)}` })).status);
+      statuses.push(
+        (await caller.request('GET', routes.overview.path, undefined, { authorization: `SuperAdmin ${'ef'.repeat(64)}` })).status,
+      );
     }
     expect(statuses).toEqual([403, 403, 403, 403, 403, 429, 429, 429]);
     expect(await tally(database, 'master_key_failed')).toEqual({ rows: 1, events: 5 });

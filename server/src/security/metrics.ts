@@ -128,11 +128,16 @@ async function threatAggregates(db: Db, since: Date, hourAgo: Date) {
       severity,
       userId,
       events: sql<number>`sum(${n})::float8`.as('events'),
-      hourEvents: sql<number>`coalesce(sum(${n}) filter (where ${createdAt} > ${hourAgo.toISOString()}::timestamptz), 0)::float8`.as('hour_events'),
+      hourEvents: sql<number>`coalesce(sum(${n}) filter (where ${createdAt} > ${hourAgo.toISOString()}::timestamptz), 0)::float8`.as(
+        'hour_events',
+      ),
       score: sql<number>`${score}::float8`.as('score'),
       worst: sql<number>`max(${scoreSql})`.as('worst'),
       // In ms since the epoch: both drivers answer a number.
-      lastSeen: sql<number>`extract(epoch from max(greatest(${createdAt}, (${securityEvents.details}->>'lastSeen')::timestamptz))) * 1000`.as('last_seen'),
+      lastSeen:
+        sql<number>`extract(epoch from max(greatest(${createdAt}, (${securityEvents.details}->>'lastSeen')::timestamptz))) * 1000`.as(
+          'last_seen',
+        ),
       // Addresses ranked, the highest score first: only the first THREAT_ADDRESSES_MAX leave the database.
       rank: sql<number>`row_number() over (partition by ${grouping} order by ${score} desc, sum(${n}) desc)`.as('rank'),
     })
@@ -192,7 +197,11 @@ export async function banResponseMs(db: Db, now = new Date()): Promise<number | 
   const ms = sql`${securityEvents.details}->'socketsClosedMs'`;
   // The mean of the middle two for an even count, as percentile_cont interpolates.
   const [row] = await db
-    .select({ median: sql<number | null>`percentile_cont(0.5) within group (order by (${ms})::float8)`.mapWith((v) => (v === null ? null : Number(v))) })
+    .select({
+      median: sql<number | null>`percentile_cont(0.5) within group (order by (${ms})::float8)`.mapWith((v) =>
+        v === null ? null : Number(v),
+      ),
+    })
     .from(securityEvents)
     .where(
       and(
@@ -235,7 +244,13 @@ export async function securityMetrics(
   const behavioralProfiles: BehavioralProfile[] = members
     .map((u) => {
       const a = threats.byMember.get(u.id)!;
-      return { userId: u.id, username: u.username, ...figures(a), types: [...a.types].sort(), lastActivity: u.lastActivity?.toISOString() ?? null };
+      return {
+        userId: u.id,
+        username: u.username,
+        ...figures(a),
+        types: [...a.types].sort(),
+        lastActivity: u.lastActivity?.toISOString() ?? null,
+      };
     })
     .sort(byScore);
 
@@ -280,7 +295,13 @@ function figures(a: Aggregate): { events: number; score: number; worst: Severity
 export async function mySecurity(db: Db, userId: string, breachPolicy: BreachPolicy, now = new Date()): Promise<MySecurity> {
   const mine = and(eq(securityEvents.userId, userId), gt(securityEvents.createdAt, new Date(now.getTime() - MONTH_MS)));
   const [rows, bySeverity] = await Promise.all([
-    db.select(columns).from(securityEvents).leftJoin(users, eq(users.id, securityEvents.userId)).where(mine).orderBy(desc(securityEvents.id)).limit(OWN_EVENTS_MAX),
+    db
+      .select(columns)
+      .from(securityEvents)
+      .leftJoin(users, eq(users.id, securityEvents.userId))
+      .where(mine)
+      .orderBy(desc(securityEvents.id))
+      .limit(OWN_EVENTS_MAX),
     db
       .select({ severity: securityEvents.severity, events: sql<number>`sum(${eventCount()})::float8`.mapWith(Number) })
       .from(securityEvents)

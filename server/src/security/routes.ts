@@ -43,7 +43,9 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
 
   serve(app, routes.liveEvents, async () => ({ events: await liveEvents(db) }));
 
-  serve(app, routes.securityMetrics, async (req) => securityMetrics(db, { breachPolicy: config.breachPolicy, https: req.protocol === 'https' }));
+  serve(app, routes.securityMetrics, async (req) =>
+    securityMetrics(db, { breachPolicy: config.breachPolicy, https: req.protocol === 'https' }),
+  );
 
   serve(app, routes.blockedIps, async () => {
     // This instance's refused hits not yet written; other instances add theirs within seconds.
@@ -71,7 +73,12 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const expiresAt = expiresInMinutes === undefined ? null : new Date(Date.now() + expiresInMinutes * 60_000);
     const block = await blockIp(db, ip, reason, expiresAt);
     await blocksChanged();
-    await recordEvent(db, req, { type: eventTypes.ipBlocked, severity: 'medium', actor: 'creator', details: { ip, reason, expiresAt: block.expiresAt } });
+    await recordEvent(db, req, {
+      type: eventTypes.ipBlocked,
+      severity: 'medium',
+      actor: 'creator',
+      details: { ip, reason, expiresAt: block.expiresAt },
+    });
     return { block };
   });
 
@@ -115,7 +122,13 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     if (revoked.length) {
       await sessionEnded(gateway, { sessionIds: revoked }, 'revoked', ENDED_ELSEWHERE);
     }
-    await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'others', revoked: revoked.length } });
+    await recordEvent(db, req, {
+      type: eventTypes.sessionsRevoked,
+      severity: 'low',
+      userId: auth.user.id,
+      actor: auth.user.id,
+      details: { scope: 'others', revoked: revoked.length },
+    });
     return { revoked: revoked.length };
   });
 
@@ -124,7 +137,13 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const revoked = await revokeSessionOfUser(db, auth.user.id, req.params.id);
     if (!revoked) throw new HttpError(404, errorCodes.notFound, 'No such session');
     await sessionEnded(gateway, { sessionIds: [revoked] }, 'revoked', ENDED_ELSEWHERE);
-    await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'one', revoked: 1 } });
+    await recordEvent(db, req, {
+      type: eventTypes.sessionsRevoked,
+      severity: 'low',
+      userId: auth.user.id,
+      actor: auth.user.id,
+      details: { scope: 'one', revoked: 1 },
+    });
     // Ending its own session is signing out: this browser's cookie names nothing now.
     if (revoked === auth.sessionId) reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { revoked: 1 };
@@ -134,7 +153,13 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const auth = requireAuth(req);
     const revoked = await revokeSessionsOfUser(db, auth.user.id);
     await sessionEnded(gateway, { userIds: [auth.user.id] }, 'revoked', 'All your sessions have been ended.');
-    await recordEvent(db, req, { type: eventTypes.sessionsRevoked, severity: 'low', userId: auth.user.id, actor: auth.user.id, details: { scope: 'all', revoked: revoked.length } });
+    await recordEvent(db, req, {
+      type: eventTypes.sessionsRevoked,
+      severity: 'low',
+      userId: auth.user.id,
+      actor: auth.user.id,
+      details: { scope: 'all', revoked: revoked.length },
+    });
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { revoked: revoked.length };
   });
@@ -146,7 +171,10 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       const { reason, threatVectors, securityMetrics: reported, addresses } = req.body;
       // The reporter is the request's own session, never anything the body says.
       const reporter = await sessionOf(req);
-      const severity = threatVectors.reduce<Severity>((worst, v) => (severityScores[v.severity] > severityScores[worst] ? v.severity : worst), 'low');
+      const severity = threatVectors.reduce<Severity>(
+        (worst, v) => (severityScores[v.severity] > severityScores[worst] ? v.severity : worst),
+        'low',
+      );
       // The event is written in the transaction of the lock or wipe it records (breach.ts).
       const action = await applyBreachPolicy(ctx, reporter?.user.id ?? null, config.breachPolicy, (tx, action) =>
         recordEvent(
@@ -162,7 +190,12 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
               action,
               threatLevel: reported.threatLevel,
               detections: reported.detections,
-              vectors: threatVectors.map((v) => ({ type: v.type, severity: v.severity, description: v.description.slice(0, DESCRIPTION_MAX), ...(v.source ? { source: v.source } : {}) })),
+              vectors: threatVectors.map((v) => ({
+                type: v.type,
+                severity: v.severity,
+                description: v.description.slice(0, DESCRIPTION_MAX),
+                ...(v.source ? { source: v.source } : {}),
+              })),
             },
             ...(addresses ? { reported: addresses } : {}),
           },
@@ -183,7 +216,12 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
         const fastifyReq = req as unknown as FastifyRequest;
         const member = await sessionOf(fastifyReq);
         const path = fastifyReq.url.split('?')[0]!.slice(0, DECOY_PATH_MAX);
-        await recordEvent(db, fastifyReq, { type: eventTypes.decoyHit, severity: 'high', userId: member?.user.id ?? null, details: { method: route.method, path } });
+        await recordEvent(db, fastifyReq, {
+          type: eventTypes.decoyHit,
+          severity: 'high',
+          userId: member?.user.id ?? null,
+          details: { method: route.method, path },
+        });
         return answer();
       },
       // Per address (an IPv6 address's /64), each route its own count: a refusal is one coalesced rate_limit event.

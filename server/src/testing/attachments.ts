@@ -10,7 +10,10 @@ export type RawReply = { status: number; body: unknown; headers: Headers; bytes:
 
 async function raw(member: TestMember, path: string, init: RequestInit): Promise<RawReply> {
   const { url, headers } = member.socketTarget();
-  const res = await fetch(url.replace(/^ws/, 'http').replace(/\/ws$/, '') + path, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+  const res = await fetch(url.replace(/^ws/, 'http').replace(/\/ws$/, '') + path, {
+    ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string>) },
+  });
   const bytes = Buffer.from(await res.arrayBuffer());
   let body: unknown = null;
   if (res.headers.get('content-type')?.startsWith('application/json')) body = JSON.parse(bytes.toString('utf8'));
@@ -18,8 +21,17 @@ async function raw(member: TestMember, path: string, init: RequestInit): Promise
 }
 
 /** POST /api/attachments with these bytes (already ciphertext, or anything a test wants to try). */
-export function uploadBytes(member: TestMember, receiverId: string, bytes: Uint8Array, contentType = 'application/octet-stream'): Promise<RawReply> {
-  return raw(member, routeUrl(routes.uploadAttachment, { query: { receiverId } }), { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(bytes) });
+export function uploadBytes(
+  member: TestMember,
+  receiverId: string,
+  bytes: Uint8Array,
+  contentType = 'application/octet-stream',
+): Promise<RawReply> {
+  return raw(member, routeUrl(routes.uploadAttachment, { query: { receiverId } }), {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: new Uint8Array(bytes),
+  });
 }
 
 /** GET /api/attachments/:id. */
@@ -37,7 +49,15 @@ export async function uploadFile(
   const reply = await uploadBytes(member, receiverId, encrypted.ciphertext);
   if (reply.status !== 201) throw new Error(`upload answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   const { id } = routes.uploadAttachment.response.parse(reply.body);
-  const attachment = { id, key: encrypted.key, iv: encrypted.iv, sha256: encrypted.sha256, name: file.name, type: file.type, size: file.bytes.length };
+  const attachment = {
+    id,
+    key: encrypted.key,
+    iv: encrypted.iv,
+    sha256: encrypted.sha256,
+    name: file.name,
+    type: file.type,
+    size: file.bytes.length,
+  };
   return { attachment, ciphertext: encrypted.ciphertext };
 }
 

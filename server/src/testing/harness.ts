@@ -51,7 +51,12 @@ export async function makeDatabase(
   await admin.end();
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: os.tmpdir(), onPoolError: opts.onPoolError, onQuery: opts.onQuery });
+  const database = await openDatabase({
+    databaseUrl: url.toString(),
+    dataDir: os.tmpdir(),
+    onPoolError: opts.onPoolError,
+    onQuery: opts.onQuery,
+  });
   return {
     database,
     url: url.toString(),
@@ -110,7 +115,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     maxInFlight: 128,
     erasureScrubMs: 300_000,
     securityEventRetentionDays: 30,
-    attachments: { store: { kind: 'local' }, quotaBytes: 500 * 1024 * 1024, orphanAfterMs: ATTACHMENT_ORPHAN_MS, sweepEveryMs: ATTACHMENT_SWEEP_MS },
+    attachments: {
+      store: { kind: 'local' },
+      quotaBytes: 500 * 1024 * 1024,
+      orphanAfterMs: ATTACHMENT_ORPHAN_MS,
+      sweepEveryMs: ATTACHMENT_SWEEP_MS,
+    },
     ...overrides,
   };
 }

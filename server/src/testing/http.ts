@@ -3,7 +3,14 @@
  * in `wire` so that tests can look for secrets in it, answers parsed by the route's schemas.
  */
 import { retryAfterMs } from '@enclave/client';
-import { errorResponseSchema, routeUrl, type ErrorResponse, type RouteDefinition, type RouteInput, type RouteResponse } from '@enclave/protocol';
+import {
+  errorResponseSchema,
+  routeUrl,
+  type ErrorResponse,
+  type RouteDefinition,
+  type RouteInput,
+  type RouteResponse,
+} from '@enclave/protocol';
 
 export type Reply = { status: number; body: unknown; headers: Headers };
 
@@ -66,20 +73,33 @@ export class NetworkFailure extends Error {
     readonly path: string,
     cause: unknown,
   ) {
-    super(`${method} ${path}: no answer (${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)})`, { cause });
+    super(
+      `${method} ${path}: no answer (${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)})`,
+      { cause },
+    );
   }
 }
 
 type Caller = { request: HttpCaller['request'] };
 
 /** Calls through the route table, with this caller's cookie; the answer parsed (see Outcome). */
-async function attempt<R extends RouteDefinition>(caller: Caller, route: R, input: RouteInput<R>, headers: Record<string, string> = {}): Promise<Outcome<R>> {
+async function attempt<R extends RouteDefinition>(
+  caller: Caller,
+  route: R,
+  input: RouteInput<R>,
+  headers: Record<string, string> = {},
+): Promise<Outcome<R>> {
   const body = route.body ? input.body : undefined;
   return outcomeOf(route, await caller.request(route.method, routeUrl(route, input), body, headers));
 }
 
 /** Like `attempt`, for calls that must succeed: the parsed body, or a {@link ReplyError}. */
-async function call<R extends RouteDefinition>(caller: Caller, route: R, input: RouteInput<R>, headers: Record<string, string> = {}): Promise<RouteResponse<R>> {
+async function call<R extends RouteDefinition>(
+  caller: Caller,
+  route: R,
+  input: RouteInput<R>,
+  headers: Record<string, string> = {},
+): Promise<RouteResponse<R>> {
   const outcome = await attempt(caller, route, input, headers);
   if (outcome.status !== route.status) throw new ReplyError(route, outcome);
   return outcome.body as RouteResponse<R>;

@@ -8,7 +8,17 @@
 import { FrameDispatcher, MemberClient, MemoryPinStore, type CallRoute, type MemberList } from '@enclave/client';
 import { fakeCall } from '@enclave/client/testing';
 import { createAccount, deriveLoginKey, generateAccessToken, openPrivateKeys, type NewAccount, type OpenedIdentity } from '@enclave/crypto';
-import { routes, SOCKET_PATH, type AttachmentRef, type EpochShare, type Message, type MessageContent, type PublicUser, type RouteDefinition, type SelfUser } from '@enclave/protocol';
+import {
+  routes,
+  SOCKET_PATH,
+  type AttachmentRef,
+  type EpochShare,
+  type Message,
+  type MessageContent,
+  type PublicUser,
+  type RouteDefinition,
+  type SelfUser,
+} from '@enclave/protocol';
 import { HttpCaller, ReplyError, type Outcome } from './http';
 import { TestSocket } from './test-socket';
 
@@ -57,7 +67,10 @@ export class TestMember extends HttpCaller {
     inviteKey: string,
     username: string,
     wire: string[] = [],
-    options: { headers?: Record<string, string>; account?: (token: string) => Promise<Pick<NewAccount, 'publicIdentity' | 'encryptedPrivateKey'>> } = {},
+    options: {
+      headers?: Record<string, string>;
+      account?: (token: string) => Promise<Pick<NewAccount, 'publicIdentity' | 'encryptedPrivateKey'>>;
+    } = {},
   ): Promise<TestMember> {
     const token = generateAccessToken();
     const member = new TestMember(baseUrl, token, wire, options.headers ?? {});
@@ -180,7 +193,10 @@ export class TestMember extends HttpCaller {
 
   /** Where this member's socket goes, and the headers of its upgrade (the session cookie among them). */
   socketTarget(): { url: string; headers: Record<string, string> } {
-    return { url: this.baseUrl.replace(/^http/, 'ws') + SOCKET_PATH, headers: { ...this.headers, ...(this.cookie ? { cookie: this.cookie } : {}) } };
+    return {
+      url: this.baseUrl.replace(/^http/, 'ws') + SOCKET_PATH,
+      headers: { ...this.headers, ...(this.cookie ? { cookie: this.cookie } : {}) },
+    };
   }
 
   /** Opens /ws with this member's session cookie and authenticates; its frames reach the member's client. */

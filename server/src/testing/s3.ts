@@ -16,7 +16,14 @@ export async function startLocalS3(bucket = 'enclave-test'): Promise<LocalS3> {
   const { port } = await s3.run();
   return {
     // s3rver's fixed credentials; the SDK signs every request with them.
-    config: { kind: 's3', bucket, region: 'us-east-1', endpoint: `http://127.0.0.1:${port}`, prefix: 'attachments/', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+    config: {
+      kind: 's3',
+      bucket,
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${port}`,
+      prefix: 'attachments/',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    },
     directory,
     close: async () => {
       await s3.close();

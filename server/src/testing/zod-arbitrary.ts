@@ -16,7 +16,16 @@ import type { z } from 'zod';
 /** Values worth drawing more often than chance would: ids of members and keys that exist. */
 export type ArbitraryHints = { ids?: readonly string[] };
 
-type Check = { check: string; format?: string; pattern?: RegExp; minimum?: number; maximum?: number; length?: number; value?: number; inclusive?: boolean };
+type Check = {
+  check: string;
+  format?: string;
+  pattern?: RegExp;
+  minimum?: number;
+  maximum?: number;
+  length?: number;
+  value?: number;
+  inclusive?: boolean;
+};
 type Def = {
   type: string;
   checks?: { _zod: { def: Check } }[];
@@ -111,7 +120,10 @@ function pipeOf(def: Def, hints: ArbitraryHints, at: string): fc.Arbitrary<unkno
   const out = defOf(def.out!);
   if (defOf(input).type === 'string' && out.type === 'array') {
     const list = arbitraryOf(def.out!, hints, `${at}>`) as fc.Arbitrary<unknown[]>;
-    return fc.oneof({ arbitrary: list.map((items) => items.join(',')), weight: 4 }, { arbitrary: arbitraryOf(input, hints, `${at}<`), weight: 1 });
+    return fc.oneof(
+      { arbitrary: list.map((items) => items.join(',')), weight: 4 },
+      { arbitrary: arbitraryOf(input, hints, `${at}<`), weight: 1 },
+    );
   }
   return arbitraryOf(input, hints, `${at}<`);
 }
@@ -137,13 +149,21 @@ function stringOf(def: Def, hints: ArbitraryHints): fc.Arbitrary<string> {
   if (def.format === 'ipv6') return fc.ipV6();
   if (def.format === 'datetime') return fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString());
   const { min, max } = lengthBounds(checks);
-  const patterns = [def.pattern, ...checks.filter((c) => c.check === 'string_format').map((c) => c.pattern)].filter((p): p is RegExp => p instanceof RegExp);
+  const patterns = [def.pattern, ...checks.filter((c) => c.check === 'string_format').map((c) => c.pattern)].filter(
+    (p): p is RegExp => p instanceof RegExp,
+  );
   const maxLength = Math.min(max, Math.max(min, DRAW_CAP));
   if (patterns.length > 0) {
     const pattern = patterns[0]!;
-    return fc.stringMatching(boundRepetition(pattern, min, maxLength)).filter((s) => patterns.every((p) => p.test(s)) && s.length >= min && s.length <= max);
+    return fc
+      .stringMatching(boundRepetition(pattern, min, maxLength))
+      .filter((s) => patterns.every((p) => p.test(s)) && s.length >= min && s.length <= max);
   }
-  return fc.string({ minLength: min, maxLength, unit: fc.oneof(fc.constant('x'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })) });
+  return fc.string({
+    minLength: min,
+    maxLength,
+    unit: fc.oneof(fc.constant('x'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })),
+  });
 }
 
 /**

@@ -35,7 +35,7 @@ describe('bans remember who made them', () => {
     await promote(otherAdmin);
   });
 
-  it("does not let an admin lift a ban the creator made on a banned admin, who stays out", async () => {
+  it('does not let an admin lift a ban the creator made on a banned admin, who stays out', async () => {
     const rogue = await join('rogueadmin');
     await promote(rogue);
     await creator.call(routes.creatorBan, { body: { userId: rogue.id, reason: 'abuse' } }, creatorHeaders);

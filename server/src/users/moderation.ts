@@ -38,7 +38,13 @@ export type Acting = { moderator: Moderator; actor: string | null; req: EventSou
 /** Bans one member and audits it: what the console's ban routes and the operator socket do. */
 export async function banMember(ctx: AppContext, by: Acting, userId: string, reason: string): Promise<void> {
   const timing = await setBanned(ctx, by.moderator, [userId], { banned: true, reason });
-  await recordEvent(ctx.db, by.req, { type: eventTypes.userBanned, severity: 'high', userId, actor: by.actor, details: { reason, ...timing } });
+  await recordEvent(ctx.db, by.req, {
+    type: eventTypes.userBanned,
+    severity: 'high',
+    userId,
+    actor: by.actor,
+    details: { reason, ...timing },
+  });
 }
 
 /** Lifts one member's ban and audits it. */
@@ -54,7 +60,8 @@ export type Standing = { role: Role } | { isCreatorAccount: boolean };
 export async function setStanding(ctx: AppContext, by: Acting, userId: string, patch: Standing): Promise<void> {
   const changed = await ctx.db.update(users).set(patch).where(eq(users.id, userId)).returning({ id: users.id });
   if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
-  const [type, severity]: [string, Severity] = 'role' in patch ? [eventTypes.roleChanged, 'medium'] : [eventTypes.creatorAccountChanged, 'high'];
+  const [type, severity]: [string, Severity] =
+    'role' in patch ? [eventTypes.roleChanged, 'medium'] : [eventTypes.creatorAccountChanged, 'high'];
   await recordEvent(ctx.db, by.req, { type, severity, userId, actor: by.actor, details: patch });
   await usersChanged(ctx.gateway);
 }
@@ -103,7 +110,11 @@ export async function applyBans(
 ): Promise<MovedConversation[]> {
   await tx
     .update(users)
-    .set(change.banned ? { isBanned: true, bannedReason: change.reason, bannedBy: change.by } : { isBanned: false, bannedReason: null, bannedBy: null })
+    .set(
+      change.banned
+        ? { isBanned: true, bannedReason: change.reason, bannedBy: change.by }
+        : { isBanned: false, bannedReason: null, bannedBy: null },
+    )
     .where(anyOf(users.id, ids, 'uuid'));
   if (change.banned) await revokeSessionsOf(tx, ids);
   return moveConversationsOf(tx, ids);
@@ -111,7 +122,10 @@ export async function applyBans(
 
 /** Inside the caller's transaction: revokes every live session of these members. */
 export async function revokeSessionsOf(tx: Db, ids: readonly string[]): Promise<void> {
-  await tx.update(sessions).set({ revokedAt: new Date() }).where(and(anyOf(sessions.userId, ids, 'uuid'), isNull(sessions.revokedAt)));
+  await tx
+    .update(sessions)
+    .set({ revokedAt: new Date() })
+    .where(and(anyOf(sessions.userId, ids, 'uuid'), isNull(sessions.revokedAt)));
 }
 
 /**
@@ -139,10 +153,20 @@ export async function moveConversationsOf(tx: Db, ids: readonly string[]): Promi
  * After the commit: closes the banned members' sockets (timed, see BanTiming) and tells everyone
  * the member sets moved.
  */
-export async function announceBans(ctx: AppContext, ids: readonly string[], change: BanChange, moved: readonly MovedConversation[]): Promise<BanTiming> {
+export async function announceBans(
+  ctx: AppContext,
+  ids: readonly string[],
+  change: BanChange,
+  moved: readonly MovedConversation[],
+): Promise<BanTiming> {
   const { gateway } = ctx;
   const timing = change.banned
-    ? await gateway.endSessionsTimed(endSessionsEvent({ userIds: [...ids] }, serverFrame.session_ended('banned', `You have been banned from the network: ${change.reason}`)))
+    ? await gateway.endSessionsTimed(
+        endSessionsEvent(
+          { userIds: [...ids] },
+          serverFrame.session_ended('banned', `You have been banned from the network: ${change.reason}`),
+        ),
+      )
     : null;
   // A banned member hosts nothing and joins nothing: their node goes, their connections close.
   if (change.banned) for (const c of await removeP2pOf(ctx.db, ids, { joined: true })) await announceConnection(ctx, c, 'closed');

@@ -75,9 +75,20 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       .select({ id: users.id })
       .from(users)
       .where(and(inArray(users.id, req.body.userIds), eq(users.isBanned, true)));
-    await setBanned(ctx, { kind: 'creator' }, banned.map((b) => b.id), { banned: false });
+    await setBanned(
+      ctx,
+      { kind: 'creator' },
+      banned.map((b) => b.id),
+      { banned: false },
+    );
     for (const { id } of banned) {
-      await recordEvent(db, req, { type: eventTypes.userUnbanned, severity: 'medium', userId: id, actor: actorOf(req), details: { bulk: true } });
+      await recordEvent(db, req, {
+        type: eventTypes.userUnbanned,
+        severity: 'medium',
+        userId: id,
+        actor: actorOf(req),
+        details: { bulk: true },
+      });
     }
     return { unbanned: banned.length };
   });

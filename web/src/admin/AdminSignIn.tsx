@@ -40,8 +40,7 @@ export function AdminSignIn({ member }: { member: SelfUser | null }) {
               Key management is for network administrators and the network creator.{' '}
               {member ? (
                 <>
-                  You are signed in as <strong className="text-foreground">{member.username}</strong>, who is not an
-                  administrator.
+                  You are signed in as <strong className="text-foreground">{member.username}</strong>, who is not an administrator.
                 </>
               ) : (
                 'You are not signed in.'
@@ -68,7 +67,13 @@ export function AdminSignIn({ member }: { member: SelfUser | null }) {
 function MasterKeyForm() {
   const queryClient = useQueryClient();
   const hintId = useId();
-  const { value, setValue, candidate, busy: checking, submit } = useMasterKeyEntry({
+  const {
+    value,
+    setValue,
+    candidate,
+    busy: checking,
+    submit,
+  } = useMasterKeyEntry({
     check: async (key) => {
       seedKeyStats(queryClient, await checkMasterKey(key));
       toast(adminToasts.creatorAccess);

@@ -109,11 +109,8 @@ export function AvailableKeysList() {
         title={pending?.single ? 'Revoke this key?' : `Revoke all ${pending?.ids.length ?? 0} listed keys?`}
         description={
           <>
-            {pending?.single ? (
-              <code className="block break-all font-mono text-xs text-foreground">{pending.single.key}</code>
-            ) : null}
-            Revocation is permanent: a revoked key can never be validated or redeemed, even if it was already handed to a
-            buyer.
+            {pending?.single ? <code className="block break-all font-mono text-xs text-foreground">{pending.single.key}</code> : null}
+            Revocation is permanent: a revoked key can never be validated or redeemed, even if it was already handed to a buyer.
           </>
         }
         confirmLabel={pending?.single ? 'Revoke key' : 'Revoke all'}

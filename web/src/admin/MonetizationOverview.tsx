@@ -19,15 +19,15 @@ export function MonetizationOverview() {
         <div className="grid content-start gap-1">
           <h3 className="font-medium text-foreground">Purchase</h3>
           <p>
-            Buyers open a ticket in the community server; staff handle the payment outside this app and hand over a key
-            from a sale batch (its purchase ID).
+            Buyers open a ticket in the community server; staff handle the payment outside this app and hand over a key from a sale batch
+            (its purchase ID).
           </p>
         </div>
         <div className="grid content-start gap-1">
           <h3 className="font-medium text-foreground">Redemption</h3>
           <p>
-            A key works once. The buyer checks it on the key validation screen, then creates a vault; the key is then
-            used and counts toward revenue.
+            A key works once. The buyer checks it on the key validation screen, then creates a vault; the key is then used and counts toward
+            revenue.
           </p>
         </div>
       </CardContent>

@@ -16,11 +16,9 @@ export const adminToasts = {
   generationFailed: (serverText: string | null) => bad('Generation Failed', withReason('Failed to generate access keys', serverText)),
   copied: good('Copied to clipboard', 'The access key is on the clipboard.'),
   copyFailed: bad('Copy Failed', 'Select the key and copy it by hand.'),
-  revoked: (count: number) =>
-    good(count === 1 ? 'Key Revoked' : 'Bulk Revocation Complete', `${plural(count, 'key')} revoked`),
+  revoked: (count: number) => good(count === 1 ? 'Key Revoked' : 'Bulk Revocation Complete', `${plural(count, 'key')} revoked`),
   revocationFailed: (serverText: string | null) => bad('Revocation Failed', serverText ?? 'Failed to revoke access keys'),
-  exported: (count: number, filename: string) =>
-    good('Export Complete', `${plural(count, 'key')} saved to ${filename}`),
+  exported: (count: number, filename: string) => good('Export Complete', `${plural(count, 'key')} saved to ${filename}`),
   exportFailed: (serverText: string | null) => bad('Export Failed', serverText ?? 'Failed to export access keys'),
   invalidForm: (message: string) => bad('Invalid Input', message),
 } as const;

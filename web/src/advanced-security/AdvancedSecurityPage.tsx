@@ -44,7 +44,10 @@ function AdvancedSecurity() {
         <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-3">
           <Button variant="ghost" size="sm" asChild>
             {/* The console's figures were fetched before this page opened: marked stale, they are fetched again as it mounts. */}
-            <Link href="/super-admin" onClick={() => void queryClient.invalidateQueries({ queryKey: creatorQueryKeys.all, refetchType: 'none' })}>
+            <Link
+              href="/super-admin"
+              onClick={() => void queryClient.invalidateQueries({ queryKey: creatorQueryKeys.all, refetchType: 'none' })}
+            >
               <ArrowLeft aria-hidden="true" /> {t.back}
             </Link>
           </Button>

@@ -26,7 +26,11 @@ export function BlockedAddresses({ blocked, error, onRetry }: BlockedAddressesPr
   return (
     <PanelCard title={t.title} description={t.description}>
       {blocked === undefined ? (
-        error ? <PanelError error={error} what={t.what} onRetry={onRetry} /> : <PanelLoading what={t.what} />
+        error ? (
+          <PanelError error={error} what={t.what} onRetry={onRetry} />
+        ) : (
+          <PanelLoading what={t.what} />
+        )
       ) : blocked.length === 0 ? (
         <EmptyState title={t.empty}>{t.emptyNote}</EmptyState>
       ) : (
@@ -34,12 +38,24 @@ export function BlockedAddresses({ blocked, error, onRetry }: BlockedAddressesPr
           <table className="w-full text-sm" aria-label={t.title}>
             <thead className="bg-surface-raised text-xs text-muted">
               <tr>
-                <th scope="col" className="px-3 py-2 text-left font-medium">{c.ip}</th>
-                <th scope="col" className="px-3 py-2 text-left font-medium">{c.reason}</th>
-                <th scope="col" className="px-3 py-2 text-left font-medium">{c.since}</th>
-                <th scope="col" className="px-3 py-2 text-left font-medium">{c.expires}</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">{c.hits}</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium"><span className="sr-only">{c.actions}</span></th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  {c.ip}
+                </th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  {c.reason}
+                </th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  {c.since}
+                </th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  {c.expires}
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">
+                  {c.hits}
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">
+                  <span className="sr-only">{c.actions}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -50,16 +66,26 @@ export function BlockedAddresses({ blocked, error, onRetry }: BlockedAddressesPr
                       <ShieldBan className="size-3.5 text-red-400" aria-hidden="true" /> {b.ip}
                     </span>
                   </td>
-                  <td className="px-3 py-2" data-col="reason">{b.reason}</td>
+                  <td className="px-3 py-2" data-col="reason">
+                    {b.reason}
+                  </td>
                   <td className="whitespace-nowrap px-3 py-2 text-muted" title={formatDateTime(b.createdAt)}>
                     {formatRelative(b.createdAt)}
                   </td>
                   <td className="whitespace-nowrap px-3 py-2 text-muted" data-col="expires">
                     {b.expiresAt ? formatDateTime(b.expiresAt) : t.untilUnblocked}
                   </td>
-                  <td className="px-3 py-2 text-right tabular-nums" data-col="hits">{b.hits}</td>
+                  <td className="px-3 py-2 text-right tabular-nums" data-col="hits">
+                    {b.hits}
+                  </td>
                   <td className="px-3 py-2 text-right">
-                    <Button size="sm" variant="secondary" disabled={unblock.isPending} aria-label={t.unblockLabel(b.ip)} onClick={() => unblock.mutate(b.ip)}>
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      disabled={unblock.isPending}
+                      aria-label={t.unblockLabel(b.ip)}
+                      onClick={() => unblock.mutate(b.ip)}
+                    >
                       {t.unblock}
                     </Button>
                   </td>

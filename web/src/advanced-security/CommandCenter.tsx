@@ -47,7 +47,11 @@ export function CommandCenter({ threat, networkScore, localScore, vectors, live 
         </div>
         <div className="flex flex-wrap items-center gap-2">
           {networkScore === null ? null : (
-            <Badge tone={levelTone[threat.protectionLevel]} aria-label={`${t.protectionLevel} ${threat.protectionLevel}`} data-protection-level={threat.protectionLevel}>
+            <Badge
+              tone={levelTone[threat.protectionLevel]}
+              aria-label={`${t.protectionLevel} ${threat.protectionLevel}`}
+              data-protection-level={threat.protectionLevel}
+            >
               {threat.protectionLevel.toUpperCase()}
             </Badge>
           )}
@@ -122,12 +126,23 @@ function Assessment({ threat, networkScore, localScore }: { threat: CombinedThre
         aria-valuenow={threat.threatLevel}
         className="h-2.5 overflow-hidden rounded-full bg-surface-raised"
       >
-        <div className={cn('h-full rounded-full transition-[width]', barColour[threat.protectionLevel])} style={{ width: `${(threat.threatLevel / max) * 100}%` }} />
+        <div
+          className={cn('h-full rounded-full transition-[width]', barColour[threat.protectionLevel])}
+          style={{ width: `${(threat.threatLevel / max) * 100}%` }}
+        />
       </div>
       <p className="text-xs text-muted">{t.threatSources(networkScore, localScore)}</p>
       <dl className="grid grid-cols-2 gap-3">
-        <Figure label={t.accuracy} value={formatAccuracy(threat.detectionAccuracy)} note={threat.detectionAccuracy === null ? t.accuracyEmpty : t.accuracyNote} />
-        <Figure label={t.responseTime} value={formatResponseTime(threat.responseTimeMs)} note={threat.responseTimeMs === null ? t.responseEmpty : t.responseNote} />
+        <Figure
+          label={t.accuracy}
+          value={formatAccuracy(threat.detectionAccuracy)}
+          note={threat.detectionAccuracy === null ? t.accuracyEmpty : t.accuracyNote}
+        />
+        <Figure
+          label={t.responseTime}
+          value={formatResponseTime(threat.responseTimeMs)}
+          note={threat.responseTimeMs === null ? t.responseEmpty : t.responseNote}
+        />
       </dl>
     </Section>
   );
@@ -155,7 +170,11 @@ function Countermeasures({ names }: { names: string[] }) {
       ) : (
         <ul className="grid gap-1.5">
           {names.map((name) => (
-            <li key={name} className="flex items-center justify-between gap-2 rounded-md bg-surface-raised/60 px-3 py-2 text-sm" data-countermeasure={name}>
+            <li
+              key={name}
+              className="flex items-center justify-between gap-2 rounded-md bg-surface-raised/60 px-3 py-2 text-sm"
+              data-countermeasure={name}
+            >
               <span>{nameLabel(name)}</span>
               <Badge tone="success">{t.countermeasureActive}</Badge>
             </li>
@@ -167,7 +186,13 @@ function Countermeasures({ names }: { names: string[] }) {
 }
 
 const summaryOrder = ['total', 'critical', 'high', 'medium', 'low'] as const;
-const summaryColour = { total: 'text-foreground', critical: 'text-red-400', high: 'text-orange-300', medium: 'text-amber-300', low: 'text-slate-300' };
+const summaryColour = {
+  total: 'text-foreground',
+  critical: 'text-red-400',
+  high: 'text-orange-300',
+  medium: 'text-amber-300',
+  low: 'text-slate-300',
+};
 
 function Summary({ counts }: { counts: SeverityCounts }) {
   return (
@@ -196,7 +221,12 @@ function Vectors({ rows }: { rows: ThreatVectorRow[] }) {
       ) : (
         <ol className="grid max-h-96 gap-1.5 overflow-y-auto pr-1" aria-label={t.vectors}>
           {rows.map((row) => (
-            <li key={row.key} className="grid gap-1 rounded-md border border-border bg-surface-raised/50 px-3 py-2" data-vector={row.type} data-origin={row.origin}>
+            <li
+              key={row.key}
+              className="grid gap-1 rounded-md border border-border bg-surface-raised/50 px-3 py-2"
+              data-vector={row.type}
+              data-origin={row.origin}
+            >
               <div className="flex flex-wrap items-center gap-2">
                 <SeverityTag severity={row.severity} />
                 <span className="text-sm font-medium">{nameLabel(row.type)}</span>
@@ -207,7 +237,10 @@ function Vectors({ rows }: { rows: ThreatVectorRow[] }) {
               <p className="text-sm text-muted">{row.description}</p>
               {row.source ? (
                 <p className="text-xs text-muted">
-                  {t.source} <span className="font-mono text-foreground/80" data-source>{row.source}</span>
+                  {t.source}{' '}
+                  <span className="font-mono text-foreground/80" data-source>
+                    {row.source}
+                  </span>
                 </p>
               ) : row.origin === 'browser' ? (
                 <p className="text-xs text-muted">{t.fromBrowser}</p>

@@ -48,8 +48,14 @@ export function LiveEventCard({ event, blocked, blocking, onBlock }: LiveEventCa
         <span className="ml-auto text-xs text-muted tabular-nums">
           {event.count > 1 ? (
             <>
-              {t.first} <time dateTime={event.timestamp} title={formatDateTime(event.timestamp)}>{formatTime(Date.parse(event.timestamp))}</time> · {t.last}{' '}
-              <time dateTime={event.lastSeen} title={formatDateTime(event.lastSeen)}>{formatTime(Date.parse(event.lastSeen))}</time>
+              {t.first}{' '}
+              <time dateTime={event.timestamp} title={formatDateTime(event.timestamp)}>
+                {formatTime(Date.parse(event.timestamp))}
+              </time>{' '}
+              · {t.last}{' '}
+              <time dateTime={event.lastSeen} title={formatDateTime(event.lastSeen)}>
+                {formatTime(Date.parse(event.lastSeen))}
+              </time>
             </>
           ) : (
             <time dateTime={event.timestamp} title={formatDateTime(event.timestamp)}>
@@ -117,7 +123,11 @@ function IpAnalysisBlock({ event, blocked, blocking, onBlock }: LiveEventCardPro
                 {part.value}
               </span>
               {/* The separator ends a part, so that a wrapped line never starts with one. */}
-              {i < parts.length - 1 ? <span className="text-muted" aria-hidden="true">|</span> : null}
+              {i < parts.length - 1 ? (
+                <span className="text-muted" aria-hidden="true">
+                  |
+                </span>
+              ) : null}
             </span>
           ))}
           {ip.classification !== 'unknown' ? <Badge className="ml-1">{ip.classification}</Badge> : null}

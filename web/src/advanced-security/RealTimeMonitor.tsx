@@ -30,9 +30,24 @@ export function RealTimeMonitor({ metrics, events, blockedIps, live, onToggleLiv
         <Activity className="size-5 text-accent" aria-hidden="true" /> {t.title}
       </h2>
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
-        <StatCard label={tiles.activeThreats.label} value={metrics?.activeThreats ?? null} hint={tiles.activeThreats.hint} icon={<Siren className="size-4 text-red-400" aria-hidden="true" />} />
-        <StatCard label={tiles.blockedIps.label} value={metrics?.blockedIPs ?? null} hint={tiles.blockedIps.hint} icon={<Ban className="size-4 text-orange-300" aria-hidden="true" />} />
-        <StatCard label={tiles.deobfuscation.label} value={metrics?.tamperReports ?? null} hint={tiles.deobfuscation.hint} icon={<Bug className="size-4 text-amber-300" aria-hidden="true" />} />
+        <StatCard
+          label={tiles.activeThreats.label}
+          value={metrics?.activeThreats ?? null}
+          hint={tiles.activeThreats.hint}
+          icon={<Siren className="size-4 text-red-400" aria-hidden="true" />}
+        />
+        <StatCard
+          label={tiles.blockedIps.label}
+          value={metrics?.blockedIPs ?? null}
+          hint={tiles.blockedIps.hint}
+          icon={<Ban className="size-4 text-orange-300" aria-hidden="true" />}
+        />
+        <StatCard
+          label={tiles.deobfuscation.label}
+          value={metrics?.tamperReports ?? null}
+          hint={tiles.deobfuscation.hint}
+          icon={<Bug className="size-4 text-amber-300" aria-hidden="true" />}
+        />
         {/* docs/spec.md §4: "standard" until the metrics load, then "enhanced". */}
         <StatCard
           label={tiles.obfuscation.label}
@@ -48,7 +63,11 @@ export function RealTimeMonitor({ metrics, events, blockedIps, live, onToggleLiv
         />
       </div>
       {metrics?.emergencyMode ? (
-        <p role="alert" className="rounded-lg border border-red-500/70 bg-red-950/60 p-4 text-sm font-medium text-red-100" data-emergency-alert>
+        <p
+          role="alert"
+          className="rounded-lg border border-red-500/70 bg-red-950/60 p-4 text-sm font-medium text-red-100"
+          data-emergency-alert
+        >
           {t.emergencyAlert}
         </p>
       ) : null}
@@ -89,7 +108,10 @@ function LiveEvents({ events, blockedIps, live, onToggleLive, onBlock, blocking 
             <Loader2 className="size-4 animate-spin" aria-hidden="true" /> {t.loading}
           </p>
         ) : shown.length === 0 ? (
-          <div className="grid justify-items-center gap-1 rounded-lg border border-dashed border-border px-4 py-8 text-center" data-empty-state>
+          <div
+            className="grid justify-items-center gap-1 rounded-lg border border-dashed border-border px-4 py-8 text-center"
+            data-empty-state
+          >
             <p className="font-medium">{t.noEvents}</p>
             <p className="text-sm text-muted">{t.noEventsNote}</p>
           </div>

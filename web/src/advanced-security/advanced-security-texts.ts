@@ -111,7 +111,7 @@ export const BLOCK_REASON = 'Manual block from admin panel';
 
 export const featureTexts = {
   title: 'Protection Features Active',
-  note: "Ticked only while that part of the tamper detector is running in this browser.",
+  note: 'Ticked only while that part of the tamper detector is running in this browser.',
   running: 'Running',
   notRunning: 'Not running in this browser',
   features: {

@@ -38,7 +38,17 @@ function local(detections: Detection[], checks = { due: 0, run: 0 }, countermeas
     counts[d.severity] += 1;
     score += scores[d.severity];
   }
-  return { detections, score, threatLevel: Math.min(100, score), protectionLevel: 'minimal', underAttack: false, counts, checks, countermeasures, features: [] };
+  return {
+    detections,
+    score,
+    threatLevel: Math.min(100, score),
+    protectionLevel: 'minimal',
+    underAttack: false,
+    counts,
+    checks,
+    countermeasures,
+    features: [],
+  };
 }
 
 const detection = (severity: Detection['severity'], timestamp: number, type = 'debugger_detected'): Detection => ({
@@ -60,14 +70,29 @@ function event(id: number, lastSeen: string, over: Partial<LiveEvent> = {}): Liv
     username: null,
     actor: null,
     details: {},
-    ipAnalysis: { clientIP: '203.0.113.7', forwardedFor: [], classification: 'public', localNetworkIP: null, publicIP: null, webrtcIPs: [], headers: {} },
+    ipAnalysis: {
+      clientIP: '203.0.113.7',
+      forwardedFor: [],
+      classification: 'public',
+      localNetworkIP: null,
+      publicIP: null,
+      webrtcIPs: [],
+      headers: {},
+    },
     ...over,
   };
 }
 
 describe('combineThreat', () => {
   it('adds the network score and the browser score, capped at 100 for the level only', () => {
-    const browser = local([detection('critical', 1), detection('critical', 2), detection('critical', 3), detection('critical', 4), detection('critical', 5), detection('critical', 6)]);
+    const browser = local([
+      detection('critical', 1),
+      detection('critical', 2),
+      detection('critical', 3),
+      detection('critical', 4),
+      detection('critical', 5),
+      detection('critical', 6),
+    ]);
     const t = combineThreat(network, browser);
     expect(t.score).toBe(20 + 90);
     expect(t.threatLevel).toBe(100);
@@ -133,7 +158,10 @@ describe('recentThreatVectors', () => {
   });
 
   it('leaves out audit entries', () => {
-    const rows = recentThreatVectors([event(2, '2026-11-21T10:05:00Z', { type: 'ip_blocked', actor: 'creator' }), event(1, '2026-11-21T10:00:00Z')], []);
+    const rows = recentThreatVectors(
+      [event(2, '2026-11-21T10:05:00Z', { type: 'ip_blocked', actor: 'creator' }), event(1, '2026-11-21T10:00:00Z')],
+      [],
+    );
     expect(rows.map((r) => r.key)).toEqual(['network-1']);
   });
 
@@ -172,7 +200,12 @@ describe('event details', () => {
       { label: 'public', value: 'Unknown' },
       { label: 'webrtc', value: 'Unknown' },
     ]);
-    expect(ipParts({ ...ip, clientIP: null, webrtcIPs: ['10.0.0.2', '192.168.1.4'] }, '?')?.map((p) => p.value)).toEqual(['?', '?', '?', '10.0.0.2, 192.168.1.4']);
+    expect(ipParts({ ...ip, clientIP: null, webrtcIPs: ['10.0.0.2', '192.168.1.4'] }, '?')?.map((p) => p.value)).toEqual([
+      '?',
+      '?',
+      '?',
+      '10.0.0.2, 192.168.1.4',
+    ]);
     expect(ipParts({ ...ip, clientIP: null }, 'Unknown')).toBeNull();
   });
 
@@ -184,7 +217,9 @@ describe('event details', () => {
   });
 
   it('lists the details without the repeat bookkeeping, objects as JSON', () => {
-    expect(detailEntries({ count: 3, lastSeen: 'x', path: '/api/decoy/a', username_tried: 'eve', clientIp: '::1', empty: '', extra: { a: 1 } })).toEqual([
+    expect(
+      detailEntries({ count: 3, lastSeen: 'x', path: '/api/decoy/a', username_tried: 'eve', clientIp: '::1', empty: '', extra: { a: 1 } }),
+    ).toEqual([
       ['Path', '/api/decoy/a'],
       ['Username tried', 'eve'],
       ['Client IP', '::1'],

@@ -99,15 +99,17 @@ export type ThreatVectorRow = {
  */
 export function recentThreatVectors(events: readonly LiveEvent[], detections: readonly Detection[]): ThreatVectorRow[] {
   const rows: ThreatVectorRow[] = [
-    ...events.filter((e) => e.actor === null).map((e) => ({
-      key: `network-${e.id}`,
-      type: e.type,
-      severity: e.severity,
-      description: describeEvent(e),
-      source: e.ipAnalysis.clientIP,
-      at: Date.parse(e.lastSeen),
-      origin: 'network' as const,
-    })),
+    ...events
+      .filter((e) => e.actor === null)
+      .map((e) => ({
+        key: `network-${e.id}`,
+        type: e.type,
+        severity: e.severity,
+        description: describeEvent(e),
+        source: e.ipAnalysis.clientIP,
+        at: Date.parse(e.lastSeen),
+        origin: 'network' as const,
+      })),
     ...detections.map((d, i) => ({
       key: `browser-${i}`,
       type: d.type,

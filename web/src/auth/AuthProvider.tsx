@@ -1,9 +1,4 @@
-import {
-  createAccount,
-  deriveLoginKey,
-  generateAccessToken,
-  openPrivateKeys,
-} from '@enclave/crypto';
+import { createAccount, deriveLoginKey, generateAccessToken, openPrivateKeys } from '@enclave/crypto';
 import type { SessionResponse } from '@enclave/protocol';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { toast } from '../components/ui/toast-store';

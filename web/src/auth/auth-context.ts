@@ -12,10 +12,7 @@ export type Session = {
   privateIdentity: PrivateIdentity;
 };
 
-export type AuthState =
-  | { status: 'restoring' }
-  | { status: 'loggedOut' }
-  | { status: 'loggedIn'; session: Session };
+export type AuthState = { status: 'restoring' } | { status: 'loggedOut' } | { status: 'loggedIn'; session: Session };
 
 export type AuthContextValue = {
   state: AuthState;

@@ -1,7 +1,15 @@
 import { errorCodes, errorTexts, limits } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import { ApiError, NETWORK_FAILURE_STATUS } from '../net/api-error';
-import { browserId, BROWSER_ID_STORAGE_KEY, ClientRateLimitError, isWrongToken, limitedLogin, loginAllowed, UI_LOGIN_ACTION } from './client-rate-limit';
+import {
+  browserId,
+  BROWSER_ID_STORAGE_KEY,
+  ClientRateLimitError,
+  isWrongToken,
+  limitedLogin,
+  loginAllowed,
+  UI_LOGIN_ACTION,
+} from './client-rate-limit';
 import { OwnKeysMismatchError } from './own-identity';
 
 function memoryStorage() {

@@ -62,7 +62,6 @@ function ChatScreen({ session }: { session: Session }) {
   // over the conversation.
   useEffect(() => dismissToast(), []);
 
-
   useEffect(() => {
     void client.open(receiverId);
   }, [client, receiverId]);
@@ -104,7 +103,12 @@ function ChatScreen({ session }: { session: Session }) {
         content = { text, attachment: await sendFile(file, receiverId) };
       } catch (error) {
         console.error('upload failed', error);
-        const description = error instanceof ApiError && error.serverMessage ? error.serverMessage : error instanceof Error ? error.message : 'Failed to send the file';
+        const description =
+          error instanceof ApiError && error.serverMessage
+            ? error.serverMessage
+            : error instanceof Error
+              ? error.message
+              : 'Failed to send the file';
         toast({ title: 'Send Failed', description, tone: 'destructive' });
         throw error;
       }
@@ -138,11 +142,7 @@ function ChatScreen({ session }: { session: Session }) {
         setPeerId(id);
         setDrawerOpen(false);
       }}
-      moderation={
-        isAdmin
-          ? { onBan: setBanTarget, onUnban: (user) => unban.mutate(user), busy: ban.isPending || unban.isPending }
-          : null
-      }
+      moderation={isAdmin ? { onBan: setBanTarget, onUnban: (user) => unban.mutate(user), busy: ban.isPending || unban.isPending } : null}
     />
   );
   // Phones: the screen's height is the dynamic viewport (dvh), which shrinks above the on-screen

@@ -26,14 +26,23 @@ export function ChatTopBar({ user, admin }: { user: SelfUser; admin: boolean }) 
         {/* Phones show the actions as icons; their names stay for screen readers and tests. */}
         <div className="flex items-center gap-2 sm:gap-3">
           {admin ? (
-            <Link href="/admin" className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline">
+            <Link
+              href="/admin"
+              className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline"
+            >
               <KeyRound className="size-4" aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Key management</span>
             </Link>
           ) : null}
-          <Link href="/security" className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline">
+          <Link
+            href="/security"
+            className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline"
+          >
             <LockKeyhole className="size-4" aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Security</span>
           </Link>
-          <Link href="/p2p-network" className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline">
+          <Link
+            href="/p2p-network"
+            className="inline-flex min-h-8 min-w-8 items-center justify-center gap-1 text-sm text-accent hover:underline"
+          >
             <Network className="size-4" aria-hidden="true" /> <span className="sr-only sm:not-sr-only">P2P Network</span>
           </Link>
           <span className="hidden text-sm text-muted sm:inline">

@@ -28,7 +28,11 @@ export function ConversationHeader({ peer, pin, socketState, onShowSafetyNumber,
         {/* On the left: the toasts appear over the header's right end. */}
         {actions}
         <h2 className="flex min-w-0 grow items-center gap-2 text-base font-semibold wrap-anywhere sm:text-lg">
-          {peer ? <Lock className="size-4 shrink-0 text-accent" aria-hidden="true" /> : <Hash className="size-4 shrink-0 text-accent" aria-hidden="true" />}
+          {peer ? (
+            <Lock className="size-4 shrink-0 text-accent" aria-hidden="true" />
+          ) : (
+            <Hash className="size-4 shrink-0 text-accent" aria-hidden="true" />
+          )}
           {peer ? `Direct message · ${peer.username}` : 'General Channel'}
           {pin?.verified ? <VerifiedMark className="size-4" /> : null}
         </h2>

@@ -78,7 +78,15 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
                 {sending ? 'Encrypting and sending ' : ''}
                 {file.name} ({formatBytes(file.size)})
               </span>
-              <Button type="button" variant="ghost" size="sm" className="h-6 px-1" aria-label={`Remove ${file.name}`} disabled={sending} onClick={() => setFile(null)}>
+              <Button
+                type="button"
+                variant="ghost"
+                size="sm"
+                className="h-6 px-1"
+                aria-label={`Remove ${file.name}`}
+                disabled={sending}
+                onClick={() => setFile(null)}
+              >
                 <X aria-hidden="true" />
               </Button>
             </>
@@ -90,7 +98,15 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
         </div>
       ) : null}
       <div className="flex items-end gap-2">
-        <input ref={fileInput} type="file" className="hidden" tabIndex={-1} aria-hidden="true" onChange={(e) => choose(e.target.files?.[0])} data-testid="attach-input" />
+        <input
+          ref={fileInput}
+          type="file"
+          className="hidden"
+          tabIndex={-1}
+          aria-hidden="true"
+          onChange={(e) => choose(e.target.files?.[0])}
+          data-testid="attach-input"
+        />
         <Button
           type="button"
           variant="outline"

@@ -15,10 +15,8 @@ import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessa
 import { useUsers } from './use-users';
 
 export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';
-export const BAD_SIGNATURE_TEXT =
-  '⚠ Signature check failed: this message may have been forged or altered, so its content is not shown.';
-export const UNVERIFIED_TEXT =
-  "⚠ Sender's key changed — this message cannot be verified. Compare the safety number.";
+export const BAD_SIGNATURE_TEXT = '⚠ Signature check failed: this message may have been forged or altered, so its content is not shown.';
+export const UNVERIFIED_TEXT = "⚠ Sender's key changed — this message cannot be verified. Compare the safety number.";
 export const REPLAYED_TEXT = '⚠ Replayed message — hidden';
 
 /** Results shown as a warning in place of the text. */
@@ -55,7 +53,16 @@ function oldestRowAnchor(el: HTMLElement): Anchor | null {
   return { id: row.dataset.messageId, top: row.getBoundingClientRect().top - el.getBoundingClientRect().top };
 }
 
-export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBeforeId = null, highlight = null, onDelete }: MessageListProps) {
+export function MessageList({
+  view,
+  selfId,
+  dm,
+  onLoadOlder,
+  outgoing,
+  dividerBeforeId = null,
+  highlight = null,
+  onDelete,
+}: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
   const oldestShown = useRef<number | null>(null);
@@ -82,7 +89,13 @@ export function MessageList({ view, selfId, dm, onLoadOlder, outgoing, dividerBe
       if ('event' in item) {
         const { event } = item;
         const own = event.actorId === selfId;
-        return <EventItem key={`e${event.id}`} event={event} text={eventText(event.event, own ? 'You' : (names.get(event.actorId) ?? 'A member'), own)} />;
+        return (
+          <EventItem
+            key={`e${event.id}`}
+            event={event}
+            text={eventText(event.event, own ? 'You' : (names.get(event.actorId) ?? 'A member'), own)}
+          />
+        );
       }
       const { message } = item;
       const own = message.senderId === selfId;
@@ -213,7 +226,16 @@ type MessageItemProps = {
  * Memoized: every prop is a string or an object the store keeps as it is, so a page of older
  * messages renders its own rows and leaves the rest alone.
  */
-const MessageItem = memo(function MessageItem({ message, sender, result, own, encryptedFor, today, onDelete, highlighted }: MessageItemProps) {
+const MessageItem = memo(function MessageItem({
+  message,
+  sender,
+  result,
+  own,
+  encryptedFor,
+  today,
+  onDelete,
+  highlighted,
+}: MessageItemProps) {
   return (
     <li
       className={cn(

@@ -61,8 +61,8 @@ export function MessageSearch({ view, nameOf, onChoose, onClose }: MessageSearch
         </Button>
       </div>
       <p id={hintId} className="text-xs text-muted">
-        Searches the messages decrypted in this tab. Their text is never written to this browser’s storage, so older
-        messages are found once they are loaded.
+        Searches the messages decrypted in this tab. Their text is never written to this browser’s storage, so older messages are found once
+        they are loaded.
       </p>
       {deferred.trim() ? (
         <p role="status" className="text-xs text-muted">

@@ -82,15 +82,18 @@ function SafetyNumberBody({ self, contact, status, actions }: BodyProps) {
       <div className="grid gap-1.5 pr-8">
         <Dialog.Title className="text-lg font-semibold">Safety number with {name}</Dialog.Title>
         <Dialog.Description className="text-sm text-muted">
-          Compare it with the number {name}&apos;s screen shows for you, in person or over another channel you trust. The
-          numbers match only when each of you has the other&apos;s real keys.
+          Compare it with the number {name}&apos;s screen shows for you, in person or over another channel you trust. The numbers match only
+          when each of you has the other&apos;s real keys.
         </Dialog.Description>
       </div>
       {status?.changed ? (
-        <p role="alert" className="flex items-start gap-2 rounded-lg border-2 border-red-500 bg-red-950/70 p-3 text-sm font-medium text-red-50">
+        <p
+          role="alert"
+          className="flex items-start gap-2 rounded-lg border-2 border-red-500 bg-red-950/70 p-3 text-sm font-medium text-red-50"
+        >
           <ShieldAlert className="mt-0.5 size-5 shrink-0 text-red-300" aria-hidden="true" />
-          {name}&apos;s keys changed since this browser pinned them, so this is a new safety number. Compare it again
-          before you trust {name}&apos;s messages.
+          {name}&apos;s keys changed since this browser pinned them, so this is a new safety number. Compare it again before you trust{' '}
+          {name}&apos;s messages.
         </p>
       ) : null}
       {view.data ? (
@@ -127,7 +130,12 @@ function SafetyNumberBody({ self, contact, status, actions }: BodyProps) {
         {status ? (
           <div className="flex flex-wrap gap-2">
             {status.changed ? (
-              <Button variant="outline" size="sm" disabled={busy} onClick={() => void run(() => actions.accept(contact.id, status.fingerprint))}>
+              <Button
+                variant="outline"
+                size="sm"
+                disabled={busy}
+                onClick={() => void run(() => actions.accept(contact.id, status.fingerprint))}
+              >
                 Acknowledge without verifying
               </Button>
             ) : null}
@@ -136,7 +144,11 @@ function SafetyNumberBody({ self, contact, status, actions }: BodyProps) {
                 Clear verification
               </Button>
             ) : (
-              <Button size="sm" disabled={busy || !view.data} onClick={() => void run(() => actions.verify(contact.id, status.fingerprint))}>
+              <Button
+                size="sm"
+                disabled={busy || !view.data}
+                onClick={() => void run(() => actions.verify(contact.id, status.fingerprint))}
+              >
                 <ShieldCheck aria-hidden="true" /> Mark as verified
               </Button>
             )}

@@ -4,7 +4,10 @@ import { countLabel } from './unread';
 export function UnreadBadge({ count }: { count: number }) {
   if (count === 0) return null;
   return (
-    <span className="ml-auto shrink-0 rounded-full bg-accent px-1.5 text-xs font-semibold leading-5 text-background" data-testid="unread-count">
+    <span
+      className="ml-auto shrink-0 rounded-full bg-accent px-1.5 text-xs font-semibold leading-5 text-background"
+      data-testid="unread-count"
+    >
       {countLabel(count)}
       <span className="sr-only"> unread</span>
     </span>

@@ -55,7 +55,18 @@ function isAdmin(user: PublicUser): boolean {
   return user.role === 'admin' || user.isCreatorAccount;
 }
 
-export function UserList({ selfId, users, loading, selectedId, pins, onSelect, onShowSafetyNumber, moderation, variant, unreadOf = () => 0 }: UserListProps) {
+export function UserList({
+  selfId,
+  users,
+  loading,
+  selectedId,
+  pins,
+  onSelect,
+  onShowSafetyNumber,
+  moderation,
+  variant,
+  unreadOf = () => 0,
+}: UserListProps) {
   const others = (users ?? []).filter((u) => u.id !== selfId).sort(byPresenceThenName);
   const self = users?.find((u) => u.id === selfId);
   const onlineCount = (users ?? []).filter((u) => u.online && !u.isBanned).length;
@@ -138,7 +149,10 @@ function AdminCrown({ user }: { user: PublicUser }) {
 function CompromisedMark({ user }: { user: PublicUser }) {
   if (!user.isCompromised) return null;
   return (
-    <span className="inline-flex items-center gap-0.5 rounded border border-red-500/40 bg-red-500/10 px-1 text-[0.65rem] font-medium text-red-300" data-compromised>
+    <span
+      className="inline-flex items-center gap-0.5 rounded border border-red-500/40 bg-red-500/10 px-1 text-[0.65rem] font-medium text-red-300"
+      data-compromised
+    >
       <ShieldOff className="size-3" aria-hidden="true" /> Compromised
     </span>
   );

@@ -25,7 +25,12 @@ const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
 const CAROL = '00000000-0000-4000-8000-00000000000c';
 
-const pin = (owner: string, contact: string, fingerprint: string) => ({ owner, contact, fingerprint, pinnedAt: '2026-01-01T00:00:00.000Z' });
+const pin = (owner: string, contact: string, fingerprint: string) => ({
+  owner,
+  contact,
+  fingerprint,
+  pinnedAt: '2026-01-01T00:00:00.000Z',
+});
 
 beforeAll(() => {
   vi.stubGlobal('IDBKeyRange', { bound: (lower: string, upper: string) => ({ lower, upper }) });
@@ -54,7 +59,10 @@ describe('indexedDbPinStore', () => {
 
   it('keeps the verified mark with the pin, and reads a pin without one as unverified', async () => {
     await indexedDbPinStore.write([{ ...pin(ALICE, BOB, 'fp-bob'), verifiedFingerprint: 'fp-bob' }, pin(ALICE, CAROL, 'fp-carol')]);
-    expect(await indexedDbPinStore.read(ALICE)).toEqual([{ ...pin(ALICE, BOB, 'fp-bob'), verifiedFingerprint: 'fp-bob' }, pin(ALICE, CAROL, 'fp-carol')]);
+    expect(await indexedDbPinStore.read(ALICE)).toEqual([
+      { ...pin(ALICE, BOB, 'fp-bob'), verifiedFingerprint: 'fp-bob' },
+      pin(ALICE, CAROL, 'fp-carol'),
+    ]);
     expect((await indexedDbPinStore.read(ALICE))[1]).not.toHaveProperty('verifiedFingerprint');
   });
 

@@ -13,7 +13,7 @@ describe('notificationFor', () => {
     expect(notificationFor('off', incoming)).toBeNull();
   });
 
-  it('shows nothing for the member\'s own message', () => {
+  it("shows nothing for the member's own message", () => {
     expect(notificationFor('details', { ...incoming, own: true })).toBeNull();
   });
 
@@ -26,9 +26,23 @@ describe('notificationFor', () => {
   });
 
   it('names an attachment by its file, with its caption', () => {
-    const attachment = { id: '00000000-0000-4000-8000-000000000001', key: 'k', iv: 'i', sha256: 'h', name: 'beach.png', type: 'image/png', size: 1 };
-    expect(notificationFor('details', { ...incoming, result: { status: 'ok', text: '', attachment } })).toEqual({ title: 'bob', body: '📎 beach.png' });
-    expect(notificationFor('details', { ...incoming, result: { status: 'ok', text: 'look', attachment } })).toEqual({ title: 'bob', body: '📎 beach.png — look' });
+    const attachment = {
+      id: '00000000-0000-4000-8000-000000000001',
+      key: 'k',
+      iv: 'i',
+      sha256: 'h',
+      name: 'beach.png',
+      type: 'image/png',
+      size: 1,
+    };
+    expect(notificationFor('details', { ...incoming, result: { status: 'ok', text: '', attachment } })).toEqual({
+      title: 'bob',
+      body: '📎 beach.png',
+    });
+    expect(notificationFor('details', { ...incoming, result: { status: 'ok', text: 'look', attachment } })).toEqual({
+      title: 'bob',
+      body: '📎 beach.png — look',
+    });
   });
 
   it.each([

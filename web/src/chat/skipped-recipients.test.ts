@@ -11,7 +11,6 @@ const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
 const CAROL = '00000000-0000-4000-8000-00000000000c';
 
-
 describe('members left out of an epoch', () => {
   it('are named in the chat warning of that conversation, and the message still goes out', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -46,7 +45,10 @@ describe('members left out of an epoch', () => {
       publicIdentity: alice.publicIdentity,
       privateIdentity: alice.privateIdentity,
     };
-    const services = createMemberClient(session, new QueryClient(), new FrameDispatcher(), { call: fakeCall(api), pins: new MemoryPinStore() });
+    const services = createMemberClient(session, new QueryClient(), new FrameDispatcher(), {
+      call: fakeCall(api),
+      pins: new MemoryPinStore(),
+    });
     const changes = vi.fn();
     services.skipped.subscribe(changes);
 

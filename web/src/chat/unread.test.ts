@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { countLabel, firstUnreadId, forgetUnread, isInView, markRead, MAX_UNREAD_IDS, noteUnread, parseReadState, titleWithCount, totalUnread, typingText, unreadCount, type ReadState } from './unread';
+import {
+  countLabel,
+  firstUnreadId,
+  forgetUnread,
+  isInView,
+  markRead,
+  MAX_UNREAD_IDS,
+  noteUnread,
+  parseReadState,
+  titleWithCount,
+  totalUnread,
+  typingText,
+  unreadCount,
+  type ReadState,
+} from './unread';
 
 const dm = `dm:${'a'.repeat(8)}-aaaa-aaaa-aaaa-${'a'.repeat(12)}:${'b'.repeat(8)}-bbbb-bbbb-bbbb-${'b'.repeat(12)}`;
 

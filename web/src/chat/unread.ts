@@ -95,7 +95,14 @@ export function parseReadState(text: string | null): ReadState {
     const { readUpTo, unread } = (value ?? {}) as { readUpTo?: unknown; unread?: unknown };
     if (!(readUpTo === 0 || isId(readUpTo)) || !Array.isArray(unread)) continue;
     if (!conversationIdSchema.safeParse(id).success) continue;
-    state[id] = { readUpTo, unread: unread.filter(isId).filter((u) => u > readUpTo).sort((a, b) => a - b).slice(-MAX_UNREAD_IDS) };
+    state[id] = {
+      readUpTo,
+      unread: unread
+        .filter(isId)
+        .filter((u) => u > readUpTo)
+        .sort((a, b) => a - b)
+        .slice(-MAX_UNREAD_IDS),
+    };
   }
   return state;
 }

@@ -78,7 +78,10 @@ export function useNotifications(selfId: string, deps: NotificationsDeps): Notif
 
   const onIncoming = useCallback(
     (message: Message, result: DecryptResult | undefined) => {
-      const { setting: now, deps: { isInView, nameOf, open } } = current.current;
+      const {
+        setting: now,
+        deps: { isInView, nameOf, open },
+      } = current.current;
       const content = notificationFor(now, {
         own: message.senderId === selfId,
         inView: isInView(message.conversationId),

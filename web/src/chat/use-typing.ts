@@ -58,13 +58,16 @@ export function useTyping(selfId: string, conversationId: string): Typing {
   const nextExpiry = Math.min(...(shown?.values() ?? []));
   useEffect(() => {
     if (!Number.isFinite(nextExpiry)) return;
-    const timer = setTimeout(() => {
-      const now = Date.now();
-      setTyping((all) => {
-        const users = new Map([...(all.get(conversationId) ?? [])].filter(([, until]) => until > now));
-        return new Map(all).set(conversationId, users);
-      });
-    }, Math.max(0, nextExpiry - Date.now()));
+    const timer = setTimeout(
+      () => {
+        const now = Date.now();
+        setTyping((all) => {
+          const users = new Map([...(all.get(conversationId) ?? [])].filter(([, until]) => until > now));
+          return new Map(all).set(conversationId, users);
+        });
+      },
+      Math.max(0, nextExpiry - Date.now()),
+    );
     return () => clearTimeout(timer);
   }, [conversationId, nextExpiry]);
 

@@ -1,7 +1,19 @@
 import type { Message } from '@enclave/protocol';
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useFrames } from '../realtime/realtime-context';
-import { firstUnreadId, forgetUnread, isInView, markRead, noteUnread, parseReadState, titleWithCount, totalUnread, unreadCount, type ReadState, type ViewState } from './unread';
+import {
+  firstUnreadId,
+  forgetUnread,
+  isInView,
+  markRead,
+  noteUnread,
+  parseReadState,
+  titleWithCount,
+  totalUnread,
+  unreadCount,
+  type ReadState,
+  type ViewState,
+} from './unread';
 
 const storageKey = (selfId: string) => `enclave:reads:${selfId}`;
 
@@ -93,7 +105,11 @@ export function useUnread(selfId: string, conversationId: string, messages: read
   const newest = messages.at(-1)?.id ?? 0;
   const next = visible
     ? markRead(reads, conversationId, newest)
-    : noteUnread(reads, conversationId, messages.filter((m) => m.senderId !== selfId).map((m) => m.id));
+    : noteUnread(
+        reads,
+        conversationId,
+        messages.filter((m) => m.senderId !== selfId).map((m) => m.id),
+      );
   if (next !== reads) setReads(next);
 
   const total = totalUnread(reads);

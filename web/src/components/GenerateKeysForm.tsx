@@ -43,7 +43,15 @@ type GenerateKeysFormProps = {
 };
 
 export function GenerateKeysForm({ generate, invalidToast, onGenerated, layout = 'column' }: GenerateKeysFormProps) {
-  const ids = { quantity: useId(), days: useId(), daysHint: useId(), purchase: useId(), price: useId(), canary: useId(), canaryHint: useId() };
+  const ids = {
+    quantity: useId(),
+    days: useId(),
+    daysHint: useId(),
+    purchase: useId(),
+    price: useId(),
+    canary: useId(),
+    canaryHint: useId(),
+  };
   const [form, setForm] = useState<GenerateForm>(initialGenerateForm);
   const classes = layouts[layout];
 

@@ -27,7 +27,9 @@ export function PageHeader({ icon, title, subtitle, status, actions, actionsLabe
   const Actions = actionsLabel ? 'nav' : 'div';
   return (
     <header className="border-b border-border bg-surface/80">
-      <div className={cn('mx-auto flex flex-wrap items-center justify-between gap-3 px-4 py-3', width === '7xl' ? 'max-w-7xl' : 'max-w-6xl')}>
+      <div
+        className={cn('mx-auto flex flex-wrap items-center justify-between gap-3 px-4 py-3', width === '7xl' ? 'max-w-7xl' : 'max-w-6xl')}
+      >
         <div className="flex items-center gap-2">
           {icon}
           {subtitle ? (

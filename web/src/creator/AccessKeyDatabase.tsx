@@ -108,14 +108,30 @@ export function AccessKeyDatabase() {
               <table className="w-full text-sm" aria-label="Access keys">
                 <thead className="bg-surface-raised text-xs text-muted">
                   <tr>
-                    <th scope="col" className="px-3 py-2 text-left font-medium">Key</th>
-                    <th scope="col" className="px-3 py-2 text-left font-medium">Status</th>
-                    <th scope="col" className="px-3 py-2 text-left font-medium">Purchase ID</th>
-                    <th scope="col" className="px-3 py-2 text-right font-medium">Price</th>
-                    <th scope="col" className="px-3 py-2 text-left font-medium">Generated</th>
-                    <th scope="col" className="px-3 py-2 text-left font-medium">Expires</th>
-                    <th scope="col" className="px-3 py-2 text-left font-medium">Redeemed</th>
-                    <th scope="col" className="px-3 py-2 text-left font-medium">Member</th>
+                    <th scope="col" className="px-3 py-2 text-left font-medium">
+                      Key
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-left font-medium">
+                      Status
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-left font-medium">
+                      Purchase ID
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-right font-medium">
+                      Price
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-left font-medium">
+                      Generated
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-left font-medium">
+                      Expires
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-left font-medium">
+                      Redeemed
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-left font-medium">
+                      Member
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -156,7 +172,13 @@ export function AccessKeyDatabase() {
 export function ShowMoreKeys({ keys }: { keys: ReturnType<typeof useAccessKeys> }) {
   if (!keys.hasNextPage) return null;
   return (
-    <Button variant="ghost" size="sm" className="justify-self-start" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
+    <Button
+      variant="ghost"
+      size="sm"
+      className="justify-self-start"
+      disabled={keys.isFetchingNextPage}
+      onClick={() => void keys.fetchNextPage()}
+    >
       {keys.isFetchingNextPage ? 'Loading…' : `Show more (${keys.keys.length} of ${keys.total} shown)`}
     </Button>
   );

@@ -20,15 +20,13 @@ export function ConsoleHeader({ emergency, refreshing }: { emergency: boolean | 
       }
       title="Creator Access"
       subtitle="Network creator console"
-      status={emergency === null ? null : emergency ? <Badge tone="danger">Emergency mode</Badge> : <Badge tone="success">Network normal</Badge>}
+      status={
+        emergency === null ? null : emergency ? <Badge tone="danger">Emergency mode</Badge> : <Badge tone="success">Network normal</Badge>
+      }
       actionsLabel="Console"
       actions={
         <>
-          <Button
-            variant="ghost"
-            size="sm"
-            onClick={() => void queryClient.invalidateQueries({ queryKey: creatorQueryKeys.all })}
-          >
+          <Button variant="ghost" size="sm" onClick={() => void queryClient.invalidateQueries({ queryKey: creatorQueryKeys.all })}>
             <RefreshCw className={refreshing ? 'animate-spin' : undefined} aria-hidden="true" /> Refresh
           </Button>
           <Button variant="outline" size="sm" asChild>

@@ -33,8 +33,8 @@ export function EmergencyBanner({ emergency, lifting, onLift }: EmergencyBannerP
             <time dateTime={emergency.since ?? undefined} title={formatDateTime(emergency.since)}>
               {formatRelative(emergency.since)}
             </time>
-            . Registration is closed. Members banned by the shutdown stay banned until you unban them in the member
-            list below, one by one or all at once.
+            . Registration is closed. Members banned by the shutdown stay banned until you unban them in the member list below, one by one
+            or all at once.
           </p>
         </div>
       </div>

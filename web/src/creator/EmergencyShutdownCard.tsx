@@ -29,9 +29,11 @@ export function EmergencyShutdownCard({ users, active }: { users: MonitoredUser[
             <Power className="size-5" aria-hidden="true" /> Emergency Shutdown
           </h2>
           <p className="text-sm text-red-100/80">
-            Bans every member except the accounts marked as yours, ends their sessions and closes their connections with a
-            notice, and puts the network in emergency mode (registration closed) until you lift it.
-            {spared.length > 0 ? ` Spared: ${spared.map((u) => u.username).join(', ')}.` : ' No account is marked as yours: every member would be banned.'}
+            Bans every member except the accounts marked as yours, ends their sessions and closes their connections with a notice, and puts
+            the network in emergency mode (registration closed) until you lift it.
+            {spared.length > 0
+              ? ` Spared: ${spared.map((u) => u.username).join(', ')}.`
+              : ' No account is marked as yours: every member would be banned.'}
           </p>
         </div>
         <Button variant="danger" size="lg" disabled={shutdown.isPending} onClick={() => setConfirming(true)}>
@@ -44,8 +46,8 @@ export function EmergencyShutdownCard({ users, active }: { users: MonitoredUser[
         description={
           <>
             <p>
-              {targets === undefined ? 'Every member' : plural(targets, 'member')} not marked as yours will be banned and
-              disconnected at once. Their bans stay after you lift emergency mode, until you unban them.
+              {targets === undefined ? 'Every member' : plural(targets, 'member')} not marked as yours will be banned and disconnected at
+              once. Their bans stay after you lift emergency mode, until you unban them.
             </p>
             <p>
               {spared.length > 0

@@ -53,8 +53,7 @@ export function MasterKeyCard({ subtitle = 'Network creator console · Enclave' 
             <KeyRound className="size-5 text-amber-300" aria-hidden="true" /> Master Key Authentication
           </CardTitle>
           <CardDescription>
-            Only the network creator holds the master key. It stays in this tab&apos;s memory: a reload or a new tab asks
-            for it again.
+            Only the network creator holds the master key. It stays in this tab&apos;s memory: a reload or a new tab asks for it again.
           </CardDescription>
         </CardHeader>
         <CardContent>

@@ -81,13 +81,27 @@ export function MembersCard() {
             <table className="w-full text-sm" aria-label="Members">
               <thead className="bg-surface-raised text-xs text-muted">
                 <tr>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Member</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Status</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Role</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Last activity</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Access key</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Ban reason</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Actions</th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Member
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Status
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Role
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Last activity
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Access key
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Ban reason
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">
+                    Actions
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -138,12 +152,24 @@ export function MembersCard() {
                       <div className="flex justify-end gap-1.5">
                         {/* A wiped account has no keys left to unlock: the server refuses it (409). */}
                         {u.isLocked && !u.isCompromised ? (
-                          <Button size="sm" variant="secondary" disabled={busy} aria-label={`Unlock ${u.username}`} onClick={() => unlock.mutate(u)}>
+                          <Button
+                            size="sm"
+                            variant="secondary"
+                            disabled={busy}
+                            aria-label={`Unlock ${u.username}`}
+                            onClick={() => unlock.mutate(u)}
+                          >
                             <Lock aria-hidden="true" /> Unlock
                           </Button>
                         ) : null}
                         {u.isBanned ? (
-                          <Button size="sm" variant="secondary" disabled={busy} aria-label={`Unban ${u.username}`} onClick={() => unban.mutate(u)}>
+                          <Button
+                            size="sm"
+                            variant="secondary"
+                            disabled={busy}
+                            aria-label={`Unban ${u.username}`}
+                            onClick={() => unban.mutate(u)}
+                          >
                             Unban
                           </Button>
                         ) : (
@@ -171,7 +197,11 @@ export function MembersCard() {
                           size="sm"
                           variant="ghost"
                           disabled={busy}
-                          aria-label={u.isCreatorAccount ? `Unmark ${u.username} as the creator's account` : `Mark ${u.username} as the creator's account`}
+                          aria-label={
+                            u.isCreatorAccount
+                              ? `Unmark ${u.username} as the creator's account`
+                              : `Mark ${u.username} as the creator's account`
+                          }
                           onClick={() => mark.mutate({ user: u, mine: !u.isCreatorAccount })}
                         >
                           <Crown aria-hidden="true" /> {u.isCreatorAccount ? 'Unmark mine' : 'Mark as mine'}
@@ -206,7 +236,11 @@ function MemberStatus({ user }: { user: MonitoredUser }) {
         </Badge>
       ) : null}
       {user.isCompromised ? (
-        <Badge tone="danger" data-member-compromised title="Wiped by the breach policy: its keys are gone and it cannot be restored or unlocked; the person can join again with a new invite key">
+        <Badge
+          tone="danger"
+          data-member-compromised
+          title="Wiped by the breach policy: its keys are gone and it cannot be restored or unlocked; the person can join again with a new invite key"
+        >
           <ShieldAlert aria-hidden="true" /> Compromised
         </Badge>
       ) : null}

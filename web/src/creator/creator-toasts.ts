@@ -4,7 +4,6 @@ import { failureToast as bad, successToast as good } from '../components/ui/toas
 import { plural } from '../lib/format';
 import { isApiError, NETWORK_FAILURE_STATUS } from '../net/api-error';
 
-
 /** True when no HTTP answer arrived at all. */
 export function isNetworkFailure(error: unknown): boolean {
   return isApiError(error, NETWORK_FAILURE_STATUS);

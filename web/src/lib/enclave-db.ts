@@ -36,11 +36,7 @@ function open(): Promise<IDBDatabase> {
  * Runs one request against a store and closes the database afterwards, so that no connection is
  * left open (a later version upgrade or `deleteDatabase` would be blocked by it).
  */
-export async function withStore<T>(
-  name: StoreName,
-  mode: IDBTransactionMode,
-  run: (store: IDBObjectStore) => IDBRequest<T>,
-): Promise<T> {
+export async function withStore<T>(name: StoreName, mode: IDBTransactionMode, run: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
   const db = await open();
   try {
     const tx = db.transaction(name, mode);

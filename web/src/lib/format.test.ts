@@ -79,7 +79,8 @@ describe('formatMessageTime', () => {
     const built = vi.spyOn(Intl, 'DateTimeFormat');
     const perCall = [vi.spyOn(Date.prototype, 'toLocaleTimeString'), vi.spyOn(Date.prototype, 'toLocaleDateString')];
     const today = dayKey(new Date(2026, 10, 25));
-    for (let minute = 0; minute < 100; minute++) formatMessageTime(new Date(2026, 10, 24 + (minute % 2), 9, minute % 60).toISOString(), today);
+    for (let minute = 0; minute < 100; minute++)
+      formatMessageTime(new Date(2026, 10, 24 + (minute % 2), 9, minute % 60).toISOString(), today);
     expect(built).not.toHaveBeenCalled();
     for (const spy of perCall) expect(spy).not.toHaveBeenCalled();
   });

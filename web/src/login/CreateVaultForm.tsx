@@ -93,7 +93,10 @@ export function CreateVaultForm({ initialKey, onRegistered }: CreateVaultFormPro
           {key.length}/{limits.tokenLength} characters
         </p>
         {closed ? (
-          <p role="alert" className="flex items-start gap-2 rounded-lg border border-amber-500/50 bg-amber-950/40 p-3 text-sm text-amber-100">
+          <p
+            role="alert"
+            className="flex items-start gap-2 rounded-lg border border-amber-500/50 bg-amber-950/40 p-3 text-sm text-amber-100"
+          >
             <ShieldAlert className="mt-0.5 size-4 shrink-0 text-amber-300" aria-hidden="true" />
             <span>{registrationClosedExplanation}</span>
           </p>

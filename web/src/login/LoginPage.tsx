@@ -80,11 +80,7 @@ export function LoginPage() {
         </CardHeader>
         <CardContent id={panelId} role="tabpanel" aria-labelledby={`${panelId}-${mode}`} className="grid gap-4">
           {mode === 'signin' ? (
-            <SignInForm
-              key={signInGeneration}
-              initialToken={prefilledToken}
-              onSwitchToCreate={() => setMode('create')}
-            />
+            <SignInForm key={signInGeneration} initialToken={prefilledToken} onSwitchToCreate={() => setMode('create')} />
           ) : issuedToken ? (
             <NewTokenPanel
               accessToken={issuedToken}

@@ -36,8 +36,8 @@ export function NewTokenPanel({ accessToken, saved, onSavedChange, onContinue }:
       <div role="alert" className="flex gap-3 rounded-lg border border-red-500/50 bg-red-950/50 p-3 text-sm text-red-100">
         <AlertTriangle className="mt-0.5 size-4 shrink-0 text-red-400" aria-hidden="true" />
         <p>
-          <strong className="font-semibold">This is the only copy of your access token.</strong> It is not stored
-          anywhere else and cannot be reset. If you lose it, your account and your messages are unrecoverable.
+          <strong className="font-semibold">This is the only copy of your access token.</strong> It is not stored anywhere else and cannot
+          be reset. If you lose it, your account and your messages are unrecoverable.
         </p>
       </div>
       <div className="flex items-center gap-2 text-sm">

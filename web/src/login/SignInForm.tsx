@@ -70,11 +70,7 @@ export function SignInForm({ initialToken, onSwitchToCreate }: SignInFormProps) 
         {loading ? <Unlock className="animate-pulse" aria-hidden="true" /> : <Lock aria-hidden="true" />}
         Decrypt &amp; Access
       </Button>
-      <button
-        type="button"
-        className="text-center text-sm text-accent underline-offset-4 hover:underline"
-        onClick={onSwitchToCreate}
-      >
+      <button type="button" className="text-center text-sm text-accent underline-offset-4 hover:underline" onClick={onSwitchToCreate}>
         Have an access key? Validate it to create your vault
       </button>
     </form>

@@ -12,7 +12,13 @@ export class ApiError extends Error {
   /** The wait the server asked for (`Retry-After`, a busy server's 503), read by the client core's resends. */
   readonly retryAfterMs: number | null;
 
-  constructor(status: number, message: string, code: string | null = null, serverMessage: string | null = null, retryAfterMs: number | null = null) {
+  constructor(
+    status: number,
+    message: string,
+    code: string | null = null,
+    serverMessage: string | null = null,
+    retryAfterMs: number | null = null,
+  ) {
     super(message);
     this.status = status;
     this.code = code;

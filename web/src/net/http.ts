@@ -33,7 +33,12 @@ export async function send<R extends RouteDefinition>(
   headers: Record<string, string> = {},
   signal?: AbortSignal,
 ): Promise<Response> {
-  const init: RequestInit = { method: route.method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers }, signal };
+  const init: RequestInit = {
+    method: route.method,
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json', ...headers },
+    signal,
+  };
   // A route that accepts any body (the decoys) may be called with none.
   const body: unknown = route.body ? route.body.parse(input.body) : undefined;
   if (body !== undefined) {
@@ -66,11 +71,21 @@ async function toApiError(response: Response): Promise<ApiError> {
   } catch {
     // Not JSON (a proxy's error page, say): the generic message below still says what happened.
   }
-  return new ApiError(response.status, `${response.status}: ${text || response.statusText}`, code, serverMessage, retryAfterMs(response.headers.get('retry-after')));
+  return new ApiError(
+    response.status,
+    `${response.status}: ${text || response.statusText}`,
+    code,
+    serverMessage,
+    retryAfterMs(response.headers.get('retry-after')),
+  );
 }
 
 /** Calls a route of the route table and parses its answer with the route's response schema. */
-export async function call<R extends RouteDefinition>(route: R, input: RouteInput<R>, headers?: Record<string, string>): Promise<RouteResponse<R>> {
+export async function call<R extends RouteDefinition>(
+  route: R,
+  input: RouteInput<R>,
+  headers?: Record<string, string>,
+): Promise<RouteResponse<R>> {
   const response = await send(route, input, headers);
   let json: unknown;
   try {

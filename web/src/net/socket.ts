@@ -9,14 +9,7 @@
 import { closeCodes, serverFrameSchema, SOCKET_PATH, type ClientFrame, type ServerFrame } from '@enclave/protocol';
 import { randomUnit, reconnectDelay } from './backoff';
 
-export type SocketState =
-  | 'idle'
-  | 'connecting'
-  | 'connected'
-  | 'authenticating'
-  | 'authenticated'
-  | 'auth_failed'
-  | 'disconnected';
+export type SocketState = 'idle' | 'connecting' | 'connected' | 'authenticating' | 'authenticated' | 'auth_failed' | 'disconnected';
 
 export const PING_INTERVAL_MS = 25_000;
 /** No frame at all this long after a ping means the connection is dead even if not closed yet. */

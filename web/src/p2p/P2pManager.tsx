@@ -83,11 +83,21 @@ export function P2pManager({ session, onLinkChange }: { session: Session; onLink
           hint="Joiners whose host accepted them, over all online nodes"
           icon={<Plug className="size-4" aria-hidden="true" />}
         />
-        <StatCard label="Nodes listed" value={nodes.data ? list.length : null} hint="Online or not" icon={<Users className="size-4" aria-hidden="true" />} />
+        <StatCard
+          label="Nodes listed"
+          value={nodes.data ? list.length : null}
+          hint="Online or not"
+          icon={<Users className="size-4" aria-hidden="true" />}
+        />
       </div>
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <HostingCard controller={controller} hostingNodeId={snapshot.hostingNodeId} ownNode={ownNode} joinedRoom={inRoom && snapshot.room?.role === 'joiner'} />
+        <HostingCard
+          controller={controller}
+          hostingNodeId={snapshot.hostingNodeId}
+          ownNode={ownNode}
+          joinedRoom={inRoom && snapshot.room?.role === 'joiner'}
+        />
         <Card>
           <CardHeader className="flex-row items-center justify-between">
             <CardTitle>Community nodes</CardTitle>
@@ -128,12 +138,36 @@ export function P2pManager({ session, onLinkChange }: { session: Session; onLink
   );
 }
 
-function NodeRow({ node, own, joined, busy, onConnect }: { node: P2pNode; own: boolean; joined: boolean; busy: boolean; onConnect: () => void }) {
+function NodeRow({
+  node,
+  own,
+  joined,
+  busy,
+  onConnect,
+}: {
+  node: P2pNode;
+  own: boolean;
+  joined: boolean;
+  busy: boolean;
+  onConnect: () => void;
+}) {
   const full = node.currentConnections >= node.maxConnections;
   const offline = node.status !== 'online';
-  const why = own ? 'Your own node' : offline ? 'Offline: its host is not connected' : full ? 'Full' : joined ? 'You are in this room' : null;
+  const why = own
+    ? 'Your own node'
+    : offline
+      ? 'Offline: its host is not connected'
+      : full
+        ? 'Full'
+        : joined
+          ? 'You are in this room'
+          : null;
   return (
-    <li className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-border p-3" data-node={node.hostUsername} aria-label={`Node of ${node.hostUsername}`}>
+    <li
+      className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-border p-3"
+      data-node={node.hostUsername}
+      aria-label={`Node of ${node.hostUsername}`}
+    >
       <div className="grid gap-1 text-sm">
         <div className="flex items-center gap-2">
           <span className="font-medium">{node.hostUsername}</span>
@@ -176,7 +210,9 @@ function HostingCard({
 
   const start = useMutation({
     mutationFn: () =>
-      call(routes.p2pHost, { body: { nodeType: 'community_host', capabilities: ['chat'], maxConnections: Number(maxConnections), location, publishAddress } }),
+      call(routes.p2pHost, {
+        body: { nodeType: 'community_host', capabilities: ['chat'], maxConnections: Number(maxConnections), location, publishAddress },
+      }),
     onSuccess: ({ node }) => {
       controller?.host(node.id);
       void refresh();
@@ -202,7 +238,9 @@ function HostingCard({
     <Card>
       <CardHeader>
         <CardTitle>Host a node</CardTitle>
-        <CardDescription>Members who connect join your room; your browser relays their messages while this page stays open.</CardDescription>
+        <CardDescription>
+          Members who connect join your room; your browser relays their messages while this page stays open.
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-3">
         {error && (
@@ -228,7 +266,8 @@ function HostingCard({
           <form className="grid gap-3" onSubmit={submit}>
             {ownNode && (
               <p className="text-sm text-muted">
-                Your node ({ownNode.location}) is still listed from an earlier visit, but no page serves it: start hosting to serve it here, or{' '}
+                Your node ({ownNode.location}) is still listed from an earlier visit, but no page serves it: start hosting to serve it here,
+                or{' '}
                 <button type="button" className="text-accent hover:underline" onClick={() => stop.mutate()}>
                   remove it
                 </button>
@@ -237,18 +276,34 @@ function HostingCard({
             )}
             <div className="grid gap-1.5">
               <Label htmlFor="p2p-location">Location label</Label>
-              <Input id="p2p-location" value={location} onChange={(e) => setLocation(e.target.value)} maxLength={64} required placeholder="Berlin, home lab…" />
+              <Input
+                id="p2p-location"
+                value={location}
+                onChange={(e) => setLocation(e.target.value)}
+                maxLength={64}
+                required
+                placeholder="Berlin, home lab…"
+              />
             </div>
             <div className="grid gap-1.5">
               <Label htmlFor="p2p-max">Max connections</Label>
-              <Input id="p2p-max" type="number" min={1} max={P2P_MAX_CONNECTIONS} value={maxConnections} onChange={(e) => setMaxConnections(e.target.value)} required />
+              <Input
+                id="p2p-max"
+                type="number"
+                min={1}
+                max={P2P_MAX_CONNECTIONS}
+                value={maxConnections}
+                onChange={(e) => setMaxConnections(e.target.value)}
+                required
+              />
             </div>
             <label className="flex items-center gap-2 text-sm">
               <input type="checkbox" checked={publishAddress} onChange={(e) => setPublishAddress(e.target.checked)} />
               Publish my address to other members
             </label>
             <p className="text-xs text-muted">
-              Unpublished, your address is still visible to the members who connect to you (WebRTC needs it), unless the network uses a relay server.
+              Unpublished, your address is still visible to the members who connect to you (WebRTC needs it), unless the network uses a
+              relay server.
             </p>
             <Button type="submit" disabled={start.isPending || !controller}>
               Start hosting

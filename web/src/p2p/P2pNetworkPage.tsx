@@ -19,14 +19,20 @@ export function P2pNetworkPage() {
       <PageHeader
         icon={<Network className="size-5 text-accent" aria-hidden="true" />}
         title="P2P Network"
-        actions={<BackLink href={state.status === 'loggedIn' ? '/chat' : '/'}>{state.status === 'loggedIn' ? 'Back to chat' : 'Back to sign in'}</BackLink>}
+        actions={
+          <BackLink href={state.status === 'loggedIn' ? '/chat' : '/'}>
+            {state.status === 'loggedIn' ? 'Back to chat' : 'Back to sign in'}
+          </BackLink>
+        }
       />
       <main className="mx-auto grid max-w-6xl gap-6 p-4">
         <Explanation />
         {state.status === 'loggedIn' ? (
           <MemberArea session={state.session} />
         ) : state.status === 'restoring' ? (
-          <p className="text-sm text-muted" aria-busy="true">Restoring secure session…</p>
+          <p className="text-sm text-muted" aria-busy="true">
+            Restoring secure session…
+          </p>
         ) : (
           <Card>
             <CardContent className="pt-6 text-center text-sm text-muted">Please log in to access P2P networking features</CardContent>
@@ -40,16 +46,17 @@ export function P2pNetworkPage() {
 function Explanation() {
   return (
     <section aria-labelledby="p2p-about" className="grid gap-2 text-sm text-muted">
-      <h2 id="p2p-about" className="text-base font-semibold text-foreground">Community nodes</h2>
+      <h2 id="p2p-about" className="text-base font-semibold text-foreground">
+        Community nodes
+      </h2>
       <p>
-        A member can host a community node: others join it directly from their browsers over WebRTC, and the room's
-        messages travel between the browsers only. The server lists the nodes and passes the few connection-setup messages
-        (offer, answer, network candidates) between the two parties; it never sees what is said in a room.
+        A member can host a community node: others join it directly from their browsers over WebRTC, and the room's messages travel between
+        the browsers only. The server lists the nodes and passes the few connection-setup messages (offer, answer, network candidates)
+        between the two parties; it never sees what is said in a room.
       </p>
       <p>
-        The host relays messages among the members of its room. Each message is end-to-end encrypted with the identity keys
-        of the members in the room when it is sent, the host among them: the members of the room can read it, the server
-        and anyone who joins later cannot.
+        The host relays messages among the members of its room. Each message is end-to-end encrypted with the identity keys of the members
+        in the room when it is sent, the host among them: the members of the room can read it, the server and anyone who joins later cannot.
       </p>
     </section>
   );

@@ -13,7 +13,17 @@ const MAX_CHARS = 500;
 const statusText = { connecting: 'Connecting…', open: 'Connected', closed: 'Closed' } as const;
 
 /** The room this tab hosts or joined: who is in it, its messages and who could read each. */
-export function RoomPanel({ room, controller, nameOf, selfId }: { room: RoomView; controller: P2pController; nameOf: (id: string) => string; selfId: string }) {
+export function RoomPanel({
+  room,
+  controller,
+  nameOf,
+  selfId,
+}: {
+  room: RoomView;
+  controller: P2pController;
+  nameOf: (id: string) => string;
+  selfId: string;
+}) {
   const [text, setText] = useState('');
   const [sendError, setSendError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
@@ -56,8 +66,9 @@ export function RoomPanel({ room, controller, nameOf, selfId }: { room: RoomView
         </div>
         <CardDescription className="flex items-start gap-1.5">
           <Lock className="mt-0.5 size-3.5 shrink-0" aria-hidden="true" />
-          Messages travel between browsers only, end-to-end encrypted for the members in the room when they are sent: each message lists who can read it.
-          The host relays them; it reads them only as a member of the room. Members who join later cannot read earlier messages.
+          Messages travel between browsers only, end-to-end encrypted for the members in the room when they are sent: each message lists who
+          can read it. The host relays them; it reads them only as a member of the room. Members who join later cannot read earlier
+          messages.
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-3">

@@ -16,6 +16,11 @@ export function memberSetup(session: Session, trust: KeyTrust, members: MemberLi
     decryptKey: session.privateIdentity.decryptKey,
     trust,
     members,
-    crypto: { createEpoch: e2e.createEpoch, openEpochShare: e2e.openEpochShare, encryptMessage: e2e.encryptMessage, decryptMessage: e2e.decryptMessage },
+    crypto: {
+      createEpoch: e2e.createEpoch,
+      openEpochShare: e2e.openEpochShare,
+      encryptMessage: e2e.encryptMessage,
+      decryptMessage: e2e.decryptMessage,
+    },
   };
 }

@@ -51,7 +51,11 @@ class PeerLink {
       if (!event.candidate) return;
       const { candidate, sdpMid, sdpMLineIndex, usernameFragment } = event.candidate.toJSON();
       if (candidate === undefined) return;
-      socket.send({ type: 'p2p_signal', connectionId, signal: { kind: 'ice', payload: { candidate, sdpMid, sdpMLineIndex, usernameFragment } } });
+      socket.send({
+        type: 'p2p_signal',
+        connectionId,
+        signal: { kind: 'ice', payload: { candidate, sdpMid, sdpMLineIndex, usernameFragment } },
+      });
     };
   }
 
@@ -111,7 +115,10 @@ export class P2pController {
   /** Listens for signaling; the returned function leaves every room and stops serving. */
   start(): () => void {
     const offs = [
-      this.frames.on('p2p_signal', (frame) => void this.onSignal(frame).catch((error: unknown) => console.warn('p2p: signaling failed', error))),
+      this.frames.on(
+        'p2p_signal',
+        (frame) => void this.onSignal(frame).catch((error: unknown) => console.warn('p2p: signaling failed', error)),
+      ),
       this.frames.on('p2p_connection', (frame) => {
         if (frame.state === 'closed') this.onClosed(frame.connectionId);
       }),
@@ -191,7 +198,9 @@ export class P2pController {
     const offer = await link.pc.createOffer();
     await link.pc.setLocalDescription(offer);
     if (this.joined !== joined) return;
-    if (!this.socket.send({ type: 'p2p_signal', connectionId: connection.connectionId, signal: { kind: 'offer', payload: offer.sdp ?? '' } })) {
+    if (
+      !this.socket.send({ type: 'p2p_signal', connectionId: connection.connectionId, signal: { kind: 'offer', payload: offer.sdp ?? '' } })
+    ) {
       this.endJoined('Could not connect: not connected to the server');
     }
     this.changed();
@@ -368,7 +377,15 @@ export class P2pController {
     let room: RoomView | null = this.closedRoom;
     if (joined) room = this.viewOf(joined);
     else if (hosting) {
-      room = { nodeId: hosting.nodeId, hostId: this.setup.self.id, role: 'host', status: 'open', closedReason: null, members: hosting.member.members, entries: hosting.member.entries };
+      room = {
+        nodeId: hosting.nodeId,
+        hostId: this.setup.self.id,
+        role: 'host',
+        status: 'open',
+        closedReason: null,
+        members: hosting.member.members,
+        entries: hosting.member.entries,
+      };
     }
     const link = joined && joined.channel.readyState === 'open' ? joined.link.pc : null;
     this.current = { hostingNodeId: hosting?.nodeId ?? null, room, link };

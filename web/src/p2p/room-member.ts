@@ -55,7 +55,8 @@ export class RoomMember {
       crypto,
       trust,
       onEpochCreated: ({ epoch, recipients, skipped }) => {
-        if (skipped.length) this.note(`Your messages are not encrypted for ${skipped.map((s) => s.username).join(', ')}: their keys are not usable`, null);
+        if (skipped.length)
+          this.note(`Your messages are not encrypted for ${skipped.map((s) => s.username).join(', ')}: their keys are not usable`, null);
         this.epochs.set(epoch.epochId, { epoch, readers: recipients.map((r) => r.id) });
       },
     });
@@ -63,7 +64,8 @@ export class RoomMember {
       // A room is many-member, like the channel: a member with unusable keys is left out, not refused.
       receiverId: 'all',
       members: () => this.roster(),
-      upload: (epoch, shares) => options.send({ type: 'epoch', senderId: self.id, epochId: epoch.epochId, version: epoch.membershipVersion, shares }),
+      upload: (epoch, shares) =>
+        options.send({ type: 'epoch', senderId: self.id, epochId: epoch.epochId, version: epoch.membershipVersion, shares }),
     };
   }
 
@@ -74,7 +76,8 @@ export class RoomMember {
         await this.handle(frame);
       } catch (error) {
         console.warn(`p2p: could not process a ${frame.type} frame`, error);
-        if (frame.type !== 'roster') this.note(`sent a ${frame.type === 'epoch' ? 'key' : 'message'} that could not be opened`, frame.senderId);
+        if (frame.type !== 'roster')
+          this.note(`sent a ${frame.type === 'epoch' ? 'key' : 'message'} that could not be opened`, frame.senderId);
       }
       this.options.onChange();
     });
@@ -152,7 +155,12 @@ export class RoomMember {
     const id = `${frame.epochId}:${frame.index}`;
     // A relayed copy of a message already shown (a host may replay): signed, but said once.
     if (this.entries.some((e) => e.id === id)) return;
-    const { version, plaintext: text } = await crypto.decryptMessage({ epoch: held.epoch, index: frame.index, encryptedContent: frame.encryptedContent, senderVerifyKey });
+    const { version, plaintext: text } = await crypto.decryptMessage({
+      epoch: held.epoch,
+      index: frame.index,
+      encryptedContent: frame.encryptedContent,
+      senderVerifyKey,
+    });
     // Rooms carry text only (envelope v1); attachments are the chat's.
     if (version !== 1) {
       this.note('sent something a room cannot show', frame.senderId);

@@ -193,6 +193,8 @@ describe('a room, end to end', () => {
   it('shows a message it holds no key for as a notice, never as text', async () => {
     const { alice } = room();
     alice.receive({ type: 'message', senderId: BOB, epochId: EPOCH, index: 0, encryptedContent: 'not for alice' });
-    await vi.waitFor(() => expect(texts(alice)).toEqual(['notice: sent a message that was not encrypted for you (it was for the room before you joined)']));
+    await vi.waitFor(() =>
+      expect(texts(alice)).toEqual(['notice: sent a message that was not encrypted for you (it was for the room before you joined)']),
+    );
   });
 });

@@ -22,7 +22,10 @@ class FakeServer {
   private readonly users = new Map<string, PublicUser>();
   /** caller → member → the keys the server shows that caller instead of the real ones. */
   private readonly lies = new Map<string, Map<string, PublicIdentity>>();
-  private readonly shares = new Map<string, { conversationId: string; senderId: string; membershipVersion: number; upload: EpochShareUpload[] }>();
+  private readonly shares = new Map<
+    string,
+    { conversationId: string; senderId: string; membershipVersion: number; upload: EpochShareUpload[] }
+  >();
   private readonly messages: Message[] = [];
   membershipVersion = 1;
 
@@ -93,7 +96,13 @@ class FakeServer {
       epochShares: async ({ query: { ids } }) => ({ shares: this.sharesOf(callerId, String(ids).split(',')) }),
       history: async ({ query: { receiverId } }) => {
         const messages = this.messages.filter((m) => m.conversationId === conversationIdFor(callerId, receiverId));
-        return { messages, events: [], disappearingSeconds: 0, hasMore: false, shares: this.sharesOf(callerId, [...new Set(messages.map((m) => m.epochId))]) };
+        return {
+          messages,
+          events: [],
+          disappearingSeconds: 0,
+          hasMore: false,
+          shares: this.sharesOf(callerId, [...new Set(messages.map((m) => m.epochId))]),
+        };
       },
     };
   }

@@ -15,7 +15,12 @@ import * as http from '../net/http';
 export type MemberClientDeps = { call?: CallRoute; pins?: PinStore };
 
 /** The client of one signed-in member, reading `frames` (the socket's, through its one dispatcher). */
-export function createMemberClient(session: Session, queryClient: QueryClient, frames: FrameSource, deps: MemberClientDeps = {}): MemberClient {
+export function createMemberClient(
+  session: Session,
+  queryClient: QueryClient,
+  frames: FrameSource,
+  deps: MemberClientDeps = {},
+): MemberClient {
   const call = deps.call ?? http.call;
   const listUsers = async () => (await call(routes.users, {})).users;
   return new MemberClient({

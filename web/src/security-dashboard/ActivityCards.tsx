@@ -38,8 +38,8 @@ export function CountersCard({ threat }: { threat: ThreatState }) {
           <Activity className="size-5 text-accent" aria-hidden="true" /> Counters
         </CardTitle>
         <CardDescription>
-          Security events the server recorded about your account in the last 30 days, and what the tamper detector found in this
-          browser since this page loaded ({threat.checks.run} of {threat.checks.due} scheduled checks run).
+          Security events the server recorded about your account in the last 30 days, and what the tamper detector found in this browser
+          since this page loaded ({threat.checks.run} of {threat.checks.due} scheduled checks run).
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4 md:grid-cols-2">

@@ -16,7 +16,9 @@ export function FingerprintCard({ session }: { session: Session }) {
         <CardTitle className="flex items-center gap-2">
           <Fingerprint className="size-5 text-accent" aria-hidden="true" /> Your fingerprint
         </CardTitle>
-        <CardDescription>Half of the safety number you share with each contact: their browser shows it as your fingerprint.</CardDescription>
+        <CardDescription>
+          Half of the safety number you share with each contact: their browser shows it as your fingerprint.
+        </CardDescription>
       </CardHeader>
       <CardContent>
         <p aria-label="Your fingerprint" className="font-mono text-sm leading-relaxed break-words text-foreground">
@@ -42,13 +44,18 @@ export function ContactsCard({ rows, error, onShowSafetyNumber }: ContactsCardPr
         <CardTitle className="flex items-center gap-2">
           <Users className="size-5 text-accent" aria-hidden="true" /> Pinned contacts
         </CardTitle>
-        <CardDescription>The first fingerprint this browser saw for each member. A changed one may mean someone is intercepting; compare your safety number with them.</CardDescription>
+        <CardDescription>
+          The first fingerprint this browser saw for each member. A changed one may mean someone is intercepting; compare your safety number
+          with them.
+        </CardDescription>
       </CardHeader>
       <CardContent>
         {rows === undefined ? (
           <p className="text-sm text-muted">{error ? emptyTexts.loadFailed : 'Loading…'}</p>
         ) : rows.length === 0 ? (
-          <p className="text-sm text-muted">No contact pinned in this browser yet: pins are made when you first see a member in the chat.</p>
+          <p className="text-sm text-muted">
+            No contact pinned in this browser yet: pins are made when you first see a member in the chat.
+          </p>
         ) : (
           <ul aria-label="Pinned contacts" className="grid gap-2">
             {rows.map((row) => (

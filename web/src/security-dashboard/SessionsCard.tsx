@@ -42,7 +42,11 @@ function SessionRow({ session, onSignOut }: { session: SessionInfo; onSignOut: (
       ) : null}
       <span className="text-xs text-muted">
         First seen {formatDateTime(session.createdAt)} ·{' '}
-        {session.current ? sessionTexts.activeNow : <span title={formatDateTime(session.lastActiveAt)}>last active {formatRelative(session.lastActiveAt)}</span>}
+        {session.current ? (
+          sessionTexts.activeNow
+        ) : (
+          <span title={formatDateTime(session.lastActiveAt)}>last active {formatRelative(session.lastActiveAt)}</span>
+        )}
       </span>
     </li>
   );
@@ -91,9 +95,11 @@ export function SessionsCard() {
           <>
             <ul aria-label="Signed-in devices" className="grid gap-2 md:grid-cols-2">
               {/* This device first, then the others newest first (the server's order; the sort is stable). */}
-              {[...sessions.data].sort((a, b) => Number(b.current) - Number(a.current)).map((s) => (
-                <SessionRow key={s.id} session={s} onSignOut={() => setConfirming(s)} />
-              ))}
+              {[...sessions.data]
+                .sort((a, b) => Number(b.current) - Number(a.current))
+                .map((s) => (
+                  <SessionRow key={s.id} session={s} onSignOut={() => setConfirming(s)} />
+                ))}
             </ul>
             {others === 0 ? <p className="mt-3 text-xs text-muted">{sessionTexts.onlyThis}</p> : null}
           </>
@@ -105,7 +111,11 @@ export function SessionsCard() {
         description={
           <>
             <p>{sessionTexts.confirmBody}</p>
-            {confirming ? <p>First seen {formatDateTime(confirming.createdAt)}, last active {formatRelative(confirming.lastActiveAt)}.</p> : null}
+            {confirming ? (
+              <p>
+                First seen {formatDateTime(confirming.createdAt)}, last active {formatRelative(confirming.lastActiveAt)}.
+              </p>
+            ) : null}
           </>
         }
         confirmLabel={sessionTexts.confirm}

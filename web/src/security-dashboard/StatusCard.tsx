@@ -11,7 +11,13 @@ const stateName: Record<CheckState, string> = { pass: 'passed', fail: 'failed', 
 /** System status: the checks and the score computed from them (how, said on screen). */
 export function StatusCard({ checks }: { checks: readonly StatusCheck[] }) {
   const score = securityScore(checks);
-  const tone = !score.complete ? 'text-muted' : score.score === 100 ? 'text-emerald-300' : score.score >= 70 ? 'text-amber-300' : 'text-red-300';
+  const tone = !score.complete
+    ? 'text-muted'
+    : score.score === 100
+      ? 'text-emerald-300'
+      : score.score >= 70
+        ? 'text-amber-300'
+        : 'text-red-300';
   return (
     <Card>
       <CardHeader>

@@ -12,7 +12,7 @@ export const checkTexts = {
   webCrypto: {
     label: 'WebCrypto available',
     pass: "The browser's WebCrypto is present and gives the known answer for SHA-256.",
-    fail: "WebCrypto is missing or gave a wrong known answer: this browser cannot be trusted with your keys.",
+    fail: 'WebCrypto is missing or gave a wrong known answer: this browser cannot be trusted with your keys.',
   },
   keysNonExtractable: {
     label: 'Private keys non-extractable',
@@ -34,7 +34,8 @@ export const checkTexts = {
     label: "Contacts' keys unchanged",
     none: 'No contact pinned in this browser yet.',
     pass: (n: number) => `${plural(n, 'contact')} pinned; every key matches its pin.`,
-    fail: (n: number) => `${plural(n, 'contact')} now ${n === 1 ? 'has' : 'have'} a key that differs from the pin: compare safety numbers before trusting them.`,
+    fail: (n: number) =>
+      `${plural(n, 'contact')} now ${n === 1 ? 'has' : 'have'} a key that differs from the pin: compare safety numbers before trusting them.`,
   },
   tamper: {
     label: 'No tampering detected in this browser',
@@ -46,7 +47,8 @@ export const checkTexts = {
 } as const;
 
 export const scoreTexts = {
-  how: (total: number) => `The score is the share of the ${total} checks below that pass, each counting equally; a check still running counts as not passed.`,
+  how: (total: number) =>
+    `The score is the share of the ${total} checks below that pass, each counting equally; a check still running counts as not passed.`,
   summary: (passed: number, total: number) => `${passed} of ${total} checks passed`,
 } as const;
 

@@ -25,7 +25,11 @@ export function useSessionCheck() {
 }
 
 export function useWebCryptoCheck() {
-  return useQuery({ queryKey: ['security', 'webcrypto'], queryFn: async () => Boolean(globalThis.crypto?.subtle) && (await cryptoSelfTest(globalThis.crypto)), ...fresh });
+  return useQuery({
+    queryKey: ['security', 'webcrypto'],
+    queryFn: async () => Boolean(globalThis.crypto?.subtle) && (await cryptoSelfTest(globalThis.crypto)),
+    ...fresh,
+  });
 }
 
 /** The stored private keys' `extractable` flags, read from IndexedDB; null when none are stored. */
@@ -34,14 +38,20 @@ export function useStoredKeysCheck(userId: string) {
     queryKey: ['security', 'stored-keys', userId],
     queryFn: async () => {
       const identity = await loadIdentity(userId);
-      return identity ? [identity.privateIdentity.decryptKey, identity.privateIdentity.signKey].map((k) => ({ extractable: k.extractable })) : null;
+      return identity
+        ? [identity.privateIdentity.decryptKey, identity.privateIdentity.signKey].map((k) => ({ extractable: k.extractable }))
+        : null;
     },
     ...fresh,
   });
 }
 
 export function useOwnFingerprint(session: Session) {
-  return useQuery({ queryKey: ['security', 'fingerprint', session.user.id], queryFn: () => fingerprint(session.publicIdentity), staleTime: Infinity });
+  return useQuery({
+    queryKey: ['security', 'fingerprint', session.user.id],
+    queryFn: () => fingerprint(session.publicIdentity),
+    staleTime: Infinity,
+  });
 }
 
 async function listedFingerprints(users: readonly PublicUser[], selfId: string) {

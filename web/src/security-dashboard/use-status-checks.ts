@@ -20,7 +20,13 @@ export function useStatusChecks(session: Session, threat: ThreatState, pins: rea
   const storedKeys = useStoredKeysCheck(session.user.id);
   const t = checkTexts;
 
-  const secureContext = outcome('secure-context', t.secureContext.label, window.isSecureContext, t.secureContext.pass, t.secureContext.fail);
+  const secureContext = outcome(
+    'secure-context',
+    t.secureContext.label,
+    window.isSecureContext,
+    t.secureContext.pass,
+    t.secureContext.fail,
+  );
 
   const crypto = webCrypto.isPending
     ? pending('webcrypto', t.webCrypto.label)

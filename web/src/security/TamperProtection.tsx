@@ -21,7 +21,9 @@ export function TamperProtection({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     const env = checkEnv();
-    const stop = onLoginScreen ? startLoginChecks(loginShield, env, recordChecked) : startMonitorChecks(securityMonitor, env, recordChecked);
+    const stop = onLoginScreen
+      ? startLoginChecks(loginShield, env, recordChecked)
+      : startMonitorChecks(securityMonitor, env, recordChecked);
     threatStore.running(runningFeatures(onLoginScreen, env));
     return () => {
       stop();

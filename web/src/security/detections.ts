@@ -18,13 +18,20 @@ export function nativeDetection(f: NativeFinding, source: DetectionSource, now: 
     const detail = f.when === 'replaced' ? `${f.name} was replaced while the page ran` : `${f.name} is not the browser's own`;
     return detection(detectionTypes.cryptoCompromised, severity, detectionTexts.cryptoCompromised(detail), source, now);
   }
-  if (f.kind === 'integrity') return detection(detectionTypes.functionIntegrity, severity, detectionTexts.functionIntegrity(f.name), source, now);
+  if (f.kind === 'integrity')
+    return detection(detectionTypes.functionIntegrity, severity, detectionTexts.functionIntegrity(f.name), source, now);
   return detection(detectionTypes.modifiedNative, severity, detectionTexts.modifiedNative(f.name, f.when), source, now);
 }
 
 /** WebCrypto gave a wrong known answer: whoever answers in its place can read or forge anything. */
 export function cryptoSelfTestDetection(source: DetectionSource, now: number): Detection {
-  return detection(detectionTypes.cryptoCompromised, 'critical', detectionTexts.cryptoCompromised('WebCrypto failed its known-answer test'), source, now);
+  return detection(
+    detectionTypes.cryptoCompromised,
+    'critical',
+    detectionTexts.cryptoCompromised('WebCrypto failed its known-answer test'),
+    source,
+    now,
+  );
 }
 
 /** Medium: extensions add script elements routinely, and under the server's CSP a foreign or inline one cannot run. */

@@ -34,7 +34,14 @@ describe('debugger probe', () => {
 });
 
 describe('docked developer tools geometry', () => {
-  const desktop: WindowGeometry = { outerWidth: 1440, outerHeight: 900, innerWidth: 1440, innerHeight: 820, finePointer: true, pinchScale: 1 };
+  const desktop: WindowGeometry = {
+    outerWidth: 1440,
+    outerHeight: 900,
+    innerWidth: 1440,
+    innerHeight: 820,
+    finePointer: true,
+    pinchScale: 1,
+  };
 
   it('is not docked in an ordinary window, nor in headless Chromium', () => {
     expect(looksDocked(desktop)).toBe(false);

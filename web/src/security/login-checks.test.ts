@@ -39,7 +39,14 @@ function setup({ relaxed = false, beforeLoad = (_host: ReturnType<typeof page>) 
     clock: { now: () => Date.now() + (devtools.open ? (devtools.drift += 150) : devtools.drift) },
     timers: { setInterval: (run, ms) => setInterval(run, ms) as unknown as number, clearInterval: (id) => clearInterval(id) },
     wallClock: () => Date.now(),
-    geometry: () => ({ outerWidth: 1280, outerHeight: 720, innerWidth: devtools.docked ? 900 : 1280, innerHeight: 720, finePointer: true, pinchScale: 1 }),
+    geometry: () => ({
+      outerWidth: 1280,
+      outerHeight: 720,
+      innerWidth: devtools.docked ? 900 : 1280,
+      innerHeight: 720,
+      finePointer: true,
+      pinchScale: 1,
+    }),
     heapBytes: () => null,
     origin: 'http://127.0.0.1',
     watchScripts: (onForeign) => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { WATCHED, captureNatives, cryptoSelfTest, findNativeTampering, isNativeFunction, nativeFindingSeverity, type SourceOf } from './natives';
+import {
+  WATCHED,
+  captureNatives,
+  cryptoSelfTest,
+  findNativeTampering,
+  isNativeFunction,
+  nativeFindingSeverity,
+  type SourceOf,
+} from './natives';
 
 const sourceOf: SourceOf = (fn) => Function.prototype.toString.call(fn);
 
@@ -21,7 +29,11 @@ describe('native-function integrity', () => {
     expect(isNativeFunction(Math.max, sourceOf)).toBe(true);
     expect(isNativeFunction(Math.max.bind(null), sourceOf)).toBe(true);
     expect(isNativeFunction(() => 1, sourceOf)).toBe(false);
-    expect(isNativeFunction(function max() { return '[native code]'; }, sourceOf)).toBe(false);
+    expect(
+      isNativeFunction(function max() {
+        return '[native code]';
+      }, sourceOf),
+    ).toBe(false);
     expect(isNativeFunction(undefined, sourceOf)).toBe(false);
   });
 
@@ -77,7 +89,10 @@ describe('WebCrypto known-answer test', () => {
   });
 
   it('fails on a wrong digest or a stuck generator, passes when there is no WebCrypto to test', async () => {
-    const wrongDigest = { subtle: { digest: async () => new ArrayBuffer(32) }, getRandomValues: (a: Uint8Array) => crypto.getRandomValues(a) };
+    const wrongDigest = {
+      subtle: { digest: async () => new ArrayBuffer(32) },
+      getRandomValues: (a: Uint8Array) => crypto.getRandomValues(a),
+    };
     const stuck = { subtle: crypto.subtle, getRandomValues: (a: Uint8Array) => a.fill(7) };
     expect(await cryptoSelfTest(wrongDigest as unknown as Crypto)).toBe(false);
     expect(await cryptoSelfTest(stuck as unknown as Crypto)).toBe(false);

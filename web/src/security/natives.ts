@@ -92,7 +92,8 @@ export function findNativeTampering(host: object, captured: NativeCapture, sourc
     const now = readPath(host, w.path);
     const then = captured.get(w.name);
     if (now !== then) findings.push({ name: w.name, kind: w.kind, when: 'replaced' });
-    else if (!w.object && now !== undefined && !isNativeFunction(now, sourceOf)) findings.push({ name: w.name, kind: w.kind, when: 'not_native' });
+    else if (!w.object && now !== undefined && !isNativeFunction(now, sourceOf))
+      findings.push({ name: w.name, kind: w.kind, when: 'not_native' });
   }
   return findings;
 }

@@ -16,7 +16,10 @@ describe('scheduled checks', () => {
     const check = vi.fn();
     const checked: boolean[] = [];
     const clock = { now: () => Date.now() };
-    const timers = { setInterval: (run: () => void, ms: number) => setInterval(run, ms) as unknown as number, clearInterval: (id: number) => clearInterval(id) };
+    const timers = {
+      setInterval: (run: () => void, ms: number) => setInterval(run, ms) as unknown as number,
+      clearInterval: (id: number) => clearInterval(id),
+    };
     const stop = everyInterval(5000, check, (ran) => checked.push(ran), clock, timers);
     vi.advanceTimersByTime(15_000);
     expect(check).toHaveBeenCalledTimes(3);

@@ -3,7 +3,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CheckEnv } from './check-env';
 import { dashboardDetection, tamper } from './constants';
 import { captureNatives, WATCHED } from './natives';
-import { SecurityMonitor, breachReport, confirmedSlow, memorySpikeMb, runningFeatures, startMonitorChecks, type MonitorActions } from './security-monitor';
+import {
+  SecurityMonitor,
+  breachReport,
+  confirmedSlow,
+  memorySpikeMb,
+  runningFeatures,
+  startMonitorChecks,
+  type MonitorActions,
+} from './security-monitor';
 import { threatStore, type Detection } from './threat-state';
 
 const d = (severity: Detection['severity'], type = 'modified_native_function'): Detection => ({
@@ -152,7 +160,11 @@ describe('the monitor on a page', () => {
 
   it('finds nothing on an untouched page, however long it runs, and counts its checks', async () => {
     const m = monitor();
-    const stop = startMonitorChecks(m.monitor, env(page(), () => 40 * 1024 * 1024), (ran) => threatStore.checked(ran));
+    const stop = startMonitorChecks(
+      m.monitor,
+      env(page(), () => 40 * 1024 * 1024),
+      (ran) => threatStore.checked(ran),
+    );
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     stop();
     expect(threatStore.get().counts.total).toBe(0);
@@ -190,7 +202,12 @@ describe('the monitor on a page', () => {
 
 describe('runningFeatures', () => {
   it('names every part the monitor runs, memory only where the browser exposes its heap', () => {
-    expect(runningFeatures(false, { heapBytes: () => 1 })).toEqual(['function_integrity', 'memory_protection', 'dom_monitoring', 'network_analysis']);
+    expect(runningFeatures(false, { heapBytes: () => 1 })).toEqual([
+      'function_integrity',
+      'memory_protection',
+      'dom_monitoring',
+      'network_analysis',
+    ]);
     expect(runningFeatures(false, { heapBytes: () => null })).toEqual(['function_integrity', 'dom_monitoring', 'network_analysis']);
     // The login side checks native functions and scripts, not memory.
     expect(runningFeatures(true, { heapBytes: () => 1 })).toEqual(['function_integrity', 'dom_monitoring', 'network_analysis']);

@@ -120,12 +120,17 @@ export function startMonitorChecks(monitor: SecurityMonitor, env: CheckEnv, onCh
   let lastHeap = env.heapBytes();
   const integrityCheck = () => {
     let findings = findNativeTampering(env.host, env.captured, env.sourceOf);
-    const took = confirmedSlow(() => {
-      findings = findNativeTampering(env.host, env.captured, env.sourceOf);
-    }, () => env.clock.now());
+    const took = confirmedSlow(
+      () => {
+        findings = findNativeTampering(env.host, env.captured, env.sourceOf);
+      },
+      () => env.clock.now(),
+    );
     for (const f of findings) monitor.detectOnce(nativeKey(f), nativeDetection(f, SOURCE, env.wallClock()));
     if (took !== null) {
-      monitor.detect(detection(detectionTypes.executionAnomaly, 'medium', detectionTexts.executionAnomaly(Math.round(took)), SOURCE, env.wallClock()));
+      monitor.detect(
+        detection(detectionTypes.executionAnomaly, 'medium', detectionTexts.executionAnomaly(Math.round(took)), SOURCE, env.wallClock()),
+      );
     }
 
     const now = env.clock.now();
@@ -133,7 +138,8 @@ export function startMonitorChecks(monitor: SecurityMonitor, env: CheckEnv, onCh
     const spike = memorySpikeMb(lastHeap, heap, now - lastAt);
     lastAt = now;
     lastHeap = heap;
-    if (spike !== null) monitor.detect(detection(detectionTypes.memorySpike, 'medium', detectionTexts.memorySpike(spike), SOURCE, env.wallClock()));
+    if (spike !== null)
+      monitor.detect(detection(detectionTypes.memorySpike, 'medium', detectionTexts.memorySpike(spike), SOURCE, env.wallClock()));
 
     void cryptoSelfTest(env.crypto).then((ok) => {
       if (!ok) monitor.detectOnce(CRYPTO_SELF_TEST_KEY, cryptoSelfTestDetection(SOURCE, env.wallClock()));

@@ -20,7 +20,9 @@ export const detectionTexts = {
   debugger: 'Debugger detected: a debugger statement stopped execution for over 100 ms',
   devtools: 'Developer tools detected: docked developer tools stopped execution',
   modifiedNative: (name: string, when: 'replaced' | 'not_native') =>
-    when === 'replaced' ? `Modified native function: ${name} was replaced while the page ran` : `Modified native function: ${name} is not the browser's own`,
+    when === 'replaced'
+      ? `Modified native function: ${name} was replaced while the page ran`
+      : `Modified native function: ${name} is not the browser's own`,
   cryptoCompromised: (detail: string) => `Crypto API compromised: ${detail}`,
   functionIntegrity: (name: string) => `Function integrity violation: ${name} was modified`,
   scriptInjection: (where: string) => `Unauthorized script injection: ${where}`,

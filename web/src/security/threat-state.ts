@@ -38,7 +38,12 @@ export type ThreatState = {
   features: readonly ProtectionFeature[];
 };
 
-type Snapshot = { detections: Detection[]; checks: { due: number; run: number }; countermeasures: string[]; features: readonly ProtectionFeature[] };
+type Snapshot = {
+  detections: Detection[];
+  checks: { due: number; run: number };
+  countermeasures: string[];
+  features: readonly ProtectionFeature[];
+};
 
 const empty: Snapshot = { detections: [], checks: { due: 0, run: 0 }, countermeasures: [], features: [] };
 let snapshot: Snapshot = empty;

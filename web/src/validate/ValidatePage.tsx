@@ -46,8 +46,12 @@ export function ValidatePage() {
   }
 
   return (
-    <HeroPage icon={ShieldCheck} title="Validate Access Key" subtitle="Check a purchased key before you register. Checking does not use it up." width="xl">
-
+    <HeroPage
+      icon={ShieldCheck}
+      title="Validate Access Key"
+      subtitle="Check a purchased key before you register. Checking does not use it up."
+      width="xl"
+    >
       <Card>
         <CardContent className="pt-6">
           <form className="grid gap-2" onSubmit={validate} noValidate>
@@ -90,8 +94,7 @@ export function ValidatePage() {
             <ShoppingCart className="size-4 text-accent" aria-hidden="true" /> Need a key?
           </CardTitle>
           <CardDescription>
-            Keys are sold by authorized distributors. Open a ticket in the community server; staff handle the purchase
-            and send you a key.
+            Keys are sold by authorized distributors. Open a ticket in the community server; staff handle the purchase and send you a key.
           </CardDescription>
         </CardHeader>
         <CardContent>

@@ -64,7 +64,13 @@ export function bodyBasics(route: string, who: Who, limit = JSON_BODY_LIMIT): Ro
   return [
     row({ name: 'non-JSON text as application/json', body: '{"not": json', expectStatus: 400, expectMessage: /not valid JSON/i }),
     row({ name: 'JSON cut short', body: '{"a":', expectStatus: 400, expectMessage: /not valid JSON/i }),
-    row({ name: 'text/plain content type', body: '{}', contentType: 'text/plain', expectStatus: 415, expectMessage: /Content-Type must be application\/json/ }),
+    row({
+      name: 'text/plain content type',
+      body: '{}',
+      contentType: 'text/plain',
+      expectStatus: 415,
+      expectMessage: /Content-Type must be application\/json/,
+    }),
     row({
       name: 'form-urlencoded content type',
       body: 'a=b',
@@ -80,7 +86,12 @@ export function bodyBasics(route: string, who: Who, limit = JSON_BODY_LIMIT): Ro
     row({ name: 'prototype-poisoning key', body: '{"__proto__":{"role":"admin"}}', expectStatus: 400, expectMessage: /JSON/ }),
     // Text PostgreSQL cannot store, and nesting that overflowed a recursive walk: 500s before (http/json-input.ts).
     row({ name: 'a lone surrogate', body: '{"x":"\\udc00"}', expectStatus: 400, expectMessage: /^x: must be well-formed Unicode text/ }),
-    row({ name: 'nested 5,000 deep', body: deep(5_000), expectStatus: 400, expectMessage: /^Request body is nested too deeply \(at most 64 levels\)$/ }),
+    row({
+      name: 'nested 5,000 deep',
+      body: deep(5_000),
+      expectStatus: 400,
+      expectMessage: /^Request body is nested too deeply \(at most 64 levels\)$/,
+    }),
     row({ name: `body over the ${limit / KiB} KiB limit`, body: oversize(limit), expectStatus: 413, expectMessage: /too large/i }),
   ];
 }

@@ -9,11 +9,7 @@ export function Input({ className, ref, ...props }: InputHTMLAttributes<HTMLInpu
   return <input ref={ref} className={cn(field, 'h-10', className)} {...props} />;
 }
 
-export function Textarea({
-  className,
-  ref,
-  ...props
-}: TextareaHTMLAttributes<HTMLTextAreaElement> & { ref?: Ref<HTMLTextAreaElement> }) {
+export function Textarea({ className, ref, ...props }: TextareaHTMLAttributes<HTMLTextAreaElement> & { ref?: Ref<HTMLTextAreaElement> }) {
   return <textarea ref={ref} className={cn(field, 'min-h-20 py-2', className)} {...props} />;
 }
 

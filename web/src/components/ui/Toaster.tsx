@@ -34,14 +34,9 @@ export function Toaster() {
         >
           <div className="grid gap-1">
             <ToastPrimitive.Title className="text-sm font-semibold">{t.title}</ToastPrimitive.Title>
-            {t.description ? (
-              <ToastPrimitive.Description className="text-sm opacity-90">{t.description}</ToastPrimitive.Description>
-            ) : null}
+            {t.description ? <ToastPrimitive.Description className="text-sm opacity-90">{t.description}</ToastPrimitive.Description> : null}
           </div>
-          <ToastPrimitive.Close
-            aria-label="Close notification"
-            className="absolute right-2 top-2 rounded p-1 opacity-70 hover:opacity-100"
-          >
+          <ToastPrimitive.Close aria-label="Close notification" className="absolute right-2 top-2 rounded p-1 opacity-70 hover:opacity-100">
             <X className="size-4" />
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>

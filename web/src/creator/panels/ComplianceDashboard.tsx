@@ -23,7 +23,8 @@ function scoreColour(score: number): string {
 /** Checks of this deployment as the server sees it, each with the reason for its verdict. */
 export function ComplianceDashboard() {
   const compliance = useCompliance();
-  const description = 'Checks of this deployment, made by the server when you open this panel: transport, master key, headers, rate limits, event retention, keys, backups and canaries.';
+  const description =
+    'Checks of this deployment, made by the server when you open this panel: transport, master key, headers, rate limits, event retention, keys, backups and canaries.';
   const aside = (
     <div className="flex items-center gap-3">
       <UpdatedAt at={compliance.dataUpdatedAt} fetching={compliance.isFetching} />
@@ -55,7 +56,10 @@ export function ComplianceDashboard() {
                 >
                   <div className="flex items-start gap-2.5">
                     <Icon
-                      className={cn('mt-0.5 size-4 shrink-0', view.tone === 'success' ? 'text-emerald-400' : view.tone === 'warning' ? 'text-amber-400' : 'text-red-400')}
+                      className={cn(
+                        'mt-0.5 size-4 shrink-0',
+                        view.tone === 'success' ? 'text-emerald-400' : view.tone === 'warning' ? 'text-amber-400' : 'text-red-400',
+                      )}
                       aria-hidden="true"
                     />
                     <div className="grid gap-0.5">
@@ -92,7 +96,14 @@ function Summary({ data }: { data: Compliance }) {
         </p>
       </div>
       <div className="grid gap-2">
-        <div className="h-2 overflow-hidden rounded-full bg-background" role="meter" aria-label="Compliance score" aria-valuemin={0} aria-valuemax={100} aria-valuenow={data.score}>
+        <div
+          className="h-2 overflow-hidden rounded-full bg-background"
+          role="meter"
+          aria-label="Compliance score"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={data.score}
+        >
           <div className={cn('h-full rounded-full', scoreColour(data.score))} style={{ width: `${data.score}%` }} />
         </div>
         <p className="text-sm text-muted">

@@ -37,8 +37,8 @@ export function GenerateKeys() {
           <div className="flex items-center justify-between gap-2">
             <p className="text-sm">
               <strong>{generated.length}</strong> new {generated[0]?.isCanary ? 'canary ' : ''}keys
-              {generated[0]?.purchaseId ? ` · purchase ID ${generated[0].purchaseId}` : ''} · price {formatUsd(generated[0]?.salePrice ?? null)} · expire{' '}
-              {formatDate(generated[0]?.expiresAt ?? null, 'never')}
+              {generated[0]?.purchaseId ? ` · purchase ID ${generated[0].purchaseId}` : ''} · price{' '}
+              {formatUsd(generated[0]?.salePrice ?? null)} · expire {formatDate(generated[0]?.expiresAt ?? null, 'never')}
             </p>
             <Button variant="secondary" size="sm" onClick={() => void copyAll()}>
               <ClipboardCopy aria-hidden="true" /> Copy all

@@ -35,7 +35,9 @@ export function KeyRevocation() {
   const revoke = useCreatorAction({
     run: (ids: string[] | 'all') => (ids === 'all' ? revokeActiveKeys() : revokeKeys(ids)),
     success: (revoked, ids) =>
-      ids !== 'all' && ids.length === 1 ? creatorToasts.keyRevoked(revoked) : creatorToasts.bulkRevoked(revoked, ids === 'all' ? keys.total : ids.length),
+      ids !== 'all' && ids.length === 1
+        ? creatorToasts.keyRevoked(revoked)
+        : creatorToasts.bulkRevoked(revoked, ids === 'all' ? keys.total : ids.length),
     failure: (error) => creatorToasts.revocationFailed(error),
   });
 
@@ -79,7 +81,8 @@ export function KeyRevocation() {
                 checked={allChosen}
                 onChange={() => setSelected(allChosen ? new Set() : new Set(active.map((k) => k.id)))}
               />
-              Select all {active.length === keys.total ? '' : `${active.length} shown of `}{keys.total} active keys
+              Select all {active.length === keys.total ? '' : `${active.length} shown of `}
+              {keys.total} active keys
             </label>
             <div className="flex flex-wrap gap-2">
               <Button variant="secondary" size="sm" disabled={chosen.length === 0 || revoke.isPending} onClick={() => run(chosen)}>
@@ -94,13 +97,27 @@ export function KeyRevocation() {
             <table className="w-full text-sm" aria-label="Active keys">
               <thead className="bg-surface-raised text-xs text-muted">
                 <tr>
-                  <th scope="col" className="w-10 px-3 py-2"><span className="sr-only">Select</span></th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Key</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Purchase ID</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Price</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Generated</th>
-                  <th scope="col" className="px-3 py-2 text-left font-medium">Expires</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium"><span className="sr-only">Actions</span></th>
+                  <th scope="col" className="w-10 px-3 py-2">
+                    <span className="sr-only">Select</span>
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Key
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Purchase ID
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">
+                    Price
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Generated
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-left font-medium">
+                    Expires
+                  </th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -125,8 +142,8 @@ export function KeyRevocation() {
         title={`Revoke all ${keys.total} active keys?`}
         description={
           <p>
-            Every active, unused key (canary keys included) becomes unusable at once. Keys already sold but not yet
-            redeemed stop working too. This cannot be undone.
+            Every active, unused key (canary keys included) becomes unusable at once. Keys already sold but not yet redeemed stop working
+            too. This cannot be undone.
           </p>
         }
         confirmLabel="Revoke all"
@@ -146,7 +163,13 @@ function RevocableRow({ accessKey: k, checked, busy, onToggle, onRevoke }: Revoc
   return (
     <tr className="border-t border-border" data-revocable-key={k.id}>
       <td className="px-3 py-2">
-        <input type="checkbox" className="size-4 accent-emerald-500" checked={checked} onChange={onToggle} aria-label={`Select key ${shortKey(k.key)}`} />
+        <input
+          type="checkbox"
+          className="size-4 accent-emerald-500"
+          checked={checked}
+          onChange={onToggle}
+          aria-label={`Select key ${shortKey(k.key)}`}
+        />
       </td>
       <td className="px-3 py-2">
         <KeyLabel accessKey={k} />

@@ -53,7 +53,10 @@ export function PanelLoading({ what }: { what: string }) {
 
 export function PanelError({ error, what, onRetry }: { error: unknown; what: string; onRetry: () => void }) {
   return (
-    <div role="alert" className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-red-500/40 bg-red-950/40 p-4 text-sm text-red-100">
+    <div
+      role="alert"
+      className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-red-500/40 bg-red-950/40 p-4 text-sm text-red-100"
+    >
       <span className="flex items-center gap-2">
         <AlertCircle className="size-4 text-red-400" aria-hidden="true" />
         Could not load {what}: {serverText(error, 'Failed to connect to server')}

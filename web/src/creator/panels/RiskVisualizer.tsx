@@ -70,11 +70,21 @@ function RiskTable({ title, firstColumn, rows, empty, name, rowAttr, mono = fals
           <table className="w-full text-sm" aria-label={`Risk by ${title.toLowerCase()}`}>
             <thead className="bg-surface-raised text-xs text-muted">
               <tr>
-                <th scope="col" className="px-3 py-2 text-left font-medium">{firstColumn}</th>
-                <th scope="col" className="px-3 py-2 text-left font-medium">Score</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Events</th>
-                <th scope="col" className="px-3 py-2 text-left font-medium">Worst</th>
-                <th scope="col" className="px-3 py-2 text-left font-medium">Last seen</th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  {firstColumn}
+                </th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  Score
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">
+                  Events
+                </th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  Worst
+                </th>
+                <th scope="col" className="px-3 py-2 text-left font-medium">
+                  Last seen
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -16,7 +16,13 @@ const levelClasses = [
 ] as const;
 
 const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
-const hourLabel = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+const hourLabel = new Intl.DateTimeFormat(undefined, {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 
 function cellTitle(cell: HeatmapCell): string {
   const when = hourLabel.format(new Date(cell.iso));
@@ -32,10 +38,16 @@ export function SecurityHeatmap() {
   const [type, setType] = useState<string | null>(null);
   const selectId = useId();
 
-  const description = 'Real security events per hour over the last 7 days, in your local time: failed sign-ins, refused keys, wrong master keys, bans and every admin action.';
+  const description =
+    'Real security events per hour over the last 7 days, in your local time: failed sign-ins, refused keys, wrong master keys, bans and every admin action.';
   const aside = <UpdatedAt at={heatmap.dataUpdatedAt} every="30 s" fetching={heatmap.isFetching} />;
 
-  if (heatmap.isPending) return <PanelCard title="Security Heatmap" description={description} aside={aside}><PanelLoading what="security events" /></PanelCard>;
+  if (heatmap.isPending)
+    return (
+      <PanelCard title="Security Heatmap" description={description} aside={aside}>
+        <PanelLoading what="security events" />
+      </PanelCard>
+    );
   if (heatmap.isError) {
     return (
       <PanelCard title="Security Heatmap" description={description} aside={aside}>
@@ -53,8 +65,8 @@ export function SecurityHeatmap() {
     <PanelCard title="Security Heatmap" description={description} aside={aside}>
       {all.total === 0 ? (
         <EmptyState title="No security events in the last 7 days yet">
-          Nothing has been recorded: no failed sign-ins, refused keys, wrong master keys or admin actions. Events appear
-          here as they happen.
+          Nothing has been recorded: no failed sign-ins, refused keys, wrong master keys or admin actions. Events appear here as they
+          happen.
         </EmptyState>
       ) : (
         <div className="grid gap-5">
@@ -110,7 +122,9 @@ export function SecurityHeatmap() {
                         data-count={cell.count}
                         className={cn(
                           'h-7 rounded-sm text-center font-semibold tabular-nums',
-                          cell.inWindow ? levelClasses[intensity(cell.count, grid.max)] : 'bg-transparent text-transparent outline outline-1 -outline-offset-1 outline-border/50',
+                          cell.inWindow
+                            ? levelClasses[intensity(cell.count, grid.max)]
+                            : 'bg-transparent text-transparent outline outline-1 -outline-offset-1 outline-border/50',
                         )}
                       >
                         {cell.count > 0 ? cell.count : ''}
@@ -140,7 +154,10 @@ export function SecurityHeatmap() {
                   );
                 })}
                 <li className="flex items-center gap-1 pl-2">
-                  <span className="inline-block size-4 rounded-sm outline outline-1 -outline-offset-1 outline-border/50" aria-hidden="true" />
+                  <span
+                    className="inline-block size-4 rounded-sm outline outline-1 -outline-offset-1 outline-border/50"
+                    aria-hidden="true"
+                  />
                   outside window
                 </li>
               </ul>

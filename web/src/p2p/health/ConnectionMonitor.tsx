@@ -3,7 +3,16 @@ import { Badge, type BadgeProps } from '../../components/ui/Badge';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/Card';
 import { StatCard } from '../../components/ui/StatCard';
 import { formatTime } from '../../lib/format';
-import { formatKbps, formatMs, formatPercent, HEALTH_CHECK_INTERVAL_MS, hintsFor, LATENCY_BANDS_MS, type Figure, type HealthStatus } from './connection-health';
+import {
+  formatKbps,
+  formatMs,
+  formatPercent,
+  HEALTH_CHECK_INTERVAL_MS,
+  hintsFor,
+  LATENCY_BANDS_MS,
+  type Figure,
+  type HealthStatus,
+} from './connection-health';
 import { useConnectionHealth } from './use-connection-health';
 
 const statusLabels: Record<HealthStatus, string> = {
@@ -60,26 +69,26 @@ export function ConnectionMonitor({ link }: { link: RTCPeerConnection | null }) 
       <CardContent className="grid gap-4">
         <div className="grid grid-cols-2 gap-3">
           <StatCard label="Latency" value={figureValue(latency, formatMs)} hint={figureHint(latency)} />
-          <StatCard
-            label="Throughput"
-            value={figureValue(health.throughput, formatKbps)}
-            hint={figureHint(health.throughput)}
-          />
-          <StatCard
-            label="Packet loss"
-            value={figureValue(health.packetLoss, formatPercent)}
-            hint={figureHint(health.packetLoss)}
-          />
+          <StatCard label="Throughput" value={figureValue(health.throughput, formatKbps)} hint={figureHint(health.throughput)} />
+          <StatCard label="Packet loss" value={figureValue(health.packetLoss, formatPercent)} hint={figureHint(health.packetLoss)} />
           <StatCard
             label="Last seen"
-            value={health.lastSeen === null ? null : <time dateTime={new Date(health.lastSeen).toISOString()}>{formatTime(health.lastSeen)}</time>}
+            value={
+              health.lastSeen === null ? null : (
+                <time dateTime={new Date(health.lastSeen).toISOString()}>{formatTime(health.lastSeen)}</time>
+              )
+            }
             hint={health.lastSeen === null ? 'the server has not answered yet' : 'the server last answered'}
           />
         </div>
         {/* Always in the page, so screen readers announce hints as they come and go. */}
         <ul className="grid gap-2" aria-label="Connection hints" aria-live="polite">
           {hints.map((hint) => (
-            <li key={hint.id} data-hint={hint.id} className="flex items-start gap-2 rounded-md border border-amber-500/40 bg-amber-500/10 p-3 text-sm text-amber-200">
+            <li
+              key={hint.id}
+              data-hint={hint.id}
+              className="flex items-start gap-2 rounded-md border border-amber-500/40 bg-amber-500/10 p-3 text-sm text-amber-200"
+            >
               <AlertTriangle className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
               <span>{hint.text}</span>
             </li>

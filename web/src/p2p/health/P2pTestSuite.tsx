@@ -83,8 +83,8 @@ export function P2pTestSuite() {
           </Button>
         </div>
         <CardDescription>
-          Real checks of what rooms need, one after another. The loop-back runs between two connections inside this page, so its figures describe this
-          device&apos;s WebRTC, not your network.
+          Real checks of what rooms need, one after another. The loop-back runs between two connections inside this page, so its figures
+          describe this device&apos;s WebRTC, not your network.
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-3">
@@ -95,7 +95,12 @@ export function P2pTestSuite() {
           {results.map((result) => {
             const Icon = icons[result.status];
             return (
-              <li key={result.id} data-p2p-test={result.id} data-status={result.status} className="rounded-md border border-border bg-surface-raised/40 p-3">
+              <li
+                key={result.id}
+                data-p2p-test={result.id}
+                data-status={result.status}
+                className="rounded-md border border-border bg-surface-raised/40 p-3"
+              >
                 <div className="flex items-center justify-between gap-3">
                   <span className="flex items-center gap-2 font-medium">
                     <Icon className={cn('size-4', iconColors[result.status])} aria-hidden="true" />

@@ -79,18 +79,29 @@ describe('readLinkSample', () => {
   });
 });
 
-const sample = (at: number, bytes: number | null, requests: number | null = 0, responses: number | null = 0): LinkSample => ({ at, bytes, requests, responses });
+const sample = (at: number, bytes: number | null, requests: number | null = 0, responses: number | null = 0): LinkSample => ({
+  at,
+  bytes,
+  requests,
+  responses,
+});
 
 describe('linkThroughput', () => {
   it('is kbit/s between the last two samples', () => {
     // 62,500 bytes in 5 s: 500,000 bits, 100 kbit/s.
-    expect(linkThroughput([sample(0, 0), sample(5_000, 10_000), sample(10_000, 72_500)])).toEqual({ value: 100, basis: expect.any(String) });
+    expect(linkThroughput([sample(0, 0), sample(5_000, 10_000), sample(10_000, 72_500)])).toEqual({
+      value: 100,
+      basis: expect.any(String),
+    });
   });
 
   it('says why it has no figure yet', () => {
     expect(linkThroughput([])).toMatchObject({ value: null, reason: expect.stringMatching(/two samples/) });
     expect(linkThroughput([sample(0, 0)])).toMatchObject({ value: null });
-    expect(linkThroughput([sample(0, null), sample(5_000, null)])).toMatchObject({ value: null, reason: expect.stringMatching(/no byte counters/) });
+    expect(linkThroughput([sample(0, null), sample(5_000, null)])).toMatchObject({
+      value: null,
+      reason: expect.stringMatching(/no byte counters/),
+    });
   });
 });
 
@@ -112,12 +123,21 @@ describe('an idle room link', () => {
 
 describe('linkLoss', () => {
   it('is the share of connectivity checks left unanswered over the window', () => {
-    expect(linkLoss([sample(0, 0, 10, 10), sample(5_000, 0, 12, 12), sample(10_000, 0, 30, 28)])).toEqual({ value: 10, basis: expect.stringMatching(/20 connectivity checks on the room link/) });
+    expect(linkLoss([sample(0, 0, 10, 10), sample(5_000, 0, 12, 12), sample(10_000, 0, 30, 28)])).toEqual({
+      value: 10,
+      basis: expect.stringMatching(/20 connectivity checks on the room link/),
+    });
   });
 
   it('has no figure without checks or counters', () => {
-    expect(linkLoss([sample(0, 0, 4, 4), sample(5_000, 0, 4, 4)])).toMatchObject({ value: null, reason: expect.stringMatching(/no connectivity checks/) });
-    expect(linkLoss([sample(0, 0, null, null), sample(5_000, 0, null, null)])).toMatchObject({ value: null, reason: expect.stringMatching(/no connectivity-check counters/) });
+    expect(linkLoss([sample(0, 0, 4, 4), sample(5_000, 0, 4, 4)])).toMatchObject({
+      value: null,
+      reason: expect.stringMatching(/no connectivity checks/),
+    });
+    expect(linkLoss([sample(0, 0, null, null), sample(5_000, 0, null, null)])).toMatchObject({
+      value: null,
+      reason: expect.stringMatching(/no connectivity-check counters/),
+    });
   });
 });
 
@@ -168,13 +188,17 @@ describe('hintsFor', () => {
   });
 
   it('unstable and disconnected say the monitor keeps trying; disconnected says why', () => {
-    expect(hintsFor({ ...healthy, status: 'unstable', latencyMs: 250 })[0]?.text).toMatch(/^Trying to reconnect automatically.*200 ms or more/);
+    expect(hintsFor({ ...healthy, status: 'unstable', latencyMs: 250 })[0]?.text).toMatch(
+      /^Trying to reconnect automatically.*200 ms or more/,
+    );
     const down = hintsFor({ ...healthy, status: 'disconnected', latencyMs: null, failure: 'network error' });
     expect(down[0]?.text).toMatch(/^Trying to reconnect automatically.*network error/);
   });
 
   it('gives no hint for an unknown figure', () => {
-    expect(hintsFor({ ...healthy, throughput: { value: null, reason: 'join a room to measure' }, packetLoss: { value: null, reason: '' } })).toEqual([]);
+    expect(
+      hintsFor({ ...healthy, throughput: { value: null, reason: 'join a room to measure' }, packetLoss: { value: null, reason: '' } }),
+    ).toEqual([]);
   });
 });
 
@@ -207,7 +231,14 @@ describe('the throughput hint of a room link', () => {
   });
 
   it('says on the figure when the link was idle', () => {
-    const health = combineHealth({ status: 'good', latencyMs: 60, failure: null, lastSeen: 1, checks: [true], linkSamples: [sample(0, 10), sample(5_000, 10)] });
+    const health = combineHealth({
+      status: 'good',
+      latencyMs: 60,
+      failure: null,
+      lastSeen: 1,
+      checks: [true],
+      linkSamples: [sample(0, 10), sample(5_000, 10)],
+    });
     expect(health).toMatchObject({ linkIdle: true, throughput: { value: 0, basis: expect.stringMatching(/^idle/) } });
   });
 });

@@ -17,7 +17,8 @@ export const LOSS_WINDOW_SAMPLES = 60_000 / HEALTH_CHECK_INTERVAL_MS;
 export const HINT_THRESHOLDS = { latencyMs: 500, lossPercent: 5, throughputKbps: 100 } as const;
 
 /** Figures with a decimal while small (a loop-back echo takes well under a millisecond), whole otherwise. */
-const figure = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 1 : 0, minimumFractionDigits: value < 10 ? 1 : 0 });
+const figure = (value: number) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 1 : 0, minimumFractionDigits: value < 10 ? 1 : 0 });
 export const formatMs = (ms: number) => `${figure(ms)} ms`;
 export const formatKbps = (kbps: number) => `${figure(kbps)} kbit/s`;
 export const formatPercent = (percent: number) => `${Number.isInteger(percent) ? percent : figure(percent)} %`;
@@ -73,7 +74,10 @@ export function selectedPair(entries: readonly StatsEntry[]): StatsEntry | undef
   const transport = entries.find((e) => e.type === 'transport');
   // Chromium names the selected pair on the transport; Firefox marks the pair itself.
   const selectedId = str(transport, 'selectedCandidatePairId');
-  return (selectedId ? entries.find((e) => e.id === selectedId) : undefined) ?? entries.find((e) => e.type === 'candidate-pair' && e.selected === true);
+  return (
+    (selectedId ? entries.find((e) => e.id === selectedId) : undefined) ??
+    entries.find((e) => e.type === 'candidate-pair' && e.selected === true)
+  );
 }
 
 /**
@@ -92,7 +96,10 @@ export function readLinkSample(entries: Iterable<unknown>, at: number): LinkSamp
   let bytes = sum(num(transport, 'bytesSent'), num(transport, 'bytesReceived'));
   if (bytes === null) {
     const channels = all.filter((e) => e.type === 'data-channel');
-    bytes = channels.length === 0 ? null : channels.reduce<number | null>((total, c) => sum(total, sum(num(c, 'bytesSent'), num(c, 'bytesReceived'))), 0);
+    bytes =
+      channels.length === 0
+        ? null
+        : channels.reduce<number | null>((total, c) => sum(total, sum(num(c, 'bytesSent'), num(c, 'bytesReceived'))), 0);
   }
   const pair = selectedPair(all);
   return { at, bytes, requests: num(pair, 'requestsSent'), responses: num(pair, 'responsesReceived') };
@@ -120,7 +127,8 @@ export function linkThroughput(samples: readonly LinkSample[]): Figure {
   const last = samples.at(-1);
   const previous = samples.at(-2);
   if (!last || !previous) return { value: null, reason: 'measuring: needs two samples of the room link' };
-  if (last.bytes === null || previous.bytes === null) return { value: null, reason: 'this browser reports no byte counters for the room link' };
+  if (last.bytes === null || previous.bytes === null)
+    return { value: null, reason: 'this browser reports no byte counters for the room link' };
   const ms = last.at - previous.at;
   if (ms <= 0) return { value: null, reason: 'measuring: needs two samples of the room link' };
   // bytes × 8 / ms is bits per millisecond, which is kbit/s.
@@ -145,7 +153,10 @@ export function linkLoss(samples: readonly LinkSample[]): Figure {
   const sent = last.requests - first.requests;
   if (sent <= 0) return { value: null, reason: 'no connectivity checks on the room link yet' };
   const answered = last.responses - first.responses;
-  return { value: (100 * Math.max(0, sent - answered)) / sent, basis: `unanswered share of ${plural(sent, 'connectivity check')} on the room link, last minute` };
+  return {
+    value: (100 * Math.max(0, sent - answered)) / sent,
+    basis: `unanswered share of ${plural(sent, 'connectivity check')} on the room link, last minute`,
+  };
 }
 
 /** Everything the monitor shows. `status` is null until the first check has ended. */
@@ -189,7 +200,15 @@ export function combineHealth(args: {
     const loss = linkLoss(args.linkSamples);
     if (loss.value !== null) packetLoss = loss;
   }
-  return { status: args.status, latencyMs: args.latencyMs, failure: args.failure, throughput, linkIdle: idle, packetLoss, lastSeen: args.lastSeen };
+  return {
+    status: args.status,
+    latencyMs: args.latencyMs,
+    failure: args.failure,
+    throughput,
+    linkIdle: idle,
+    packetLoss,
+    lastSeen: args.lastSeen,
+  };
 }
 
 export type Hint = { id: 'reconnecting' | 'latency' | 'loss' | 'throughput'; text: string };

@@ -107,7 +107,10 @@ describe('runSteps', () => {
 
   it('runs the steps after a warning', async () => {
     const results = await runSteps(
-      [step('loopback', [], async () => ({ status: 'warning', figure: { value: 3_000, unit: 'ms' }, detail: 'slow' })), step('rtt', ['loopback'], async () => passed(1))],
+      [
+        step('loopback', [], async () => ({ status: 'warning', figure: { value: 3_000, unit: 'ms' }, detail: 'slow' })),
+        step('rtt', ['loopback'], async () => passed(1)),
+      ],
       () => undefined,
     );
     expect(results.map((r) => r.status)).toEqual(['warning', 'passed']);

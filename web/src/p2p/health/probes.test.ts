@@ -123,7 +123,11 @@ class FakeChannel extends EventTarget {
     if (typeof data !== 'string') this.bufferedAmount += data.byteLength;
   }
 
-  override addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void {
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: AddEventListenerOptions | boolean,
+  ): void {
     super.addEventListener(type, listener, options);
     this.listening += 1;
     if (typeof options === 'object') options.signal?.addEventListener('abort', () => (this.listening -= 1));

@@ -41,7 +41,9 @@ function within<T>(promise: Promise<T>, ms: number, message: string, signal?: Ab
 export function pingSocket(realtime: { socket: RealtimeSocket; frames: FrameSource } | null, signal?: AbortSignal): Promise<number> {
   const socket = realtime?.socket;
   if (!realtime || !socket || socket.state !== 'authenticated') {
-    return Promise.reject(new Error(`The real-time connection to the server is not open and signed in (it is ${socket?.state ?? 'not started'}).`));
+    return Promise.reject(
+      new Error(`The real-time connection to the server is not open and signed in (it is ${socket?.state ?? 'not started'}).`),
+    );
   }
   let off: () => void = () => undefined;
   const pong = new Promise<number>((resolve, reject) => {
@@ -196,5 +198,7 @@ export async function measureThroughput(channel: RTCDataChannel, signal?: AbortS
     if (bytes !== THROUGHPUT_BYTES) throw new Error(`The far end received ${bytes} of ${THROUGHPUT_BYTES} bytes.`);
     return { bytes, ms };
   };
-  return within(transfer(), TRANSFER_TIMEOUT_MS, `The transfer did not finish within ${TRANSFER_TIMEOUT_MS / 1000} s.`, signal).finally(() => ended.abort());
+  return within(transfer(), TRANSFER_TIMEOUT_MS, `The transfer did not finish within ${TRANSFER_TIMEOUT_MS / 1000} s.`, signal).finally(
+    () => ended.abort(),
+  );
 }

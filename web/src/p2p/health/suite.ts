@@ -42,17 +42,32 @@ export function createSuite(realtime: Pick<Realtime, 'socket' | 'frames'> | null
           iceServers = (await call(routes.p2pConfig, {})).iceServers;
         } catch (error) {
           const why = error instanceof Error ? error.message : String(error);
-          return { status: 'warning', figure, detail: `The server answered the ping, but its STUN/TURN list could not be fetched (${why}); the loop-back uses this device's own addresses.${slow}` };
+          return {
+            status: 'warning',
+            figure,
+            detail: `The server answered the ping, but its STUN/TURN list could not be fetched (${why}); the loop-back uses this device's own addresses.${slow}`,
+          };
         }
-        const servers = iceServers.length === 0 ? 'no STUN/TURN servers are configured, so rooms connect only where members reach each other directly' : `${plural(iceServers.length, 'STUN/TURN server')} configured`;
-        return { status: slow ? 'warning' : 'passed', figure, detail: `The server answered a ping over the real-time connection; ${servers}.${slow}` };
+        const servers =
+          iceServers.length === 0
+            ? 'no STUN/TURN servers are configured, so rooms connect only where members reach each other directly'
+            : `${plural(iceServers.length, 'STUN/TURN server')} configured`;
+        return {
+          status: slow ? 'warning' : 'passed',
+          figure,
+          detail: `The server answered a ping over the real-time connection; ${servers}.${slow}`,
+        };
       },
     },
     {
       id: 'webrtc',
       name: TEST_NAMES.webrtc,
       needs: [],
-      run: async () => ({ status: 'passed', figure: { value: await offerTime(), unit: 'ms' }, detail: 'The offer with a data channel was created in the time shown.' }),
+      run: async () => ({
+        status: 'passed',
+        figure: { value: await offerTime(), unit: 'ms' },
+        detail: 'The offer with a data channel was created in the time shown.',
+      }),
     },
     {
       id: 'loopback',
@@ -69,7 +84,11 @@ export function createSuite(realtime: Pick<Realtime, 'socket' | 'frames'> | null
         loopback = opened;
         const over = opened.candidateType ? ` over ${opened.candidateType} candidates` : '';
         const slow = verdict(ms, { warnAbove: WARN_LOOPBACK_OPEN_MS });
-        return { status: slow, figure: { value: ms, unit: 'ms' }, detail: `The channel opened${over}; no server carried it.${slow === 'warning' ? ` Opening took over ${WARN_LOOPBACK_OPEN_MS / 1000} s: the device is busy.` : ''}` };
+        return {
+          status: slow,
+          figure: { value: ms, unit: 'ms' },
+          detail: `The channel opened${over}; no server carried it.${slow === 'warning' ? ` Opening took over ${WARN_LOOPBACK_OPEN_MS / 1000} s: the device is busy.` : ''}`,
+        };
       },
     },
     {
@@ -81,7 +100,11 @@ export function createSuite(realtime: Pick<Realtime, 'socket' | 'frames'> | null
         const rtt = median(times);
         const status = verdict(rtt, { warnAbove: WARN_RTT_MS });
         const spread = `Fastest ${formatMs(Math.min(...times))}, slowest ${formatMs(Math.max(...times))}.`;
-        return { status, figure: { value: rtt, unit: 'ms' }, detail: `${spread}${status === 'warning' ? ` Over ${WARN_RTT_MS} ms: the device is busy.` : ''}` };
+        return {
+          status,
+          figure: { value: rtt, unit: 'ms' },
+          detail: `${spread}${status === 'warning' ? ` Over ${WARN_RTT_MS} ms: the device is busy.` : ''}`,
+        };
       },
     },
     {

@@ -48,13 +48,25 @@ export function useConnectionHealth(link: RTCPeerConnection | null): ConnectionH
         await health(controller.signal);
         const latencyMs = performance.now() - started;
         if (!stopped) {
-          setChecks((c) => ({ status: statusForLatency(latencyMs), latencyMs, failure: null, lastSeen: Date.now(), window: pushOutcome(c.window, true) }));
+          setChecks((c) => ({
+            status: statusForLatency(latencyMs),
+            latencyMs,
+            failure: null,
+            lastSeen: Date.now(),
+            window: pushOutcome(c.window, true),
+          }));
         }
       } catch (error) {
         if (!stopped && isApiError(error, 503)) {
           // Degraded: the server answers but refuses some work for now (its overload limit).
           const latencyMs = performance.now() - started;
-          setChecks((c) => ({ status: 'unstable', latencyMs, failure: 'server busy (degraded)', lastSeen: Date.now(), window: pushOutcome(c.window, true) }));
+          setChecks((c) => ({
+            status: 'unstable',
+            latencyMs,
+            failure: 'server busy (degraded)',
+            lastSeen: Date.now(),
+            window: pushOutcome(c.window, true),
+          }));
         } else if (!stopped) {
           const failure = failureReason(error, timedOut);
           setChecks((c) => ({ ...c, status: 'disconnected', latencyMs: null, failure, window: pushOutcome(c.window, false) }));
