@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -48,6 +49,8 @@ export const users = pgTable(
     /** Locked by the breach policy: no sign-in until the creator unlocks. */
     isLocked: boolean('is_locked').notNull().default(false),
     lastActivity: timestamp('last_activity', { withTimezone: true }),
+    /** Opted in to read receipts: sends its read position and sees those of others who opted in. */
+    readReceipts: boolean('read_receipts').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -164,6 +167,11 @@ export const messages = pgTable(
     createdAt: createdAt(),
     /** Stamped at insert from the conversation's timer; the expiry sweep erases the content then. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
+    /**
+     * The message a reaction or an edit applies to (its kind stays inside the ciphertext): erased
+     * with its target, and never outlives it.
+     */
+    targetId: bigint('target_id', { mode: 'number' }).references((): AnyPgColumn => messages.id, { onDelete: 'cascade' }),
   },
   (t) => [
     // A captured message cannot be stored twice (docs/security.md §4: no replays).
@@ -171,6 +179,9 @@ export const messages = pgTable(
     // One message per client id and sender: resending is idempotent (null ids never collide).
     uniqueIndex('messages_sender_client_id_idx').on(t.senderId, t.clientMessageId),
     index('messages_conversation_idx').on(t.conversationId, t.id),
+    index('messages_target_idx')
+      .on(t.targetId)
+      .where(sql`${t.targetId} is not null`),
     // What the expiry sweep looks for: content still held past its time.
     index('messages_expiry_idx')
       .on(t.expiresAt)
@@ -347,4 +358,40 @@ export const p2pConnections = pgTable(
   },
   // A joiner holds at most one connection to a node: connecting again replaces it.
   (t) => [uniqueIndex('p2p_connections_node_joiner_idx').on(t.nodeId, t.joinerId)],
+);
+
+/** How far a member who opted in to read receipts has read each conversation (a message id). */
+export const readPositions = pgTable(
+  'read_positions',
+  {
+    conversationId: text('conversation_id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    messageId: bigint('message_id', { mode: 'number' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.userId] })],
+);
+
+/**
+ * A browser's Web Push subscription: ends with its session (logout, revocation, expiry sweep) and
+ * with a ban. The endpoint and keys are the browser vendor's; no message is ever stored here.
+ */
+export const pushSubscriptions = pgTable(
+  'push_subscriptions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    endpoint: text('endpoint').notNull().unique(),
+    p256dh: text('p256dh').notNull(),
+    auth: text('auth').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('push_subscriptions_user_idx').on(t.userId)],
 );
