@@ -1,85 +1,7 @@
-import { closeCodes, type ServerFrame } from '@enclave/protocol';
+import { closeCodes } from '@enclave/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PING_INTERVAL_MS, RealtimeSocket, type SocketState } from './socket';
-
-const USER = '00000000-0000-4000-8000-00000000000a';
-
-/** A WebSocket the test drives: it opens, speaks and drops when told to. */
-class FakeWebSocket {
-  readyState = 0;
-  readonly sent: unknown[] = [];
-  closedWith: { code?: number; reason?: string } | null = null;
-  onopen: (() => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: { code: number }) => void) | null = null;
-  onerror: (() => void) | null = null;
-
-  constructor(readonly url: string) {}
-
-  send(data: string): void {
-    this.sent.push(JSON.parse(data));
-  }
-
-  /** The client closes: the close event follows a moment later, as in browsers. */
-  close(code?: number, reason?: string): void {
-    if (this.readyState >= 2) return;
-    this.closedWith = { code, reason };
-    this.readyState = 2;
-    queueMicrotask(() => this.drop(code ?? 1005));
-  }
-
-  open(): void {
-    this.readyState = 1;
-    this.onopen?.();
-  }
-
-  receive(frame: ServerFrame | string): void {
-    this.onmessage?.({ data: typeof frame === 'string' ? frame : JSON.stringify(frame) });
-  }
-
-  /** The connection is gone: the server closed it with `code`, or the network dropped (1006). */
-  drop(code = 1006): void {
-    if (this.readyState === 3) return;
-    this.readyState = 3;
-    this.onclose?.({ code });
-  }
-}
-
-function setup() {
-  const sockets: FakeWebSocket[] = [];
-  const network = new EventTarget();
-  const socket = new RealtimeSocket({
-    url: () => 'ws://enclave.test/ws',
-    createWebSocket: (url) => {
-      const ws = new FakeWebSocket(url);
-      sockets.push(ws);
-      // The fake speaks the part of the WebSocket interface the client uses.
-      return ws as unknown as WebSocket;
-    },
-    network,
-    // The middle of the ±20 % spread: delays are exactly 1 s, 2 s, 4 s…
-    random: () => 0.5,
-  });
-  const states: SocketState[] = [];
-  socket.subscribeState((state) => states.push(state));
-  const frames: ServerFrame[] = [];
-  socket.onFrame((frame) => frames.push(frame));
-  return {
-    socket,
-    sockets,
-    network,
-    states,
-    frames,
-    authentications: () => frames.filter((f) => f.type === 'authenticated').length,
-    latest: () => sockets.at(-1)!,
-    /** Opens the latest socket and lets the server accept the cookie. */
-    authenticate: () => {
-      const ws = sockets.at(-1)!;
-      ws.open();
-      ws.receive({ type: 'authenticated', userId: USER });
-    },
-  };
-}
+import { PING_INTERVAL_MS } from './socket';
+import { setup, USER } from './socket-fakes';
 
 /** Lets queued close events run. */
 const flush = () => vi.advanceTimersByTimeAsync(0);
@@ -107,15 +29,15 @@ describe('RealtimeSocket', () => {
     expect(t.authentications()).toBe(1);
   });
 
-  it('reconnects after a drop with a doubling back-off, and announces each new authentication', async () => {
+  it('reconnects after a drop within a second, and announces each new authentication', async () => {
     const t = setup();
     t.socket.start();
     t.authenticate();
     t.latest().drop();
     expect(t.socket.state).toBe('disconnected');
 
-    // Each failed attempt waits twice as long as the one before: 1 s, 2 s, 4 s.
-    for (const delay of [1000, 2000, 4000]) {
+    // The last connection was healthy: each attempt waits [250 ms, 1 s], 625 ms here.
+    for (const delay of [625, 625, 625]) {
       const before = t.sockets.length;
       await vi.advanceTimersByTimeAsync(delay - 1);
       expect(t.sockets).toHaveLength(before);
@@ -126,15 +48,15 @@ describe('RealtimeSocket', () => {
     }
 
     // Back at last: the chat is told, so it can catch up on what it missed.
-    await vi.advanceTimersByTimeAsync(8000);
+    await vi.advanceTimersByTimeAsync(625);
     t.authenticate();
     expect(t.socket.state).toBe('authenticated');
     expect(t.authentications()).toBe(2);
 
-    // A success resets the back-off: the next drop waits 1 s again.
+    // A success resets the back-off: the next drop waits 625 ms again.
     t.latest().drop();
     const before = t.sockets.length;
-    await vi.advanceTimersByTimeAsync(1000);
+    await vi.advanceTimersByTimeAsync(625);
     expect(t.sockets).toHaveLength(before + 1);
   });
 
@@ -150,7 +72,7 @@ describe('RealtimeSocket', () => {
     expect(t.authentications()).toBe(2);
     // Should that connection fail, the back-off applies from its start.
     t.latest().drop();
-    await vi.advanceTimersByTimeAsync(999);
+    await vi.advanceTimersByTimeAsync(624);
     expect(t.sockets).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(1);
     expect(t.sockets).toHaveLength(3);
@@ -165,7 +87,10 @@ describe('RealtimeSocket', () => {
     t.latest().open();
     t.latest().drop(1001);
     expect(t.sockets).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(1000);
+    // The server answered and refused: the slow back-off, [1 s, 2 s] first.
+    await vi.advanceTimersByTimeAsync(1499);
+    expect(t.sockets).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
     expect(t.sockets).toHaveLength(3);
   });
 
@@ -179,13 +104,13 @@ describe('RealtimeSocket', () => {
     expect(t.socket.state).toBe('authenticated');
   });
 
-  it('never waits more than 30 s between attempts', async () => {
-    const t = setup();
+  it('never waits more than 10 s between attempts, however long the server is down', async () => {
+    const t = setup(() => 0.999);
     t.socket.start();
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 50; i++) {
       t.latest().drop();
       const before = t.sockets.length;
-      await vi.advanceTimersByTimeAsync(30_000);
+      await vi.advanceTimersByTimeAsync(10_000);
       expect(t.sockets).toHaveLength(before + 1);
     }
   });
@@ -198,9 +123,11 @@ describe('RealtimeSocket', () => {
     expect(t.socket.state).toBe('auth_failed');
     expect(t.latest().closedWith).toEqual({ code: 1000, reason: 'authentication failed' });
     await flush();
-    // The failure stays visible while waiting (not "disconnected").
+    // The failure stays visible while waiting (not "disconnected"), through the slow back-off.
     expect(t.socket.state).toBe('auth_failed');
     await vi.advanceTimersByTimeAsync(1000);
+    expect(t.sockets).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(500);
     expect(t.sockets).toHaveLength(2);
     expect(t.socket.state).toBe('connecting');
     t.authenticate();
@@ -249,7 +176,7 @@ describe('RealtimeSocket', () => {
     expect(t.latest().closedWith).toEqual({ code: 4000, reason: 'no pong' });
     await flush();
     expect(t.socket.state).toBe('disconnected');
-    await vi.advanceTimersByTimeAsync(1000);
+    await vi.advanceTimersByTimeAsync(625);
     expect(t.sockets).toHaveLength(2);
   });
 
@@ -289,6 +216,7 @@ describe('RealtimeSocket', () => {
   it('stops for good: idle, socket closed, no reconnect, no network listeners', async () => {
     const t = setup();
     const removed = vi.spyOn(t.network, 'removeEventListener');
+    const hidden = vi.spyOn(t.page, 'removeEventListener');
     t.socket.start();
     t.authenticate();
     t.socket.stop();
@@ -297,6 +225,7 @@ describe('RealtimeSocket', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(t.sockets).toHaveLength(1);
     expect(removed.mock.calls.map(([type]) => type).sort()).toEqual(['offline', 'online']);
+    expect(hidden.mock.calls.map(([type]) => type)).toEqual(['visibilitychange']);
     expect(t.socket.send({ type: 'ping' })).toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The real-time connection. It authenticates with the session cookie sent at upgrade (no secret
- * crosses the socket), keeps itself alive with pings, and reconnects with back-off, or at once when
- * the server closes with 1001 "going away" because it is shutting down. Every frame goes to its
+ * crosses the socket), keeps itself alive with pings, and reconnects with back-off (./backoff.ts:
+ * within a second while the last connection was healthy), at once when the server closes with 1001
+ * "going away" because it is shutting down, and at once when the browser is back online or the
+ * page becomes visible again. Every frame goes to its
  * listener (the member's one FrameDispatcher); an `authenticated` frame — a (re)authentication, or
  * the server saying frames may have been lost while the socket stayed open — makes the member
  * client catch up (packages/client/src/member-client.ts).
@@ -33,12 +35,19 @@ export type RealtimeSocketOptions = {
   network?: Pick<Window, 'addEventListener' | 'removeEventListener'>;
   /** A number in [0, 1) that spreads the back-off. */
   random?: () => number;
+  /** Where `visibilitychange` comes from, and the page's visibility (the document by default). */
+  page?: Pick<Document, 'addEventListener' | 'removeEventListener' | 'visibilityState'>;
 };
 
 export class RealtimeSocket {
   private current: SocketState = 'idle';
   private ws: WebSocket | null = null;
   private attempt = 0;
+  /**
+   * The last connection authenticated and the server refused nothing since: failures are then a
+   * restart or the network, and the fast back-off applies (./backoff.ts).
+   */
+  private healthy = true;
   private stopped = true;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private pingTimer: ReturnType<typeof setInterval> | null = null;
@@ -51,12 +60,15 @@ export class RealtimeSocket {
   private readonly url: () => string;
   private readonly network: Pick<Window, 'addEventListener' | 'removeEventListener'>;
   private readonly random: () => number;
+  private readonly page: Pick<Document, 'addEventListener' | 'removeEventListener' | 'visibilityState'> | null;
 
   constructor(options: RealtimeSocketOptions = {}) {
     this.createWebSocket = options.createWebSocket ?? ((url) => new WebSocket(url));
     this.url = options.url ?? socketUrl;
     this.network = options.network ?? window;
     this.random = options.random ?? randomUnit;
+    // Tests outside a browser have no document.
+    this.page = options.page ?? (typeof document === 'undefined' ? null : document);
   }
 
   get state(): SocketState {
@@ -76,8 +88,10 @@ export class RealtimeSocket {
     if (!this.stopped) return;
     this.stopped = false;
     this.attempt = 0;
+    this.healthy = true;
     this.network.addEventListener('online', this.reconnectNow);
     this.network.addEventListener('offline', this.dropConnection);
+    this.page?.addEventListener('visibilitychange', this.onVisibility);
     this.connect();
   }
 
@@ -85,6 +99,7 @@ export class RealtimeSocket {
     this.stopped = true;
     this.network.removeEventListener('online', this.reconnectNow);
     this.network.removeEventListener('offline', this.dropConnection);
+    this.page?.removeEventListener('visibilitychange', this.onVisibility);
     this.clearTimers();
     const ws = this.ws;
     this.ws = null;
@@ -123,8 +138,10 @@ export class RealtimeSocket {
     }
     this.ws = ws;
     this.unanswered = 0;
+    let opened = false;
     ws.onopen = () => {
       if (this.ws !== ws) return;
+      opened = true;
       this.setState('connected');
       this.setState('authenticating');
       this.send({ type: 'authenticate' });
@@ -138,6 +155,10 @@ export class RealtimeSocket {
       this.ws = null;
       this.clearTimers();
       const wasAuthenticated = this.current === 'authenticated';
+      // The server answered and closed before authenticating (busy, blocked, auth failed): it is
+      // up and refusing, so the slow back-off applies. A connection that never opened (the server
+      // is down) keeps the fast one.
+      if (opened && !wasAuthenticated) this.healthy = false;
       if (this.stopped) {
         this.setState('disconnected');
         return;
@@ -175,10 +196,12 @@ export class RealtimeSocket {
     switch (frame.type) {
       case 'authenticated':
         this.attempt = 0;
+        this.healthy = true;
         this.setState('authenticated');
         this.startPings();
         break;
       case 'auth_failed':
+        this.healthy = false;
         this.setState('auth_failed');
         this.ws?.close(closeCodes.normal, 'authentication failed');
         break;
@@ -210,7 +233,7 @@ export class RealtimeSocket {
 
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
-    const delay = reconnectDelay(this.attempt, this.random());
+    const delay = reconnectDelay(this.attempt, this.random(), this.healthy);
     this.attempt += 1;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
@@ -218,7 +241,12 @@ export class RealtimeSocket {
     }, delay);
   }
 
-  /** The browser says the network is back: skip the rest of the back-off. */
+  /** A page coming back to the foreground may have had its timers throttled: try now. */
+  private onVisibility = (): void => {
+    if (this.page?.visibilityState === 'visible') this.reconnectNow();
+  };
+
+  /** The browser says the network is back, or the page is visible again: skip the rest of the back-off. */
   private reconnectNow = (): void => {
     if (this.stopped || this.ws) return;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
