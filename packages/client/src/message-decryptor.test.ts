@@ -107,7 +107,7 @@ describe('MessageDecryptor', () => {
     const results = await t.decryptor.decrypt([message(1, 1), message(2, 2)], [share(1)]);
     expect(t.calls.fetches).toHaveLength(0);
     expect(results.get(1)).toEqual({ status: 'ok', text: '1' });
-    expect(results.get(2)).toEqual({ status: 'unreadable', retryable: false });
+    expect(results.get(2)).toEqual({ status: 'unreadable', retryable: false, noShare: true });
   });
 
   it('decrypts a batch larger than one group of work, in order', async () => {
@@ -139,10 +139,10 @@ describe('MessageDecryptor', () => {
     expect(t.calls.fetches.map((ids) => ids.length)).toEqual([100, 50]);
   });
 
-  it('marks messages of epochs without a share as unreadable', async () => {
+  it('marks messages of epochs without a share as unreadable, not wrapped for this member', async () => {
     const t = setup([]);
     const results = await t.decryptor.decrypt([message(1, 1)]);
-    expect(results.get(1)).toEqual({ status: 'unreadable', retryable: false });
+    expect(results.get(1)).toEqual({ status: 'unreadable', retryable: false, noShare: true });
   });
 
   it('never opens own epochs through the server', async () => {

@@ -12,8 +12,11 @@ import { KEY_CHANGED, type KeyChanged } from './key-trust';
 export type DecryptResult =
   /** `text`: the message, or an attachment's caption (possibly empty). */
   | { status: 'ok'; text: string; attachment?: AttachmentRef }
-  /** `retryable`: the failure may pass (network, sender's keys not loaded yet). */
-  | { status: 'unreadable'; retryable: boolean }
+  /**
+   * `retryable`: the failure may pass (network, sender's keys not loaded yet). `noShare`: the
+   * epoch was not wrapped for this member (sent before they joined, or while they were banned).
+   */
+  | { status: 'unreadable'; retryable: boolean; noShare?: true }
   /** The signature does not hold: possibly forged, never shown as the sender's text. */
   | { status: 'bad_signature' }
   /** The sender's key differs from the one pinned for them: nothing was verified, nothing is shown. */
@@ -60,6 +63,7 @@ async function inChunks<T, R>(items: readonly T[], run: (item: T) => Promise<R>)
 
 const unreadable = { status: 'unreadable', retryable: false } as const;
 const unreadableForNow = { status: 'unreadable', retryable: true } as const;
+const notWrappedForMe = { status: 'unreadable', retryable: false, noShare: true } as const;
 const badSignature = { status: 'bad_signature' } as const;
 const unverified = { status: 'unverified' } as const;
 const replayed = { status: 'replayed' } as const;
@@ -144,7 +148,7 @@ export class MessageDecryptor {
         await inChunks(epochIds, async (id) => {
           const share = byEpoch.get(id);
           // No share: the epoch was not wrapped for this member (sent before they joined).
-          settle(id, share ? await this.openShare(share) : { failure: unreadable });
+          settle(id, share ? await this.openShare(share) : { failure: notWrappedForMe });
         });
       },
       (error: unknown) => {

@@ -12,6 +12,8 @@ import { eventText } from './disappearing';
 import { JumpToLatest } from './JumpToLatest';
 import { NewMessagesDivider } from './NewMessagesDivider';
 import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessage';
+import { timelineRows } from './suspended-gap';
+import { SuspendedGap } from './SuspendedGap';
 import { useUsers } from './use-users';
 
 export const UNREADABLE_TEXT = '🔒 [Encrypted Message]';
@@ -73,6 +75,7 @@ export function MessageList({
   // name the server attaches to a message.
   const users = useUsers();
   const names = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u.username])), [users.data]);
+  const joinedAt = users.data?.find((u) => u.id === selfId)?.joinedAt ?? null;
   // Read once per render: rows re-render when the day changes, not for every other reason.
   const today = dayKey(new Date());
   const { messages, results, events } = view;
@@ -80,13 +83,10 @@ export function MessageList({
   const peerName = dm?.peerName ?? null;
   // The same rows while only the view's status changes (a page loading): React skips the list.
   const rows = useMemo(() => {
-    // Messages and events share one id order.
-    const timeline: ({ message: Message } | { event: TimelineEvent })[] = [
-      ...messages.map((message) => ({ message })),
-      ...events.map((event) => ({ event })),
-    ].sort((a, b) => ('message' in a ? a.message.id : a.event.id) - ('message' in b ? b.message.id : b.event.id));
-    return timeline.map((item) => {
-      if ('event' in item) {
+    // Messages and events share one id order; messages sent while the member was banned are one row.
+    return timelineRows(messages, events, results, selfId, joinedAt).map((item) => {
+      if (item.kind === 'suspended') return <SuspendedGap key={`s${item.messages[0]?.id}`} messages={item.messages} />;
+      if (item.kind === 'event') {
         const { event } = item;
         const own = event.actorId === selfId;
         return (
@@ -115,7 +115,7 @@ export function MessageList({
         </Fragment>
       );
     });
-  }, [messages, events, results, names, selfId, selfName, peerName, today, dividerBeforeId, onDelete, highlight]);
+  }, [messages, events, results, names, selfId, joinedAt, selfName, peerName, today, dividerBeforeId, onDelete, highlight]);
 
   function loadOlder() {
     const el = scroller.current;
