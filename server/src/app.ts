@@ -36,6 +36,9 @@ import { eventTypes, flushSecurityEvents, recordEvent } from './security/events'
 import { securityRoutes } from './security/routes';
 import { keyRoutes } from './keys/routes';
 import { p2pRoutes } from './p2p/routes';
+import { pushRoutes } from './push/routes';
+import { PushSender } from './push/sender';
+import { ensureVapidKeys, vapidSubject } from './push/vapid';
 import { messageRoutes } from './messages/routes';
 import type { Bus } from './realtime/bus';
 import { frameLimits } from './realtime/frame-limits';
@@ -136,7 +139,17 @@ export async function buildApp(opts: {
   const attachmentStore = await openAttachmentStore(config.attachments.store, config.dataDir);
   const scrubber = new Scrubber(db, config.erasureScrubMs, app.log);
   const tally = new Tally();
-  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally };
+  const push = new PushSender(
+    db,
+    {
+      keys: await ensureVapidKeys(db),
+      subject: vapidSubject(config),
+      allowedOrigins: config.pushEndpointAllow,
+      caFile: config.pushEndpointCa,
+    },
+    app.log,
+  );
+  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally, push };
   const stopSweeping = startSweeping(db, attachmentStore, {
     orphanAfterMs: config.attachments.orphanAfterMs,
     everyMs: config.attachments.sweepEveryMs,
@@ -256,6 +269,7 @@ export async function buildApp(opts: {
   await app.register(creatorRoutes, { ctx });
   await app.register(securityRoutes, { ctx });
   await app.register(p2pRoutes, { ctx });
+  await app.register(pushRoutes, { ctx });
 
   await registerWebApp(app, config);
 
@@ -280,6 +294,7 @@ export async function buildApp(opts: {
       await gateway.close().catch((err: unknown) => app.log.warn({ err }, 'could not clear this instance’s presence'));
       await blocks.close();
       stopSweeping();
+      await push.close();
       // After the sweeps and routes that erase: what they erased leaves the files before the database closes.
       await scrubber.close();
       await attachmentStore.close();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { breachPolicySchema, limits } from '@enclave/protocol';
 import { z } from 'zod';
 import { masterKeyRefusal } from './creator/master-key';
+import { pushEndpointAllowEnv, pushSubjectEnv } from './push/config';
 import type { SlowRequestLimits } from './http/slow-requests';
 import { webDistDir } from './paths';
 
@@ -268,6 +269,12 @@ const configSchema = z
     MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
     /** Longest an erased message or key stays in the embedded database's files, in seconds (db/erasure.ts). */
     ERASURE_SCRUB_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+    /** More https origins Web Push may be sent to, beside the known push services (push/endpoints.ts). */
+    PUSH_ENDPOINT_ALLOW: pushEndpointAllowEnv,
+    /** A PEM file of extra certificate authorities trusted for push endpoints (a self-hosted push service's private CA). */
+    PUSH_ENDPOINT_CA: z.string().min(1).optional(),
+    /** The VAPID contact push services see: a mailto: or https: URL; unset: the first https PUBLIC_ORIGIN, else none given. */
+    PUSH_SUBJECT: pushSubjectEnv,
     /** Security events and audit entries older than this many days are deleted (security/events.ts). */
     SECURITY_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(SECURITY_EVENT_RETENTION_DAYS),
   })
@@ -342,6 +349,12 @@ const configSchema = z
       /** Days security events and audit entries are kept (SECURITY_EVENT_RETENTION_DAYS). */
       securityEventRetentionDays: e.SECURITY_EVENT_RETENTION_DAYS,
       rateLimits: rateLimitsWithWindowCap(defaultRateLimits, e.RATE_LIMIT_WINDOW_MS),
+      /** PUSH_ENDPOINT_ALLOW: origins Web Push may go to beside the known push services. */
+      pushEndpointAllow: e.PUSH_ENDPOINT_ALLOW,
+      /** PUSH_ENDPOINT_CA: a PEM file of certificate authorities trusted for push endpoints, beside the usual ones. */
+      pushEndpointCa: e.PUSH_ENDPOINT_CA,
+      /** PUSH_SUBJECT: the VAPID `sub` claim (a contact for push services). */
+      pushSubject: e.PUSH_SUBJECT,
       /** DISAPPEARING_TIMER_CAP_MS: the testing aid's ceiling on every message's time to live. */
       disappearingCapMs: e.DISAPPEARING_TIMER_CAP_MS,
       /**

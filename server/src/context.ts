@@ -4,6 +4,7 @@ import type { Db } from './db/client';
 import type { Scrubber } from './db/erasure';
 import type { Tally } from './http/metrics';
 import type { WorkGate } from './http/overload';
+import type { PushSender } from './push/sender';
 import type { Gateway } from './realtime/gateway';
 import type { BlockList } from './security/blocks';
 
@@ -17,4 +18,6 @@ export type AppContext = {
   scrubber: Scrubber;
   gate: WorkGate;
   tally: Tally;
+  /** Web Push to members with no socket open (push/sender.ts). */
+  push: PushSender;
 };

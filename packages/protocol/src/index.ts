@@ -16,4 +16,5 @@ export * from './creator';
 export * from './security';
 export * from './p2p';
 export * from './p2p-room';
+export * from './push';
 export * from './routes';

@@ -67,6 +67,7 @@ import {
   p2pNodesResponseSchema,
 } from './p2p';
 import { limits } from './limits';
+import { pushKeyResponseSchema, pushSubscribeRequestSchema, pushUnsubscribeRequestSchema } from './push';
 import { okResponseSchema } from './primitives';
 import {
   blockIpRequestSchema,
@@ -242,6 +243,11 @@ export const routes = {
   p2pStopHosting: route({ method: 'DELETE', path: '/api/p2p/host', access: 'member', summary: "Removes the caller's node and closes its connections", status: 200, response: okResponseSchema }),
   p2pConnect: route({ method: 'POST', path: '/api/p2p/connect/:id', access: 'member', summary: 'Opens a connection to an online node; signaling then uses its id', params: p2pConnectParamsSchema, status: 201, response: p2pConnectResponseSchema }),
   p2pConfig: route({ method: 'GET', path: '/api/p2p/config', access: 'member', summary: 'The STUN/TURN servers for peer connections', status: 200, response: p2pConfigResponseSchema }),
+
+  // Web Push: a browser's subscription, told of new messages while its member has no socket open.
+  pushKey: route({ method: 'GET', path: '/api/push/key', access: 'member', summary: "The network's VAPID public key, the browser's applicationServerKey", status: 200, response: pushKeyResponseSchema }),
+  pushSubscribe: route({ method: 'POST', path: '/api/push/subscribe', access: 'member', summary: "Keeps this browser's push subscription for this session (a known push service's https endpoint; 10 per member, the oldest dropped)", body: pushSubscribeRequestSchema, status: 200, response: okResponseSchema }),
+  pushUnsubscribe: route({ method: 'POST', path: '/api/push/unsubscribe', access: 'member', summary: "Forgets one of the caller's push subscriptions", body: pushUnsubscribeRequestSchema, status: 200, response: okResponseSchema }),
 
   // Decoys (honeypots): plausible answers, nothing real; every hit is a security event.
   decoyAuth: route({ method: 'POST', path: '/api/decoy/auth', access: 'public', summary: 'Decoy', body: decoyRequestSchema, status: 200, response: decoyAuthResponseSchema }),

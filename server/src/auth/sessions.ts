@@ -3,6 +3,7 @@ import type { SessionInfo } from '@enclave/protocol';
 import { and, desc, eq, gt, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { sessions, users } from '../db/schema';
+import { endPushOfSessions } from '../push/subscriptions';
 
 export const SESSION_COOKIE = 'enclave_session';
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -68,6 +69,10 @@ export async function createSession(
       .set({ revokedAt: new Date() })
       .where(and(openOf(userId), ne(sessions.id, id), notInArray(sessions.id, newestOthers)))
       .returning({ id: sessions.id });
+    await endPushOfSessions(
+      tx,
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => r.id);
   });
   return { token, expiresAt, revoked };
@@ -131,8 +136,12 @@ export async function resolveSession(db: Db, token: string): Promise<AuthContext
   return { sessionId: id, expiresAt, user };
 }
 
+/** Ends a session and its push subscriptions (logout). */
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
-  await db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
+  await db.transaction(async (tx) => {
+    await tx.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
+    await endPushOfSessions(tx, [sessionId]);
+  });
 }
 
 /** A member's live sessions, newest first, each named by its public id. */
@@ -169,6 +178,7 @@ export async function revokeSessionOfUser(db: Db, userId: string, publicId: stri
     .set({ revokedAt: new Date() })
     .where(and(openOf(userId), eq(sessions.publicId, publicId)))
     .returning({ id: sessions.id });
+  if (row) await endPushOfSessions(db, [row.id]);
   return row?.id ?? null;
 }
 
@@ -179,6 +189,10 @@ export async function revokeSessionsOfUser(db: Db, userId: string, except?: stri
     .set({ revokedAt: new Date() })
     .where(and(openOf(userId), except ? ne(sessions.id, except) : undefined))
     .returning({ id: sessions.id });
+  await endPushOfSessions(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => r.id);
 }
 

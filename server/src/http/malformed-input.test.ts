@@ -32,10 +32,11 @@ import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 import { bodyRows } from './malformed-input/body-rows';
 import { memberRouteRows } from './malformed-input/member-route-rows';
+import { pushRows } from './malformed-input/push-rows';
 import { routeRows } from './malformed-input/route-rows';
 import { hostBody, upper, type Fixture, type Who } from './malformed-input/table';
 
-const rows = [...bodyRows, ...routeRows, ...memberRouteRows];
+const rows = [...bodyRows, ...routeRows, ...memberRouteRows, ...pushRows];
 
 type Reply = { status: number; body: unknown };
 

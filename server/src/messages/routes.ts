@@ -173,6 +173,8 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       if (inserted) {
         activity.note(me, row.createdAt);
         ctx.tally.sendsStored += 1;
+        // Members with no socket open are told by Web Push; queued, never awaited (push/sender.ts).
+        ctx.push.messageStored({ conversationId, senderId: me, peerId: body.receiverId === 'all' ? null : body.receiverId });
       }
       await publish(message);
       return { message };

@@ -15,6 +15,7 @@ import { removeP2pOf } from '../p2p/registry';
 import { announceConnection } from '../p2p/signaling';
 import { eventTypes, recordEvent, type EventSource, type Severity } from '../security/events';
 import { endSessionsEvent, membershipChanged, serverFrame, usersChanged } from '../realtime/publish';
+import { endPushOfMembers } from '../push/subscriptions';
 
 export type BanChange = { banned: true; reason: string } | { banned: false };
 export type MovedConversation = { id: string; membershipVersion: number };
@@ -120,12 +121,13 @@ export async function applyBans(
   return moveConversationsOf(tx, ids);
 }
 
-/** Inside the caller's transaction: revokes every live session of these members. */
+/** Inside the caller's transaction: revokes every live session of these members, and ends their push subscriptions. */
 export async function revokeSessionsOf(tx: Db, ids: readonly string[]): Promise<void> {
   await tx
     .update(sessions)
     .set({ revokedAt: new Date() })
     .where(and(anyOf(sessions.userId, ids, 'uuid'), isNull(sessions.revokedAt)));
+  await endPushOfMembers(tx, ids);
 }
 
 /**
