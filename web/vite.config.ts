@@ -2,11 +2,13 @@ import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig } from 'vite';
 import { precompress } from './vite-precompress';
+import { serviceWorker } from './vite-service-worker';
 
 const backend = 'http://127.0.0.1:5000';
 
 export default defineConfig({
-  plugins: [react(), tailwindcss(), precompress()],
+  // serviceWorker before precompress: both run once the build is written, in this order.
+  plugins: [react(), tailwindcss(), serviceWorker(), precompress()],
   server: {
     proxy: {
       '/api': { target: backend, changeOrigin: false },

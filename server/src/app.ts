@@ -195,6 +195,9 @@ export async function buildApp(opts: {
         imgSrc: ["'self'", 'data:', 'blob:'],
         connectSrc: ["'self'"],
         fontSrc: ["'self'"],
+        // The install manifest and the service worker (/manifest.webmanifest, /sw.js): our own files only.
+        manifestSrc: ["'self'"],
+        workerSrc: ["'self'"],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],

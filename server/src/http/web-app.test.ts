@@ -14,6 +14,8 @@ import { creatorHeaders, makeDatabase, startServer, type TestServer } from '../t
 
 const indexHtml = '<!doctype html><html><head><script type="module" src="/assets/app-abc123.js"></script></head><body></body></html>';
 const appJs = `export const greeting = ${JSON.stringify('hello '.repeat(200))};\n`;
+const swJs = `self.addEventListener('install', () => ${JSON.stringify('x'.repeat(200))});\n`;
+const manifest = JSON.stringify({ name: 'Enclave', start_url: '/', display: 'standalone', description: 'x'.repeat(200) });
 
 /** A build as web/vite-precompress.ts leaves it: each file with its .br and .gz beside it. */
 function writeFakeDist(): string {
@@ -27,6 +29,8 @@ function writeFakeDist(): string {
   };
   write('index.html', indexHtml);
   write('assets/app-abc123.js', appJs);
+  write('sw.js', swJs);
+  write('manifest.webmanifest', manifest);
   return dist;
 }
 
@@ -96,6 +100,30 @@ describe('index.html', () => {
       expect(res.headers.get('cache-control'), url).toBe('no-cache');
       expect(await res.text(), url).toBe(indexHtml);
     }
+  });
+});
+
+describe('the installable app (web/vite-service-worker.ts, web/public/manifest.webmanifest)', () => {
+  it('serves the service worker as JavaScript, revalidated on every load so a release replaces it', async () => {
+    for (const encoding of ['br', 'identity']) {
+      const res = await get('/sw.js', encoding);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^(text|application)\/javascript/);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      expect(await res.text()).toBe(swJs);
+    }
+  });
+
+  it('serves the manifest as application/manifest+json', async () => {
+    const res = await get('/manifest.webmanifest', 'br');
+    expect(res.headers.get('content-type')).toMatch(/^application\/manifest\+json/);
+    expect(await res.json()).toMatchObject({ name: 'Enclave' });
+  });
+
+  it("lets the page load its manifest and worker from its own origin only (CSP manifest-src, worker-src 'self')", async () => {
+    const csp = (await get('/')).headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("manifest-src 'self'");
+    expect(csp).toContain("worker-src 'self'");
   });
 });
 

@@ -1,6 +1,7 @@
 import { createAccount, deriveLoginKey, generateAccessToken, openPrivateKeys } from '@enclave/crypto';
 import type { SessionResponse } from '@enclave/protocol';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { clearUnreadBadge } from '../chat/app-badge';
 import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import * as api from '../net/http';
@@ -24,6 +25,7 @@ let leaving: Promise<void> | null = null;
 function wipeLocalAndLeave(): Promise<void> {
   leaving ??= (async () => {
     forgetUser();
+    clearUnreadBadge();
     await clearKeyStore();
     window.location.assign('/');
   })();

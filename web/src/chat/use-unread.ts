@@ -1,6 +1,7 @@
 import type { Message } from '@enclave/protocol';
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useFrames } from '../realtime/realtime-context';
+import { showUnreadOnBadge } from './app-badge';
 import {
   firstUnreadId,
   forgetUnread,
@@ -41,7 +42,7 @@ export type Unread = {
 };
 
 /**
- * Unread counts per conversation and in the tab title. The open conversation counts as read while
+ * Unread counts per conversation, in the tab title and on the installed app's badge. The open conversation counts as read while
  * the tab is visible; others' messages in any other case are unread until it is.
  */
 export function useUnread(selfId: string, conversationId: string, messages: readonly Message[]): Unread {
@@ -121,6 +122,7 @@ export function useUnread(selfId: string, conversationId: string, messages: read
   }, []);
   useEffect(() => {
     document.title = titleWithCount(document.title.replace(/^\(\d+\+?\) /, ''), total);
+    showUnreadOnBadge(total);
   }, [total]);
 
   const countOf = useCallback((id: string) => unreadCount(reads, id), [reads]);

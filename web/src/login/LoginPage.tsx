@@ -8,6 +8,7 @@ import { CreateVaultForm } from './CreateVaultForm';
 import { LiabilityDisclaimer, WipeBanner } from './Disclaimers';
 import { NetworkLinks, PurchaseKeyButton } from './NetworkLinks';
 import { NewTokenPanel } from './NewTokenPanel';
+import { OfflineNotice } from './OfflineNotice';
 import { SignInForm } from './SignInForm';
 import { useWarnBeforeLeaving } from './token-saving';
 import { HeroPage } from '../components/HeroPage';
@@ -65,6 +66,7 @@ export function LoginPage() {
         </p>
       ) : null}
 
+      <OfflineNotice />
       {mode === 'signin' ? <WipeBanner /> : null}
       <TamperWarning />
 
