@@ -16,6 +16,7 @@ import { DeleteMessageDialog } from './DeleteMessageDialog';
 import { DisappearingControl } from './DisappearingControl';
 import { KeyChangeBanner } from './KeyChangeBanner';
 import { MessageSearch } from './MessageSearch';
+import { BANNED_PEER_TEXT } from './moderation-texts';
 import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
@@ -220,6 +221,9 @@ function ChatScreen({ session }: { session: Session }) {
             placeholder={peer ? `Encrypted message to ${peer.username}…` : 'Message the general channel…'}
             onSend={send}
             onType={typing.onType}
+            // The server refuses to write to a banned member (server/src/access/rules.ts); the member
+            // list follows bans live (users_changed), so the composer does too.
+            blocked={peer?.isBanned ? BANNED_PEER_TEXT : null}
           />
         </section>
       </main>

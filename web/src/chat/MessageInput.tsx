@@ -1,5 +1,5 @@
 import { limits } from '@enclave/protocol';
-import { Paperclip, SendHorizontal, X } from 'lucide-react';
+import { Ban, Paperclip, SendHorizontal, X } from 'lucide-react';
 import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Button } from '../components/ui/Button';
 import { Textarea } from '../components/ui/Input';
@@ -19,9 +19,16 @@ type MessageInputProps = {
   onSend: (text: string, file: File | null) => Promise<void>;
   /** Each edit of the text (typing indicators, use-typing.ts). */
   onType?: () => void;
+  /**
+   * Why nothing can be sent here, in the server's words (a DM with a banned member: "This member
+   * is banned"): shown above a disabled composer instead of a send that can only fail.
+   */
+  blocked?: string | null;
 };
 
-export function MessageInput({ connected, placeholder, onSend, onType }: MessageInputProps) {
+export function MessageInput({ connected: online, placeholder, onSend, onType, blocked = null }: MessageInputProps) {
+  const connected = online && blocked === null;
+  const blockedId = useId();
   const counterId = useId();
   const fileNoteId = useId();
   const fileInput = useRef<HTMLInputElement>(null);
@@ -69,6 +76,12 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
 
   return (
     <form onSubmit={submit} className="grid gap-1.5 border-t border-border p-3">
+      {blocked ? (
+        <p id={blockedId} role="status" className="flex items-center gap-2 text-sm text-amber-300" data-composer-blocked>
+          <Ban className="size-4 shrink-0" aria-hidden="true" />
+          {blocked}
+        </p>
+      ) : null}
       {file || fileProblem ? (
         <div id={fileNoteId} className="flex min-w-0 items-center gap-2 text-xs" aria-live="polite">
           {file ? (
@@ -120,11 +133,19 @@ export function MessageInput({ connected, placeholder, onSend, onType }: Message
         </Button>
         <Textarea
           aria-label={file ? 'Caption' : 'Message'}
-          aria-describedby={file ? `${counterId} ${fileNoteId}` : counterId}
+          aria-describedby={blocked ? `${blockedId} ${counterId}` : file ? `${counterId} ${fileNoteId}` : counterId}
           name="message"
           rows={2}
           maxLength={limits.messageMaxChars}
-          placeholder={connected ? (file ? 'Add a caption (optional)…' : placeholder) : 'Waiting for a secure connection…'}
+          placeholder={
+            blocked
+              ? 'Sending is disabled'
+              : connected
+                ? file
+                  ? 'Add a caption (optional)…'
+                  : placeholder
+                : 'Waiting for a secure connection…'
+          }
           value={text}
           onChange={(e) => {
             setText(e.target.value);

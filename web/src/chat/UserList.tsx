@@ -182,8 +182,8 @@ function MemberButton({ user, selected, pin, unread, onClick }: MemberButtonProp
       title={selected ? 'Back to the general channel' : `Direct message ${user.username}`}
       className={cn(
         'flex min-w-0 flex-1 items-center justify-between gap-2 rounded-md px-2 py-2 text-left',
+        // A banned member is struck through, not dimmed: dimmed, their status line fell below 4.5:1.
         selected ? 'bg-accent/15 ring-1 ring-accent/40' : 'hover:bg-surface-raised',
-        user.isBanned && 'opacity-70',
       )}
     >
       <span className="flex min-w-0 items-center gap-1.5 text-sm">

@@ -3,6 +3,9 @@ import type { ToastInput } from '../components/ui/toast-store';
 
 export const DEFAULT_BAN_REASON = 'Admin action';
 
+/** A DM with a banned member: the server's own refusal (server/src/access/rules.ts), shown at the composer. */
+export const BANNED_PEER_TEXT = 'This member is banned';
+
 export const moderationToasts = {
   banned: { title: 'User Banned', description: 'User has been banned from the network', tone: 'success' },
   banFailed: (serverText: string | null): ToastInput => ({
