@@ -36,6 +36,7 @@ import { eventTypes, flushSecurityEvents, recordEvent } from './security/events'
 import { securityRoutes } from './security/routes';
 import { keyRoutes } from './keys/routes';
 import { p2pRoutes } from './p2p/routes';
+import { readReceiptRoutes } from './read-receipts/routes';
 import { pushRoutes } from './push/routes';
 import { PushSender } from './push/sender';
 import { ensureVapidKeys, vapidSubject } from './push/vapid';
@@ -272,6 +273,7 @@ export async function buildApp(opts: {
   await app.register(creatorRoutes, { ctx });
   await app.register(securityRoutes, { ctx });
   await app.register(p2pRoutes, { ctx });
+  await app.register(readReceiptRoutes, { ctx });
   await app.register(pushRoutes, { ctx });
 
   await registerWebApp(app, config);

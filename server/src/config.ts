@@ -146,6 +146,8 @@ export const defaultRateLimits = {
   epoch: { max: 20, windowMs: 60_000 },
   /** Disappearing-timer changes per member (each is a timeline event every member of the conversation sees). */
   timerChange: { max: 10, windowMs: 60_000 },
+  /** Read positions and read-receipt setting changes per member: the web app posts a position at most once a second while reading. */
+  readPosition: { max: 120, windowMs: 60_000 },
   /** P2P connection requests per member: one per node joined, and a few retries. */
   p2pConnect: { max: 20, windowMs: 60_000 },
   /**

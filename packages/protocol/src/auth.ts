@@ -66,6 +66,8 @@ export const sessionResponseSchema = z.object({
   encryptionPublicKey: publicKeySchema,
   signingPublicKey: publicKeySchema,
   encryptedPrivateKey: encryptedPrivateKeySchema,
+  /** Whether the member sends (and so sees) read receipts; absent from servers before them, read as off. */
+  readReceipts: z.boolean().default(false),
 });
 /** The answer of login and `/api/auth/me`. */
 export type SessionResponse = z.infer<typeof sessionResponseSchema>;

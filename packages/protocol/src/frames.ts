@@ -163,6 +163,16 @@ export const serverFrames = {
     audience: 'members',
     summary: '`userId` is typing in `conversationId` (shown for a few seconds after the last one)',
   },
+  read_position: {
+    schema: z.object({
+      type: z.literal('read_position'),
+      conversationId: conversationIdSchema,
+      userId: userIdSchema,
+      messageId: z.number().int().positive(),
+    }),
+    audience: 'members',
+    summary: '`userId` read a DM up to `messageId`: to its other member only, and only while both have read receipts on',
+  },
   p2p_signal: {
     schema: z.object({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, from: userIdSchema, signal: p2pSignalSchema }),
     audience: 'members',

@@ -90,6 +90,14 @@ import {
   unblockIpRequestSchema,
   unlockUserRequestSchema,
 } from './security';
+import {
+  markReadRequestSchema,
+  markReadResponseSchema,
+  readPositionQuerySchema,
+  readPositionResponseSchema,
+  readReceiptsSettingSchema,
+  setReadReceiptsRequestSchema,
+} from './read-receipts';
 import { userListResponseSchema } from './users';
 
 /**
@@ -208,6 +216,9 @@ export const routes = {
   downloadAttachment: route({ method: 'GET', path: '/api/attachments/:id', access: 'member', summary: "An attachment's ciphertext, for members who may read its conversation", params: attachmentParamsSchema, status: 200, response: binarySchema, contentType: 'application/octet-stream' }),
   deleteMessage: route({ method: 'DELETE', path: '/api/messages/:id', access: 'member', summary: "Erases one of the caller's own messages for everyone", params: messageParamsSchema, status: 200, response: okResponseSchema }),
   setDisappearing: route({ method: 'POST', path: '/api/conversations/disappearing', access: 'member', summary: "Sets a conversation's disappearing-message timer (the channel's: admins and the creator's account)", body: setDisappearingRequestSchema, status: 201, response: setDisappearingResponseSchema }),
+  markRead: route({ method: 'POST', path: '/api/conversations/read', access: 'member', summary: "Stores how far the caller has read a DM (a message id), only while the caller has read receipts on, never backwards; relayed to the peer when both have them on", body: markReadRequestSchema, status: 200, response: markReadResponseSchema }),
+  readPosition: route({ method: 'GET', path: '/api/conversations/reads', access: 'member', summary: "The peer's read position in a DM, only when both the caller and the peer have read receipts on (else null)", query: readPositionQuerySchema, status: 200, response: readPositionResponseSchema }),
+  setReadReceipts: route({ method: 'POST', path: '/api/users/me/read-receipts', access: 'member', summary: "Turns the caller's read receipts on or off; off deletes the caller's read positions", body: setReadReceiptsRequestSchema, status: 200, response: readReceiptsSettingSchema }),
 
   // Moderation.
   adminBan: route({ method: 'POST', path: '/api/admin/ban-user', access: 'admin', summary: 'Bans a member who is not an administrator', body: banUserRequestSchema, status: 200, response: okResponseSchema }),

@@ -42,6 +42,7 @@ const sessionResponse = (u: UserRow): SessionResponse => ({
   encryptionPublicKey: u.encryptionPublicKey,
   signingPublicKey: u.signingPublicKey,
   encryptedPrivateKey: u.encryptedPrivateKey,
+  readReceipts: u.readReceipts,
 });
 
 /**

@@ -32,11 +32,12 @@ import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
 import { bodyRows } from './malformed-input/body-rows';
 import { memberRouteRows } from './malformed-input/member-route-rows';
+import { readReceiptRows } from './malformed-input/read-receipt-rows';
 import { pushRows } from './malformed-input/push-rows';
 import { routeRows } from './malformed-input/route-rows';
 import { hostBody, upper, type Fixture, type Who } from './malformed-input/table';
 
-const rows = [...bodyRows, ...routeRows, ...memberRouteRows, ...pushRows];
+const rows = [...bodyRows, ...routeRows, ...memberRouteRows, ...readReceiptRows, ...pushRows];
 
 type Reply = { status: number; body: unknown };
 

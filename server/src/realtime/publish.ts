@@ -46,6 +46,12 @@ export const serverFrame = {
     membershipVersion,
   }),
   typing: (conversationId: string, userId: string) => ({ type: 'typing', conversationId, userId }),
+  read_position: (conversationId: string, userId: string, messageId: number) => ({
+    type: 'read_position',
+    conversationId,
+    userId,
+    messageId,
+  }),
   p2p_signal: (connectionId: string, from: string, signal: ServerFrameOf<'p2p_signal'>['signal']) => ({
     type: 'p2p_signal',
     connectionId,
@@ -109,6 +115,10 @@ export const presence = (out: FramePublisher, online: string[], offline: string[
 /** Relays that `userId` is typing in a conversation to its other members. */
 export const typing = (out: FramePublisher, to: Audience, conversationId: string, userId: string) =>
   deliver(out, to, serverFrame.typing(conversationId, userId));
+
+/** Tells the other member of a DM how far `userId` has read it (both opted in to read receipts). */
+export const readPosition = (out: FramePublisher, to: string, conversationId: string, userId: string, messageId: number) =>
+  deliver(out, [to], serverFrame.read_position(conversationId, userId, messageId));
 
 /** Relays a signal to the other party of a connection. */
 export const p2pSignal = (
