@@ -5,6 +5,7 @@ import { clearUnreadBadge } from '../chat/app-badge';
 import { toast } from '../components/ui/toast-store';
 import { isApiError } from '../net/api-error';
 import * as api from '../net/http';
+import { unsubscribeLocally } from '../push/push';
 import { AuthContext, type AuthContextValue, type AuthState, type Session } from './auth-context';
 import { AUTH_LOGIN_ACTION, browserId, limitedLogin } from './client-rate-limit';
 import { clearKeyStore, loadIdentity, saveIdentity } from './key-store';
@@ -27,6 +28,8 @@ function wipeLocalAndLeave(): Promise<void> {
     forgetUser();
     clearUnreadBadge();
     await clearKeyStore();
+    // This browser's push subscription ends with the session (the server deleted its copy).
+    await unsubscribeLocally();
     window.location.assign('/');
   })();
   return leaving;

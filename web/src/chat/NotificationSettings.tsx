@@ -1,11 +1,12 @@
 import { useId } from 'react';
+import { PushSetting } from '../push/PushSetting';
 import type { Notifications } from './use-notifications';
 
 /** The member's choice of desktop notifications, beside the typing opt-out and in its style. */
 export function NotificationSettings({ notifications }: { notifications: Notifications }) {
   const enabledId = useId();
   const detailsId = useId();
-  if (!notifications.supported) return null;
+  if (!notifications.supported) return <PushSetting />;
   const on = notifications.setting !== 'off';
   return (
     <>
@@ -36,6 +37,7 @@ export function NotificationSettings({ notifications }: { notifications: Notific
           The browser refused notifications for this site. Allow them in its site settings, then try again.
         </p>
       ) : null}
+      <PushSetting />
     </>
   );
 }
