@@ -7,7 +7,8 @@
 import { errorCodes, PUSH_SUBSCRIPTIONS_PER_MEMBER, routes } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { pushSubscriptions } from '../db/schema';
+import { pushSubscriptions, sessions } from '../db/schema';
+import { sweepEndedSubscriptions } from './subscriptions';
 import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
@@ -102,6 +103,46 @@ describe.each(backends)('Web Push (%s)', (backend) => {
     await subscribe(alice, browser);
     await alice.call(routes.revokeAllSessions, {});
     expect(await rowsOf(browser)).toEqual([]);
+  });
+
+  it('sweeps the subscriptions of expired sessions, and pushes none meanwhile', async () => {
+    const [alice, bob] = await pair();
+    const [expiredBrowser, liveBrowser] = [service.browser(), service.browser()];
+    await subscribe(alice, expiredBrowser);
+    const [row] = await rowsOf(expiredBrowser);
+    await suite.database.db
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(sessions.id, row!.sessionId));
+    const [carol] = await suite.members(`live${n}`);
+    await subscribe(carol!, liveBrowser);
+    await bob.send(alice.id, 'to an expired session');
+    await bob.send(carol!.id, 'to a live one');
+    await service.firstPush(liveBrowser.endpoint);
+    expect(service.pushesTo(expiredBrowser.endpoint)).toEqual([]);
+    expect(await sweepEndedSubscriptions(suite.database.db)).toBeGreaterThanOrEqual(1);
+    expect(await rowsOf(expiredBrowser)).toEqual([]);
+    expect(await rowsOf(liveBrowser)).toHaveLength(1);
+  });
+
+  it('pushes each member at most once per 30 s however many messages, the general channel too', async () => {
+    const [alice, bob] = await pair();
+    const [carol] = await suite.members(`channel${n}`);
+    const [aliceBrowser, carolBrowser] = [service.browser(), service.browser()];
+    await subscribe(alice, aliceBrowser);
+    await subscribe(carol!, carolBrowser);
+    await bob.send('all', 'one for everyone');
+    await Promise.all([service.firstPush(aliceBrowser.endpoint), service.firstPush(carolBrowser.endpoint)]);
+    await bob.send('all', 'another for everyone');
+    await bob.send(alice.id, 'and one for alice');
+    // Look-ups run in order: once a later member's push arrived, the two messages before were decided.
+    const [dave] = await suite.members(`later${n}`);
+    const daveBrowser = service.browser();
+    await subscribe(dave!, daveBrowser);
+    await bob.send(dave!.id, 'after the others');
+    await service.firstPush(daveBrowser.endpoint);
+    expect(service.pushesTo(aliceBrowser.endpoint)).toHaveLength(1);
+    expect(service.pushesTo(carolBrowser.endpoint)).toHaveLength(1);
   });
 
   it('deletes a subscription the push service answers 410 for', async () => {
