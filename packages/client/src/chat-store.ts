@@ -124,7 +124,7 @@ export class ChatStore {
 
   /**
    * Messages erased on the server (a `messages_deleted` frame): dropped with their text; one its
-   * sender deleted leaves a note in its place.
+   * sender deleted leaves a note in its place (an annotation none: it was never a row).
    */
   removed(conversationId: string, ids: readonly number[], reason: 'expired' | 'deleted'): void {
     const conversation = this.conversations.get(conversationId);
@@ -133,7 +133,9 @@ export class ChatStore {
     if (reason === 'deleted') {
       this.addEvents(
         conversation,
-        held.map((m) => ({ id: m.id, conversationId, actorId: m.senderId, timestamp: m.timestamp, event: { kind: 'message_deleted' } })),
+        held
+          .filter((m) => m.targetId === null)
+          .map((m) => ({ id: m.id, conversationId, actorId: m.senderId, timestamp: m.timestamp, event: { kind: 'message_deleted' } })),
       );
     }
     this.drop(

@@ -3,6 +3,7 @@
  * by server id, what decrypting each gave, the timeline's events, and what the member is sending.
  */
 import type { DisappearingTimer, Message, TimelineEvent } from '@enclave/protocol';
+import { foldAnnotations, rowsOf, type Folded } from './annotations';
 import type { DecryptResult } from './message-decryptor';
 
 /**
@@ -12,8 +13,10 @@ import type { DecryptResult } from './message-decryptor';
 export type Outgoing = { localId: string; text: string; state: 'sending' | 'failed' };
 
 export type ConversationView = {
-  /** Oldest first. */
+  /** Oldest first; annotations (reactions, edits) are not rows: they are folded into `annotations`. */
   messages: readonly Message[];
+  /** What the reactions and edits held say of each message, by its id (annotations.ts). */
+  annotations: ReadonlyMap<number, Folded>;
   results: ReadonlyMap<number, DecryptResult>;
   /** Timer changes and deletion notes, oldest first; they go between the messages by id. */
   events: readonly TimelineEvent[];
@@ -49,6 +52,7 @@ export type Conversation = {
 /** The view of a conversation never opened. */
 export const emptyView: ConversationView = {
   messages: [],
+  annotations: new Map(),
   results: new Map(),
   events: [],
   disappearingSeconds: 0,
@@ -88,7 +92,9 @@ export const lastTimer = (events: readonly TimelineEvent[]) =>
 export function nextView(conversation: Conversation, changed: { messages?: boolean }): ConversationView {
   const previous = conversation.view;
   const view: ConversationView = {
-    messages: changed.messages ? [...conversation.messages.values()].sort((a, b) => a.id - b.id) : previous.messages,
+    messages: changed.messages ? rowsOf(conversation.messages.values()) : previous.messages,
+    annotations:
+      changed.messages || conversation.resultsChanged ? foldAnnotations(conversation.messages, conversation.results) : previous.annotations,
     results: conversation.resultsChanged ? new Map(conversation.results) : previous.results,
     events: changed.messages ? [...conversation.events.values()].sort((a, b) => a.id - b.id) : previous.events,
     disappearingSeconds: conversation.disappearingSeconds,

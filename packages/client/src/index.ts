@@ -32,7 +32,7 @@ export type { DecryptResult, MessageDecryptorOptions } from './message-decryptor
 export { PublicKeyCache } from './public-key-cache';
 export type { ImportedKeys, KeyOwner } from './public-key-cache';
 export { SEND_RETRY_DELAYS_MS, SenderKeys } from './sender-keys';
-export type { RecipientTrust, SenderKeysApi, SenderKeysCrypto, SenderKeysOptions } from './sender-keys';
+export type { Outbound, RecipientTrust, SenderKeysApi, SenderKeysCrypto, SenderKeysOptions } from './sender-keys';
 export { SendingEpochs } from './sending-epochs';
 export type { CreatedEpoch, EncryptedMessage, EpochTransport, SendingCrypto, SendingEpochsOptions } from './sending-epochs';
 export { SkippedRecipients } from './skipped-recipients';

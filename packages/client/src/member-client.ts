@@ -11,17 +11,19 @@ import {
   conversationIdFor,
   routes,
   type Message,
-  type MessageContent,
   type PublicUser,
+  type ReactionEmoji,
   type RouteDefinition,
   type RouteInput,
   type RouteResponse,
 } from '@enclave/protocol';
+import { isAnnotation } from './annotations';
+import { isApiFailure } from './api-failure';
 import { ChatStore } from './chat-store';
 import type { FrameSource } from './frame-dispatcher';
 import { KeyTrust, type MemberList, type PinStore } from './key-trust';
 import { MessageDecryptor, type DecryptResult } from './message-decryptor';
-import { SenderKeys } from './sender-keys';
+import { SenderKeys, type Outbound } from './sender-keys';
 import { SkippedRecipients } from './skipped-recipients';
 
 /** A call through the route table: the route's parsed answer, or a thrown refusal carrying `status` and `code`. */
@@ -81,6 +83,7 @@ export class MemberClient {
   readonly skipped = new SkippedRecipients();
   readonly members: MemberList;
   private readonly selfId: string;
+  private readonly call: CallRoute;
   private openConversationId: string | null = null;
   private readonly incoming = new Set<IncomingListener>();
   private readonly removed = new Set<RemovedListener>();
@@ -90,6 +93,7 @@ export class MemberClient {
     const { self, keys, transport } = options;
     const { call, frames } = transport;
     this.selfId = self.id;
+    this.call = call;
     this.members = options.members ?? fetchedMemberList(call);
     const trust = new KeyTrust({
       self,
@@ -127,7 +131,10 @@ export class MemberClient {
     });
     this.unsubscribe = [
       frames.on('chat_message', ({ message }) => {
-        void this.store.live(message).then((result) => this.incoming.forEach((listener) => listener(message, result)));
+        // An annotation (reaction, edit) is folded into its target: never unread, never a notification.
+        void this.store.live(message).then((result) => {
+          if (!isAnnotation(message)) this.incoming.forEach((listener) => listener(message, result));
+        });
       }),
       frames.on('timeline_event', ({ event }) => this.store.event(event)),
       frames.on('messages_deleted', ({ conversationId, ids, reason }) => {
@@ -154,9 +161,10 @@ export class MemberClient {
    * in the store until the server's answer or the frame of it, matched by that id. A message that
    * could not be sent stays in the store, marked failed, and the reason is thrown.
    */
-  async send(receiverId: string, content: MessageContent, localId = this.senderKeys.newMessageId()): Promise<Message> {
+  async send(receiverId: string, content: Outbound, localId = this.senderKeys.newMessageId()): Promise<Message> {
     const conversationId = conversationIdFor(this.selfId, receiverId);
-    this.store.sending(conversationId, localId, content.text);
+    // An annotation is no row of its own, not even while it is being sent.
+    if (!content.annotation) this.store.sending(conversationId, localId, content.text);
     try {
       const message = await this.senderKeys.send(receiverId, content, localId);
       this.decryptor.addOwnMessage(message);
@@ -166,6 +174,55 @@ export class MemberClient {
       this.store.failed(conversationId, localId);
       throw error;
     }
+  }
+
+  /** Reacts to a message with one of the allowed emoji (a repeat of one's own is not sent). */
+  async react(receiverId: string, targetId: number, emoji: ReactionEmoji): Promise<void> {
+    if (this.ownReactions(receiverId, targetId, emoji).length) return;
+    await this.send(receiverId, { text: '', annotation: { kind: 'reaction', emoji }, targetId });
+  }
+
+  /** Removes one's reaction: deleted for everyone, so the server keeps nothing of it. */
+  async unreact(receiverId: string, targetId: number, emoji: ReactionEmoji): Promise<void> {
+    await this.deleteForEveryone(receiverId, this.ownReactions(receiverId, targetId, emoji));
+  }
+
+  /**
+   * Edits one's own message: a new edit annotation, then the previous ones deleted, so that the
+   * server keeps only the latest text.
+   */
+  async edit(receiverId: string, targetId: number, text: string): Promise<void> {
+    const conversationId = conversationIdFor(this.selfId, receiverId);
+    const previous = this.store.view(conversationId).annotations.get(targetId)?.editIds ?? [];
+    await this.send(receiverId, { text: '', annotation: { kind: 'edit', text }, targetId });
+    await this.deleteForEveryone(receiverId, previous);
+  }
+
+  /**
+   * One message by id, decrypted (a reply's quote whose target is not loaded): null when it is
+   * erased or not the member's to read.
+   */
+  async fetchMessage(id: number): Promise<{ message: Message; result: DecryptResult | undefined } | null> {
+    try {
+      const { message, shares } = await this.call(routes.message, { params: { id } });
+      const results = await this.decryptor.decrypt([message], shares);
+      return { message, result: results.get(message.id) };
+    } catch (error) {
+      if (isApiFailure(error, 404)) return null;
+      throw error;
+    }
+  }
+
+  private ownReactions(receiverId: string, targetId: number, emoji: ReactionEmoji): readonly number[] {
+    const folded = this.store.view(conversationIdFor(this.selfId, receiverId)).annotations.get(targetId);
+    return folded?.reactions.find((r) => r.emoji === emoji)?.by.get(this.selfId) ?? [];
+  }
+
+  private async deleteForEveryone(receiverId: string, ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
+    await Promise.all(ids.map((id) => this.call(routes.deleteMessage, { params: { id } })));
+    // The frame says so too; the member sees it at once.
+    this.store.removed(conversationIdFor(this.selfId, receiverId), ids, 'deleted');
   }
 
   /** Each live message once decrypted (notifications); returns the unsubscribe. */

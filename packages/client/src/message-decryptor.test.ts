@@ -29,6 +29,7 @@ function message(id: number, epoch: number, overrides: Partial<Message> = {}): M
     encryptedContent: `plain:${id}`,
     timestamp: '2026-01-01T00:00:00.000Z',
     clientMessageId: null,
+    targetId: null,
     expiresAt: null,
     ...overrides,
   };

@@ -5,13 +5,16 @@
  * every message costs one AES decryption and one signature check.
  */
 import type { Epoch, decryptMessage, openEpochShare } from '@enclave/crypto';
-import { decodeContent, limits, type AttachmentRef, type EpochShare, type Message } from '@enclave/protocol';
+import { decodeContent, limits, type EpochShare, type Message, type MessageContent } from '@enclave/protocol';
 import { KEY_CHANGED, type KeyChanged } from './key-trust';
 
 /** What became of one message. */
 export type DecryptResult =
-  /** `text`: the message, or an attachment's caption (possibly empty). */
-  | { status: 'ok'; text: string; attachment?: AttachmentRef }
+  /**
+   * `text`: the message, or an attachment's caption (possibly empty); a reply's `replyTo`; an
+   * annotation's `annotation` (then `text` is empty, annotations.ts).
+   */
+  | ({ status: 'ok' } & MessageContent)
   /**
    * `retryable`: the failure may pass (network, sender's keys not loaded yet). `noShare`: the
    * epoch was not wrapped for this member (sent before they joined, or while they were banned).

@@ -79,6 +79,7 @@ function setup() {
           timestamp: new Date(0).toISOString(),
           expiresAt: null,
           clientMessageId: request.clientMessageId ?? null,
+          targetId: request.targetId ?? null,
         };
         stored.set(id, message);
         if (failure?.when === 'after') throw failure.error;

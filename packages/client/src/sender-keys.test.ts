@@ -119,6 +119,7 @@ function setup(
           timestamp: new Date(now).toISOString(),
           expiresAt: null,
           clientMessageId: request.clientMessageId ?? null,
+          targetId: request.targetId ?? null,
         };
       },
     },

@@ -73,6 +73,9 @@ export type SenderKeysOptions = {
 /** Two resends, after half a second and after two more. */
 export const SEND_RETRY_DELAYS_MS: readonly number[] = [500, 2000];
 
+/** What a send carries: the encrypted content, and for an annotation the server-visible id of its target. */
+export type Outbound = MessageContent & { targetId?: number };
+
 /**
  * The sending half of sender keys for one member: one current epoch per conversation, rotated as
  * docs/security.md §4 says.
@@ -123,7 +126,7 @@ export class SenderKeys {
    * request again: the server may have stored it without answering, and a new encryption would be a
    * second message.
    */
-  async send(receiverId: string, message: string | MessageContent, clientMessageId = this.newMessageId()): Promise<Message> {
+  async send(receiverId: string, message: string | Outbound, clientMessageId = this.newMessageId()): Promise<Message> {
     const content = typeof message === 'string' ? { text: message } : message;
     const conversationId = conversationIdFor(this.options.self.id, receiverId);
     // One id for the message, kept through every resend. A 409 membership_changed says nothing was
@@ -145,7 +148,7 @@ export class SenderKeys {
     return (this.options.newMessageId ?? (() => crypto.randomUUID()))();
   }
 
-  private async sendOnce(receiverId: string, conversationId: string, content: MessageContent, clientMessageId: string): Promise<Message> {
+  private async sendOnce(receiverId: string, conversationId: string, content: Outbound, clientMessageId: string): Promise<Message> {
     const { epoch, index, encryptedContent } = await this.epochs.encrypt(
       conversationId,
       content,
@@ -159,6 +162,7 @@ export class SenderKeys {
       messageType: 'text',
       clientMessageId,
       ...(content.attachment ? { attachmentIds: [content.attachment.id] } : {}),
+      ...(content.targetId !== undefined ? { targetId: content.targetId } : {}),
     });
   }
 

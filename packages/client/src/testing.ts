@@ -35,6 +35,7 @@ export function storedMessage(id: number, fields: Partial<Message> = {}): Messag
     timestamp: '2026-01-01T00:00:00.000Z',
     expiresAt: null,
     clientMessageId: null,
+    targetId: null,
     ...fields,
   };
 }

@@ -86,6 +86,7 @@ function setup(unusable: PublicUser[]) {
         timestamp: '2026-01-01T00:00:00.000Z',
         expiresAt: null,
         clientMessageId: request.clientMessageId ?? null,
+        targetId: request.targetId ?? null,
       }),
     },
   });

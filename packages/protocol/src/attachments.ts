@@ -49,24 +49,46 @@ export const attachmentRefSchema = z.strictObject({
 /** One attachment as the encrypted message body names it. */
 export type AttachmentRef = z.infer<typeof attachmentRefSchema>;
 
-/**
- * The plaintext of an envelope-v2 message, as JSON: an attachment and its caption (possibly empty).
- * Text messages stay envelope v1 with the text itself as plaintext.
- */
-export const messageBodySchema = z.strictObject({
-  v: z.literal(2),
-  attachment: attachmentRefSchema,
-  caption: z.string().max(limits.messageMaxChars),
-});
+/** The reactions a member can add: a short set, so that a reaction never carries a message of its own. */
+export const reactionEmojis = ['👍', '❤️', '😂', '😮', '😢', '🙏'] as const;
+/** One of {@link reactionEmojis}. */
+export type ReactionEmoji = (typeof reactionEmojis)[number];
 
-/** A message as the member reads it: its text (or an attachment's caption) and the attachment, if any. */
-export type MessageContent = { text: string; attachment?: AttachmentRef };
+const replyTo = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The plaintext of an envelope-v2 message, as JSON: an attachment and its caption (possibly empty),
+ * a text that replies to another message (`replyTo`, never seen by the server), or an annotation
+ * of the message the send's `targetId` names: a reaction or an edit's new text. Plain text
+ * messages stay envelope v1 with the text itself as plaintext.
+ */
+export const messageBodySchema = z.union([
+  z.strictObject({
+    v: z.literal(2),
+    attachment: attachmentRefSchema,
+    caption: z.string().max(limits.messageMaxChars),
+    replyTo: replyTo.optional(),
+  }),
+  z.strictObject({ v: z.literal(2), text: z.string().min(1).max(limits.messageMaxChars), replyTo }),
+  z.strictObject({ v: z.literal(2), reaction: z.enum(reactionEmojis) }),
+  z.strictObject({ v: z.literal(2), edit: z.string().trim().min(1).max(limits.messageMaxChars) }),
+]);
+
+/** What an annotation says of its target: a reaction, or the target's new text. */
+export type Annotation = { kind: 'reaction'; emoji: ReactionEmoji } | { kind: 'edit'; text: string };
+
+/**
+ * A message as the member reads it: its text (or an attachment's caption), the attachment, the
+ * message it replies to, if any; or, for an annotation, what it says (its text is then empty).
+ */
+export type MessageContent = { text: string; attachment?: AttachmentRef; replyTo?: number; annotation?: Annotation };
 
 /** The envelope version and plaintext that carry a message's content (for `encryptMessage`). */
 export type EncodedContent = { version: 1 | 2; plaintext: string };
 
 /**
- * A message's plaintext: the text itself (v1), or the JSON body of an attachment and its caption (v2).
+ * A message's plaintext: the text itself (v1), or the JSON body (v2) of an attachment and its
+ * caption, a reply, or an annotation.
  *
  * @example
  * ```ts
@@ -74,9 +96,16 @@ export type EncodedContent = { version: 1 | 2; plaintext: string };
  * ```
  */
 export function encodeContent(content: MessageContent): EncodedContent {
-  if (!content.attachment) return { version: 1, plaintext: content.text };
-  const body: z.input<typeof messageBodySchema> = { v: 2, attachment: content.attachment, caption: content.text };
-  return { version: 2, plaintext: JSON.stringify(body) };
+  const body = bodyOf(content);
+  return body ? { version: 2, plaintext: JSON.stringify(body) } : { version: 1, plaintext: content.text };
+}
+
+function bodyOf({ text, attachment, replyTo, annotation }: MessageContent): z.input<typeof messageBodySchema> | null {
+  if (annotation?.kind === 'reaction') return { v: 2, reaction: annotation.emoji };
+  if (annotation?.kind === 'edit') return { v: 2, edit: annotation.text };
+  const reply = replyTo === undefined ? {} : { replyTo };
+  if (attachment) return { v: 2, attachment, caption: text, ...reply };
+  return replyTo === undefined ? null : { v: 2, text, replyTo };
 }
 
 /**
@@ -95,5 +124,9 @@ export function decodeContent({ version, plaintext }: EncodedContent): MessageCo
     return { text: plaintext };
   }
   const body = messageBodySchema.parse(JSON.parse(plaintext));
-  return { text: body.caption, attachment: body.attachment };
+  if ('reaction' in body) return { text: '', annotation: { kind: 'reaction', emoji: body.reaction } };
+  if ('edit' in body) return { text: '', annotation: { kind: 'edit', text: body.edit } };
+  const reply = body.replyTo === undefined ? {} : { replyTo: body.replyTo };
+  if ('text' in body) return { text: body.text, ...reply };
+  return { text: body.caption, attachment: body.attachment, ...reply };
 }

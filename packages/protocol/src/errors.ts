@@ -61,6 +61,8 @@ export const errorTexts = {
   usernameReserved: 'This username is reserved',
   notSignedIn: 'Not signed in',
   messageTooLong: 'Message exceeds 500 characters',
+  /** A message erased (deleted for everyone or expired): a reply's quote says so. */
+  messageDeleted: 'Message deleted',
   attachmentTooLarge: 'File exceeds the 10 MB limit',
   registrationClosed: 'The network is in emergency mode: registration is closed',
   p2pSuspended: 'P2P networking is suspended while the network is in emergency mode',

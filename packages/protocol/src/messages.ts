@@ -113,6 +113,11 @@ export const messageSchema = z.object({
    * it (a mixed-version bus, docs/architecture.md §3): null.
    */
   clientMessageId: z.uuid().nullable().default(null),
+  /**
+   * The message a reaction or an edit annotates (its kind stays inside the ciphertext), or null for
+   * a message of its own. Absent from servers older than annotations: null.
+   */
+  targetId: z.number().int().positive().nullable().default(null),
 });
 /** A stored message. */
 export type Message = z.infer<typeof messageSchema>;
@@ -181,12 +186,26 @@ export const sendMessageRequestSchema = z.strictObject({
    * clients that predate it.
    */
   clientMessageId: z.uuid({ message: 'must be a message id' }).toLowerCase().optional(),
+  /**
+   * For an annotation (a reaction or an edit, told apart only inside the ciphertext): the message of
+   * the same conversation it annotates, still held. It is erased with its target, and never outlives it.
+   */
+  targetId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
 });
 /** The body of `POST /api/messages/send`. */
 export type SendMessageRequest = z.infer<typeof sendMessageRequestSchema>;
 
 /** The stored message (the one already stored, for a resend of the same `clientMessageId`). */
 export const sendMessageResponseSchema = z.object({ message: messageSchema });
+
+/** `GET /api/messages/:id`: one message the caller may read (a reply's quoted target). */
+export const oneMessageResponseSchema = z.object({
+  message: messageSchema,
+  /** The caller's own share of its epoch, if one was wrapped for them. */
+  shares: z.array(epochShareSchema),
+});
+/** The answer of `GET /api/messages/:id`. */
+export type OneMessageResponse = z.infer<typeof oneMessageResponseSchema>;
 
 const cursor = z.coerce.number().int().positive();
 /** `GET /api/messages/recent`: the latest page, a page before `before`, or the catch-up after `after`. */

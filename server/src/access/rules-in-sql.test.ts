@@ -155,6 +155,7 @@ describe.each(backends)('rules a query applies, as SQL and as TypeScript (%s)', 
       createdAt: expect.any(Date),
       expiresAt: null,
       clientMessageId: null,
+      targetId: null,
     });
     expect(Number.isNaN(stored!.createdAt.getTime())).toBe(false);
   });

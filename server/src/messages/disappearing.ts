@@ -17,6 +17,7 @@ import { conversations, messages, timerChanges } from '../db/schema';
 import { perMember } from '../conversations/routes';
 import { rateLimit, serve } from '../http/routes';
 import { messagesDeleted, timelineEvent } from '../realtime/publish';
+import { eraseAnnotationsOf } from './annotations';
 
 /** How often each instance looks for expired messages: a message outlives its time by at most this. */
 export const EXPIRY_SWEEP_MS = 5_000;
@@ -115,17 +116,28 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
       .where(eq(messages.id, id));
     const refusal = deletionRefusal(auth.user.id, target && { ...target, erased: target.content === null });
     if (refusal || !target) throw refusal;
-    const erased = await db
-      .update(messages)
-      .set({ encryptedContent: null })
-      .where(and(eq(messages.id, id), isNotNull(messages.encryptedContent)))
-      .returning({ id: messages.id });
+    // Its annotations (reactions, edits) go with it, in the same transaction (annotations.ts).
+    const erased = await db.transaction(async (tx) => {
+      const own = await tx
+        .update(messages)
+        .set({ encryptedContent: null })
+        .where(and(eq(messages.id, id), isNotNull(messages.encryptedContent)))
+        .returning({ id: messages.id });
+      return [
+        ...own,
+        ...(await eraseAnnotationsOf(
+          tx,
+          own.map((m) => m.id),
+        )),
+      ];
+    });
     // None when the sweep erased it meanwhile (and said so, and took its attachments): it is gone either way.
     if (erased.length > 0) {
       ctx.scrubber.erased('messages');
-      await messagesDeleted(gateway, audienceOf(target.conversationId), target.conversationId, [id], 'deleted');
+      const ids = erased.map((m) => m.id);
+      await messagesDeleted(gateway, audienceOf(target.conversationId), target.conversationId, ids, 'deleted');
       // The message is erased whatever the attachment store says: a blob it could not delete now, the sweep deletes later.
-      await deleteMessageAttachments(db, ctx.attachments, [id]).catch((err: unknown) =>
+      await deleteMessageAttachments(db, ctx.attachments, ids).catch((err: unknown) =>
         req.log.warn({ err }, 'could not delete an erased message’s attachments yet; the sweep will'),
       );
     }
@@ -166,11 +178,21 @@ export async function sweepExpired({
     .where(and(isNotNull(messages.encryptedContent), lte(messages.expiresAt, sql`now()`)))
     .limit(SWEEP_BATCH)
     .for('update', { skipLocked: true });
-  const erased = await db
-    .update(messages)
-    .set({ encryptedContent: null })
-    .where(inArray(messages.id, due))
-    .returning({ id: messages.id, conversationId: messages.conversationId });
+  // Annotations of an expired message go with it (they expire no later, but may be locked or past this batch).
+  const erased = await db.transaction(async (tx) => {
+    const own = await tx
+      .update(messages)
+      .set({ encryptedContent: null })
+      .where(inArray(messages.id, due))
+      .returning({ id: messages.id, conversationId: messages.conversationId });
+    return [
+      ...own,
+      ...(await eraseAnnotationsOf(
+        tx,
+        own.map((m) => m.id),
+      )),
+    ];
+  });
   if (erased.length) scrubber.erased('messages');
   const byConversation = new Map<string, number[]>();
   for (const m of erased) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m.id]);

@@ -25,6 +25,7 @@ import { epochs, messages, users } from '../db/schema';
 import { describeIssues, HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
 import { ActivityLog } from '../users/activity';
+import { notErasedAnnotation, oneMessageRoute, targetRefusal } from './annotations';
 import { deletedNote, disappearingRoutes, disappearingTimer, timerEventsPage, toTimelineEvent } from './disappearing';
 import { insertMessage, type StoredRow } from './store';
 import { typingFrameFailed, typingFrameHandler } from './typing';
@@ -41,6 +42,7 @@ const storedColumns = {
   createdAt: messages.createdAt,
   expiresAt: messages.expiresAt,
   clientMessageId: messages.clientMessageId,
+  targetId: messages.targetId,
 };
 const messageColumns = { ...storedColumns, senderUsername: users.username };
 type MessageRow = StoredRow & { senderUsername: string };
@@ -61,6 +63,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   const activity = new ActivityLog(db, app.log);
   app.addHook('onClose', () => activity.close());
   await disappearingRoutes(app, ctx);
+  oneMessageRoute(app, ctx);
 
   serve(app, routes.history, async (req) => {
     const auth = requireAuth(req);
@@ -74,6 +77,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       since && gte(messages.createdAt, since),
       // An expired message is gone for readers from its time on, whether or not the sweep erased it yet.
       or(isNull(messages.expiresAt), gt(messages.expiresAt, sql`now()`)),
+      notErasedAnnotation,
       q.before ? lt(messages.id, q.before) : undefined,
       q.after ? gt(messages.id, q.after) : undefined,
     ];
@@ -138,6 +142,9 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       const publish = (message: Message) =>
         chatMessage(ctx.gateway, message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId], message);
       const conversationId = conversationIdFor(me, body.receiverId);
+      if (body.targetId !== undefined && body.attachmentIds?.length) {
+        throw new HttpError(400, errorCodes.invalidRequest, 'A reaction or an edit carries no attachments');
+      }
       // The hot path, one statement: the session was read by the access check (policy.ts). A message
       // with attachments links them in the same transaction: a refused link stores nothing.
       const store = (tx: Db) =>
@@ -150,6 +157,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           index: body.index,
           encryptedContent: body.encryptedContent,
           clientMessageId: body.clientMessageId ?? null,
+          targetId: body.targetId ?? null,
           disappearingCapMs: ctx.config.disappearingCapMs ?? null,
         });
       const inserted = body.attachmentIds?.length
@@ -166,7 +174,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
             return row;
           })
         : await store(db);
-      const row = inserted ?? (await resentOrRefused(db, auth.sessionId, me, conversationId, body));
+      const row = inserted ?? (await resentOrRefused(db, auth.sessionId, auth.user, conversationId, body));
       const message = toMessage({ ...row, encryptedContent: body.encryptedContent, senderUsername: auth.user.username });
       // The message is stored: nothing after this may turn it into an error, or the sender would
       // send it again. A member who misses the frame catches up from the database.
@@ -201,7 +209,8 @@ async function storedResend(db: Db, me: string, body: SendMessageRequest): Promi
     stored.conversationId === conversationIdFor(me, body.receiverId) &&
     stored.epochId === body.epochId &&
     stored.index === body.index &&
-    stored.encryptedContent === body.encryptedContent;
+    stored.encryptedContent === body.encryptedContent &&
+    stored.targetId === (body.targetId ?? null);
   if (!same) throw new HttpError(409, errorCodes.replay, 'This message id was already used for another message');
   return stored;
 }
@@ -211,15 +220,16 @@ async function storedResend(db: Db, me: string, body: SendMessageRequest): Promi
  * a message already stored (its answer was lost) gets that message, not a second one, even if the
  * members have moved since. Anything else is refused with its reason: the session ended, the peer
  * cannot be written to, the epoch is not the sender's for this conversation, its member set has
- * moved, or else its (epoch, index) was taken.
+ * moved, an annotation's target is not one it may annotate, or else its (epoch, index) was taken.
  */
 async function resentOrRefused(
   db: Db,
   sessionId: string,
-  me: string,
+  user: { id: string; createdAt: Date },
   conversationId: string,
   body: SendMessageRequest,
 ): Promise<StoredRow> {
+  const me = user.id;
   if (!(await liveSessionIds(db, [sessionId])).has(sessionId)) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
   const resent = await storedResend(db, me, body);
   if (resent) return resent;
@@ -227,6 +237,8 @@ async function resentOrRefused(
   const [epoch] = await db.select().from(epochs).where(eq(epochs.id, body.epochId)).limit(1);
   assertOwnEpoch(me, conversationId, epoch);
   if ((await membershipVersion(db, conversationId)) !== epoch.membershipVersion) throw membershipChanged();
+  const refusal = body.targetId === undefined ? null : await targetRefusal(db, user, conversationId, body.targetId);
+  if (refusal) throw refusal;
   throw new HttpError(409, errorCodes.replay, 'This message index was already used in this epoch');
 }
 

@@ -5,6 +5,7 @@
  * conversation's row is locked by the same statement. Only when nothing was stored does the route
  * ask, off the hot path, which of them failed (messages/routes.ts).
  */
+import { GENERAL_CONVERSATION } from '@enclave/protocol';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { writableUser } from '../access/rules';
@@ -24,6 +25,8 @@ export type StoredRow = {
   createdAt: Date;
   expiresAt: Date | null;
   clientMessageId: string | null;
+  /** The message this annotation (a reaction or an edit) annotates; null for a message of its own. */
+  targetId: number | null;
 };
 
 export type NewMessage = {
@@ -37,6 +40,8 @@ export type NewMessage = {
   index: number;
   encryptedContent: string;
   clientMessageId: string | null;
+  /** An annotation's target: held, in the same conversation, readable by the sender, not an annotation itself. */
+  targetId?: number | null;
   /** DISAPPEARING_TIMER_CAP_MS, the testing aid's ceiling on a message's time to live; null without it. */
   disappearingCapMs: number | null;
 };
@@ -57,20 +62,36 @@ export type NewMessage = {
  * The expiry comes from the conversation's disappearing timer read under that lock, in the
  * database's clock (the one the sweep and the history compare with): a timer change commits
  * before or after the message, never during (messages/disappearing.ts).
+ *
+ * An annotation's target is locked (FOR SHARE) by the same statement: an erase of the target
+ * commits before it (then nothing is stored) or after it (then the erase sees the annotation and
+ * erases it too, disappearing.ts), and the annotation expires no later than its target.
  */
-export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | undefined> {
+export async function insertMessage(db: Db, message: NewMessage): Promise<StoredRow | undefined> {
+  const m = { ...message, targetId: message.targetId ?? null };
   const peerWritable = m.peerId ? sql`AND EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${m.peerId} AND ${writableUser()})` : sql``;
+  const targetHeld =
+    m.targetId === null ? sql`` : sql`AND EXISTS (SELECT 1 FROM tgt) AND e.conversation_id = (SELECT conversation_id FROM tgt)`;
   const result = await db.execute(sql`
     WITH conv AS (
       SELECT membership_version, disappearing_seconds FROM conversations WHERE id = ${m.conversationId} FOR NO KEY UPDATE
+    ), tgt AS (
+      SELECT t.conversation_id, t.expires_at FROM messages t
+      WHERE t.id = ${m.targetId}::bigint AND ${readableTarget(m.senderId)}
+      FOR SHARE
     )
-    INSERT INTO messages (conversation_id, sender_id, epoch_id, "index", encrypted_content, client_message_id, expires_at)
+    INSERT INTO messages (conversation_id, sender_id, epoch_id, "index", encrypted_content, client_message_id, target_id, expires_at)
     SELECT e.conversation_id, e.sender_id, e.id, ${m.index}::int, ${m.encryptedContent}::text, ${m.clientMessageId}::uuid,
-      CASE WHEN conv.disappearing_seconds > 0
-        THEN now() + make_interval(secs => LEAST(conv.disappearing_seconds::float8, ${m.disappearingCapMs}::float8 / 1000))
-      END
+      ${m.targetId}::bigint,
+      LEAST(
+        CASE WHEN conv.disappearing_seconds > 0
+          THEN now() + make_interval(secs => LEAST(conv.disappearing_seconds::float8, ${m.disappearingCapMs}::float8 / 1000))
+        END,
+        (SELECT expires_at FROM tgt)
+      )
     FROM epochs e JOIN conv ON conv.membership_version = e.membership_version
     WHERE e.id = ${m.epochId} AND e.sender_id = ${m.senderId} AND e.conversation_id = ${m.conversationId}
+      ${targetHeld}
       AND EXISTS (
         SELECT 1 FROM ${sessions} JOIN ${users} ON ${users.id} = ${sessions.userId}
         WHERE ${sessions.id} = ${m.sessionId} AND ${users.id} = ${m.senderId} AND ${liveSession()}
@@ -79,8 +100,17 @@ export async function insertMessage(db: Db, m: NewMessage): Promise<StoredRow | 
     ON CONFLICT DO NOTHING
     RETURNING id, conversation_id, sender_id, epoch_id, "index", encrypted_content, created_at, expires_at`);
   const [row] = rowsOf(result, insertedRowSchema);
-  return row && { ...row, clientMessageId: m.clientMessageId };
+  return row && { ...row, clientMessageId: m.clientMessageId, targetId: m.targetId };
 }
+
+/**
+ * The conditions on a message `t` that `readerId` may annotate: held and not expired, not an
+ * annotation itself, and in the general channel not older than the reader's account (no key of it
+ * was wrapped for them). The conversation is compared by the caller.
+ */
+export const readableTarget = (readerId: string) => sql`
+  t.encrypted_content IS NOT NULL AND t.target_id IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
+  AND (t.conversation_id <> ${GENERAL_CONVERSATION} OR t.created_at >= (SELECT u.created_at FROM users u WHERE u.id = ${readerId}))`;
 
 /** The insert's RETURNING row, as either driver gives it (db/rows.ts). */
 const insertedRowSchema = z

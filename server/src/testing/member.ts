@@ -5,13 +5,12 @@
  * WebSockets (test-socket.ts) whose frames feed the client's one dispatcher. Integration tests so
  * run what the web app runs. Every payload it sends or receives is kept in `wire`.
  */
-import { FrameDispatcher, MemberClient, MemoryPinStore, type CallRoute, type MemberList } from '@enclave/client';
+import { FrameDispatcher, MemberClient, MemoryPinStore, type CallRoute, type MemberList, type Outbound } from '@enclave/client';
 import { fakeCall } from '@enclave/client/testing';
 import { createAccount, deriveLoginKey, generateAccessToken, openPrivateKeys, type NewAccount, type OpenedIdentity } from '@enclave/crypto';
 import {
   routes,
   SOCKET_PATH,
-  type AttachmentRef,
   type EpochShare,
   type Message,
   type MessageContent,
@@ -26,7 +25,8 @@ export { HttpCaller, NetworkFailure, outcomeOf, ReplyError } from './http';
 export type { Outcome, Reply } from './http';
 export { TestSocket } from './test-socket';
 
-export type DecryptedMessage = { id: number; senderId: string; text: string | null; attachment?: AttachmentRef };
+/** A message as a member reads it: `text` null when it could not be opened; a reply's target, an annotation. */
+export type DecryptedMessage = { id: number; senderId: string; text: string | null } & Omit<MessageContent, 'text'>;
 
 export class TestMember extends HttpCaller {
   /** A caller with no account at all. */
@@ -147,7 +147,7 @@ export class TestMember extends HttpCaller {
    * Returns the server's reply to the message, refusals included; a refused members list or
    * epoch upload throws.
    */
-  async send(receiverId: string, text: string | MessageContent): Promise<Outcome<typeof routes.sendMessage>> {
+  async send(receiverId: string, text: string | Outbound): Promise<Outcome<typeof routes.sendMessage>> {
     let message: Message;
     try {
       message = await this.client.send(receiverId, typeof text === 'string' ? { text } : text);
@@ -187,7 +187,8 @@ export class TestMember extends HttpCaller {
     return messages.map((m) => {
       const result = results.get(m.id);
       if (result?.status !== 'ok') return { id: m.id, senderId: m.senderId, text: null };
-      return { id: m.id, senderId: m.senderId, text: result.text, ...(result.attachment ? { attachment: result.attachment } : {}) };
+      const { status: _ok, ...content } = result;
+      return { id: m.id, senderId: m.senderId, ...content };
     });
   }
 

@@ -1,6 +1,6 @@
 /**
  * The table's rows for every member route signed out, uploads (attachments), disappearing
- * messages and deletion.
+ * messages and deletion, replies, reactions and edits.
  */
 import { randomUUID } from 'node:crypto';
 import { limits } from '@enclave/protocol';
@@ -257,6 +257,42 @@ export const memberRouteRows: Row[] = [
     path: '/api/messages/send',
     body: async (f: Fixture) => ({ ...(await f.sendBody()), attachmentIds: ids }),
     expectStatus: 400,
+    expectMessage,
+  })),
+  // ------------------------------------------------------------ replies, reactions and edits
+  { name: 'GET /api/messages/:id — id 0', method: 'GET', path: '/api/messages/0', expectStatus: 400, expectMessage: /id: / },
+  {
+    name: 'GET /api/messages/:id — a message that does not exist',
+    method: 'GET',
+    path: '/api/messages/999999999',
+    expectStatus: 404,
+    expectMessage: /^No such message$/,
+  },
+  {
+    name: 'GET /api/messages/:id — anonymous',
+    as: 'anonymous',
+    method: 'GET',
+    path: '/api/messages/1',
+    expectStatus: 401,
+    expectMessage: /^Not signed in$/,
+  },
+  ...(
+    [
+      ['a targetId that is no message', { targetId: 999_999_999 }, 404, /^No such message$/],
+      ['targetId 0', { targetId: 0 }, 400, /^targetId: /],
+      [
+        'a targetId with an attachment',
+        { targetId: 1, attachmentIds: [randomUUID()] },
+        400,
+        /^A reaction or an edit carries no attachments$/,
+      ],
+    ] as const
+  ).map(([name, extra, expectStatus, expectMessage]): Row => ({
+    name: `POST /api/messages/send — ${name}`,
+    method: 'POST',
+    path: '/api/messages/send',
+    body: async (f: Fixture) => ({ ...(await f.sendBody()), ...extra }),
+    expectStatus,
     expectMessage,
   })),
 ];
