@@ -46,6 +46,7 @@ export const pushRows: Row[] = [
   ),
   subscribeRow('an address inside the network', { ...subscription, endpoint: 'https://127.0.0.1/push' }, /not a known push service/),
   subscribeRow('a look-alike host', { ...subscription, endpoint: 'https://fcm.googleapis.com.evil.example/x' }, /not a known push service/),
+  subscribeRow('a p256dh off the curve', subscription, /keys\.p256dh: must be a point on P-256/),
   subscribeRow('a p256dh of 64 bytes', { ...subscription, keys: { ...subscription.keys, p256dh: 'B'.repeat(86) } }, /keys\.p256dh: /),
   subscribeRow('a compressed p256dh', { ...subscription, keys: { ...subscription.keys, p256dh: `A${'A'.repeat(86)}` } }, /keys\.p256dh: /),
   subscribeRow('an auth of 17 bytes', { ...subscription, keys: { ...subscription.keys, auth: 'A'.repeat(23) } }, /keys\.auth: /),
