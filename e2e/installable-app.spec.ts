@@ -92,3 +92,30 @@ test('the worker keeps the public app files only: no API answer, nothing of the 
   expect(cached.some((p) => p.startsWith('/assets/') && p.endsWith('.js'))).toBe(true);
   expect(cached.filter((p) => p.startsWith('/api') || p.startsWith('/ws'))).toEqual([]);
 });
+
+test('a push shows one "New message" notification that names nobody, whatever the payload says', async ({ page, context }) => {
+  await context.grantPermissions(['notifications'], { origin: server.url });
+  await page.goto(server.url + '/');
+  await controlledByServiceWorker(page);
+  const cdp = await context.newCDPSession(page);
+  const registered = new Promise<string>((resolve) => {
+    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+      const ours = registrations.find((r) => r.scopeURL === server.url + '/' && !r.isDeleted);
+      if (ours) resolve(ours.registrationId);
+    });
+  });
+  await cdp.send('ServiceWorker.enable');
+  const registrationId = await registered;
+  // Two pushes, one claiming a sender and a text: the worker shows neither, and one notification.
+  for (const data of ['{"from":"mallory","text":"secret plan"}', '']) {
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin: server.url, registrationId, data });
+  }
+  await expect
+    .poll(() =>
+      page.evaluate(async () => {
+        const shown = await (await navigator.serviceWorker.ready).getNotifications();
+        return shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag }));
+      }),
+    )
+    .toEqual([{ title: 'New message', body: '', tag: 'enclave-new-message' }]);
+});
