@@ -21,6 +21,7 @@ import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
 import { NotificationSettings } from './NotificationSettings';
+import { ReadReceiptsSetting } from './ReadReceiptsSetting';
 import { SafetyNumberDialog } from './SafetyNumberDialog';
 import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { TypingBar } from './TypingBar';
@@ -29,6 +30,7 @@ import { useChatRealtime } from './use-chat-realtime';
 import { useKeyPins } from './use-key-pins';
 import { useModeration } from './use-moderation';
 import { useNotifications } from './use-notifications';
+import { useReadReceipts, useReadReceiptsSetting } from './use-read-receipts';
 import { useTyping } from './use-typing';
 import { useUnread } from './use-unread';
 import { useUsers } from './use-users';
@@ -80,6 +82,8 @@ function ChatScreen({ session }: { session: Session }) {
 
   const view = useSyncExternalStore(client.store.subscribe, () => client.store.view(conversationId));
   const unread = useUnread(selfId, conversationId, view.messages);
+  const readReceipts = useReadReceiptsSetting();
+  const readMark = useReadReceipts(selfId, peerId, view.messages, readReceipts.enabled);
   const notifications = useNotifications(selfId, {
     isInView: unread.isInView,
     nameOf: (id) => users.data?.find((u) => u.id === id)?.username,
@@ -208,12 +212,18 @@ function ChatScreen({ session }: { session: Session }) {
             dividerBeforeId={unread.dividerBeforeId}
             onDelete={askDelete}
             highlight={highlight?.conversationId === conversationId ? highlight : null}
+            readMark={readMark}
           />
           <TypingBar
             typingIds={typing.typingIds}
             sharing={typing.sharing}
             onSharingChange={typing.setSharing}
-            settings={<NotificationSettings notifications={notifications} />}
+            settings={
+              <>
+                <NotificationSettings notifications={notifications} />
+                <ReadReceiptsSetting setting={readReceipts} />
+              </>
+            }
           />
           <MessageInput
             key={conversationId}

@@ -12,6 +12,8 @@ import { eventText } from './disappearing';
 import { JumpToLatest } from './JumpToLatest';
 import { NewMessagesDivider } from './NewMessagesDivider';
 import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessage';
+import { ReadMarkRow } from './ReadMarkRow';
+import type { ReadMark } from './use-read-receipts';
 import { timelineRows } from './suspended-gap';
 import { SuspendedGap } from './SuspendedGap';
 import { useUsers } from './use-users';
@@ -41,6 +43,8 @@ type MessageListProps = {
   onDelete?: (message: Message) => void;
   /** A message chosen in the search: scrolled to and highlighted (a new object each time). */
   highlight?: { id: number } | null;
+  /** In a DM, the member's own message the peer has read up to: "Read" goes under it (use-read-receipts.ts). */
+  readMark?: ReadMark | null;
 };
 
 /** Older messages load while the reader is within this many pixels of the top. */
@@ -64,6 +68,7 @@ export function MessageList({
   dividerBeforeId = null,
   highlight = null,
   onDelete,
+  readMark = null,
 }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = useRef<number | null>(null);
@@ -112,10 +117,11 @@ export function MessageList({
             onDelete={own ? onDelete : undefined}
             highlighted={message.id === highlight?.id}
           />
+          {message.id === readMark?.messageId ? <ReadMarkRow readAt={readMark.readAt} today={today} /> : null}
         </Fragment>
       );
     });
-  }, [messages, events, results, names, selfId, joinedAt, selfName, peerName, today, dividerBeforeId, onDelete, highlight]);
+  }, [messages, events, results, names, selfId, joinedAt, selfName, peerName, today, dividerBeforeId, onDelete, highlight, readMark]);
 
   function loadOlder() {
     const el = scroller.current;

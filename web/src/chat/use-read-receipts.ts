@@ -1,0 +1,120 @@
+import { conversationIdFor, type Message, type ReadPosition } from '@enclave/protocol';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { toast } from '../components/ui/toast-store';
+import { fetchPeerPosition, fetchReadReceipts, postReadPosition, saveReadReceipts } from '../net/read-receipts-api';
+import { useFrames } from '../realtime/realtime-context';
+
+const settingKey = ['read-receipts'] as const;
+const positionKey = (peerId: string) => ['read-position', peerId] as const;
+/** A burst of messages seen at once is one post: the position is sent once reading settles this long. */
+export const READ_POST_DEBOUNCE_MS = 800;
+
+/** The member's read-receipt setting: off until the server says otherwise. */
+export type ReadReceiptsSetting = {
+  /** As the server holds it: what is posted and shown follows this. */
+  enabled: boolean;
+  /** What the switch shows: the member's choice at once, while the server takes it. */
+  checked: boolean;
+  loaded: boolean;
+  busy: boolean;
+  set: (enabled: boolean) => void;
+};
+
+export function useReadReceiptsSetting(): ReadReceiptsSetting {
+  const queryClient = useQueryClient();
+  const query = useQuery({ queryKey: settingKey, queryFn: fetchReadReceipts, staleTime: Infinity });
+  const mutation = useMutation({
+    mutationFn: saveReadReceipts,
+    onSuccess: (enabled) => {
+      queryClient.setQueryData(settingKey, enabled);
+      // Off: the server shows no one's positions any more; on: it may show them again.
+      queryClient.removeQueries({ queryKey: ['read-position'] });
+    },
+    onError: (error) => {
+      console.error('could not change read receipts', error);
+      toast({ title: 'Read receipts', description: 'Could not change the setting. Try again.', tone: 'destructive' });
+    },
+  });
+  const enabled = query.data ?? false;
+  return {
+    enabled,
+    checked: mutation.isPending ? mutation.variables : enabled,
+    loaded: query.isSuccess,
+    busy: mutation.isPending,
+    set: (on) => mutation.mutate(on),
+  };
+}
+
+const subscribeAttention = (onChange: () => void) => {
+  document.addEventListener('visibilitychange', onChange);
+  window.addEventListener('focus', onChange);
+  window.addEventListener('blur', onChange);
+  return () => {
+    document.removeEventListener('visibilitychange', onChange);
+    window.removeEventListener('focus', onChange);
+    window.removeEventListener('blur', onChange);
+  };
+};
+/** The member is looking at this tab: visible (as the unread counts decide, use-unread.ts) and focused. */
+const isAttended = () => document.visibilityState === 'visible' && document.hasFocus();
+
+/** Where "Read" goes: under the member's own message `messageId`, read at `readAt`. */
+export type ReadMark = { messageId: number; readAt: string };
+
+/**
+ * Read receipts in the open DM (none in the channel): posts how far the member has read while
+ * the DM is open and the tab attended, debounced, and gives the member's own last message the peer
+ * has read, from the server on opening and live from `read_position` frames. The server sends and
+ * shows positions only while both members opted in; with the setting off, nothing is posted or shown.
+ */
+export function useReadReceipts(selfId: string, peerId: string | null, messages: readonly Message[], enabled: boolean): ReadMark | null {
+  const queryClient = useQueryClient();
+  const frames = useFrames();
+  const attended = useSyncExternalStore(subscribeAttention, isAttended);
+  const position = useQuery({
+    queryKey: positionKey(peerId ?? ''),
+    queryFn: () => fetchPeerPosition(peerId ?? ''),
+    enabled: enabled && peerId !== null,
+  });
+
+  useEffect(() => {
+    if (!frames) return;
+    const offs = [
+      frames.on('read_position', (frame) => {
+        if (frame.conversationId !== conversationIdFor(selfId, frame.userId)) return;
+        queryClient.setQueryData<ReadPosition | null>(positionKey(frame.userId), (old) =>
+          old && old.messageId >= frame.messageId
+            ? old
+            : { userId: frame.userId, messageId: frame.messageId, readAt: new Date().toISOString() },
+        );
+      }),
+      // Positions may have moved while the socket was away.
+      frames.on('authenticated', () => void queryClient.invalidateQueries({ queryKey: ['read-position'] })),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [frames, queryClient, selfId]);
+
+  // The newest message from the peer is what the member has now read.
+  const newestFromPeer = peerId === null ? null : (messages.findLast((m) => m.senderId === peerId)?.id ?? null);
+  const posted = useRef<{ peerId: string; messageId: number } | null>(null);
+  useEffect(() => {
+    if (!enabled || !attended || peerId === null || newestFromPeer === null) return;
+    const last = posted.current;
+    if (last?.peerId === peerId && last.messageId >= newestFromPeer) return;
+    const timer = setTimeout(() => {
+      posted.current = { peerId, messageId: newestFromPeer };
+      postReadPosition(peerId, newestFromPeer).catch((error: unknown) => {
+        // Sent again the next time something is read.
+        posted.current = null;
+        console.warn('could not send the read position', error);
+      });
+    }, READ_POST_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [enabled, attended, peerId, newestFromPeer]);
+
+  const read = position.data;
+  if (!enabled || peerId === null || !read) return null;
+  const own = messages.findLast((m) => m.senderId === selfId && m.id <= read.messageId);
+  return own ? { messageId: own.id, readAt: read.readAt } : null;
+}
