@@ -1,6 +1,7 @@
 /**
  * Enclave installs as an app (web/public/manifest.webmanifest) and its shell opens offline after
- * one visit (web/src/sw/sw.ts): the login screen then says why nothing works yet.
+ * one visit (web/src/sw/sw.ts): the login screen then says why nothing works yet. The same worker
+ * shows a Web Push as a notification that names nobody.
  */
 import fs from 'node:fs';
 import os from 'node:os';
