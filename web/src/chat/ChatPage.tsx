@@ -89,6 +89,7 @@ function ChatScreen({ session }: { session: Session }) {
     nameOf: (id) => users.data?.find((u) => u.id === id)?.username,
     // A DM's conversation id is the pair's; anything else opens the channel.
     open: (message) => setPeerId(conversationIdFor(selfId, message.senderId) === message.conversationId ? message.senderId : null),
+    conversationId,
   });
   useChatRealtime(client, notifications);
   const [deleteTarget, setDeleteTarget] = useState<Message | null>(null);
@@ -234,6 +235,8 @@ function ChatScreen({ session }: { session: Session }) {
             // The server refuses to write to a banned member (server/src/access/rules.ts); the member
             // list follows bans live (users_changed), so the composer does too.
             blocked={peer?.isBanned ? BANNED_PEER_TEXT : null}
+            // @ completes to the peer in a DM, to every member in the channel.
+            mentionable={peer ? [peer.username] : (users.data ?? []).filter((u) => u.id !== selfId).map((u) => u.username)}
           />
         </section>
       </main>

@@ -6,6 +6,8 @@ import { Textarea } from '../components/ui/Input';
 import { cn } from '../lib/cn';
 import { formatBytes } from '../lib/format';
 import { sizeRefusal } from './attachments';
+import { MentionList } from './MentionList';
+import { useMentionCompletion } from './use-mention-completion';
 
 type MessageInputProps = {
   /** Sending needs a live, authenticated socket (docs/spec.md §5). */
@@ -24,15 +26,21 @@ type MessageInputProps = {
    * is banned"): shown above a disabled composer instead of a send that can only fail.
    */
   blocked?: string | null;
+  /** Who `@` completes to: in a DM the peer, in the channel every member (mentions.ts). */
+  mentionable?: readonly string[];
 };
 
-export function MessageInput({ connected: online, placeholder, onSend, onType, blocked = null }: MessageInputProps) {
+const NOBODY: readonly string[] = [];
+
+export function MessageInput({ connected: online, placeholder, onSend, onType, blocked = null, mentionable = NOBODY }: MessageInputProps) {
   const connected = online && blocked === null;
   const blockedId = useId();
   const counterId = useId();
   const fileNoteId = useId();
   const fileInput = useRef<HTMLInputElement>(null);
   const [text, setText] = useState('');
+  const field = useRef<HTMLTextAreaElement>(null);
+  const completion = useMentionCompletion(text, setText, field, mentionable);
   const [file, setFile] = useState<File | null>(null);
   const [fileProblem, setFileProblem] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
@@ -67,6 +75,7 @@ export function MessageInput({ connected: online, placeholder, onSend, onType, b
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (completion.onKeyDown(event)) return;
     // Enter sends, Shift+Enter is a new line; leave composition (IME) input alone.
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
@@ -131,30 +140,40 @@ export function MessageInput({ connected: online, placeholder, onSend, onType, b
         >
           <Paperclip aria-hidden="true" />
         </Button>
-        <Textarea
-          aria-label={file ? 'Caption' : 'Message'}
-          aria-describedby={blocked ? `${blockedId} ${counterId}` : file ? `${counterId} ${fileNoteId}` : counterId}
-          name="message"
-          rows={2}
-          maxLength={limits.messageMaxChars}
-          placeholder={
-            blocked
-              ? 'Sending is disabled'
-              : connected
-                ? file
-                  ? 'Add a caption (optional)…'
-                  : placeholder
-                : 'Waiting for a secure connection…'
-          }
-          value={text}
-          onChange={(e) => {
-            setText(e.target.value);
-            if (e.target.value.trim()) onType?.();
-          }}
-          onKeyDown={onKeyDown}
-          disabled={!connected}
-          className="max-h-40 min-h-12 resize-y"
-        />
+        <div className="relative min-w-0 flex-1">
+          <MentionList completion={completion} />
+          <Textarea
+            ref={field}
+            aria-autocomplete="list"
+            aria-controls={completion.options.length ? completion.listId : undefined}
+            aria-activedescendant={completion.options.length ? completion.optionId(completion.active) : undefined}
+            aria-label={file ? 'Caption' : 'Message'}
+            aria-describedby={blocked ? `${blockedId} ${counterId}` : file ? `${counterId} ${fileNoteId}` : counterId}
+            name="message"
+            rows={2}
+            maxLength={limits.messageMaxChars}
+            placeholder={
+              blocked
+                ? 'Sending is disabled'
+                : connected
+                  ? file
+                    ? 'Add a caption (optional)…'
+                    : placeholder
+                  : 'Waiting for a secure connection…'
+            }
+            value={text}
+            onChange={(e) => {
+              setText(e.target.value);
+              completion.update(e.target.value, e.target.selectionStart);
+              if (e.target.value.trim()) onType?.();
+            }}
+            onSelect={(e) => completion.update(e.currentTarget.value, e.currentTarget.selectionStart)}
+            onBlur={() => completion.update('', 0)}
+            onKeyDown={onKeyDown}
+            disabled={!connected}
+            className="max-h-40 min-h-12 resize-y"
+          />
+        </div>
         <Button type="submit" size="icon" className="h-12 w-12 shrink-0" aria-label="Send" disabled={!canSend}>
           <SendHorizontal aria-hidden="true" />
         </Button>

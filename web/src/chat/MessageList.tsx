@@ -10,6 +10,7 @@ import type { ConversationView } from '@enclave/client';
 import { AttachmentView } from './AttachmentView';
 import { eventText } from './disappearing';
 import { JumpToLatest } from './JumpToLatest';
+import { MentionText } from './MentionText';
 import { NewMessagesDivider } from './NewMessagesDivider';
 import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessage';
 import { ReadMarkRow } from './ReadMarkRow';
@@ -299,7 +300,11 @@ const EventItem = memo(function EventItem({ event, text }: { event: TimelineEven
 function MessageBody({ result }: { result: DecryptResult | undefined }) {
   if (!result) return <p className="text-sm italic text-muted">Decrypting…</p>;
   if (result.status === 'ok') {
-    const text = <p className="whitespace-pre-wrap text-sm wrap-anywhere">{result.text}</p>;
+    const text = (
+      <p className="whitespace-pre-wrap text-sm wrap-anywhere">
+        <MentionText text={result.text} />
+      </p>
+    );
     if (!result.attachment) return text;
     return (
       <div className="grid gap-1.5">

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { PushSetting } from '../push/PushSetting';
+import { MuteSetting } from './MuteSetting';
 import type { Notifications } from './use-notifications';
 
 /** The member's choice of desktop notifications, beside the typing opt-out and in its style. */
@@ -32,6 +33,7 @@ export function NotificationSettings({ notifications }: { notifications: Notific
           Show sender and message text
         </label>
       ) : null}
+      {on ? <MuteSetting notifications={notifications} /> : null}
       {notifications.refused ? (
         <p role="alert" className="basis-full text-right text-red-300">
           The browser refused notifications for this site. Allow them in its site settings, then try again.

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { GENERIC_TITLE, MAX_BODY_CHARS, notificationFor, parseNotificationSetting, truncate, type IncomingMessage } from './notifications';
+import {
+  GENERIC_TITLE,
+  MAX_BODY_CHARS,
+  notificationFor,
+  parseMuted,
+  parseNotificationSetting,
+  truncate,
+  type IncomingMessage,
+} from './notifications';
 
 const incoming: IncomingMessage = { own: false, inView: false, senderName: 'bob', result: { status: 'ok', text: 'hello' } };
 const generic = { title: GENERIC_TITLE, body: '' };
@@ -59,6 +67,20 @@ describe('notificationFor', () => {
     expect(notificationFor('details', { ...incoming, senderName: undefined })).toEqual(generic);
   });
 
+  it('shows nothing for a muted conversation, unless the message mentions the member', () => {
+    expect(notificationFor('details', { ...incoming, muted: true })).toBeNull();
+    expect(notificationFor('generic', { ...incoming, muted: true, mentionsMe: false })).toBeNull();
+    expect(notificationFor('details', { ...incoming, muted: true, mentionsMe: true })).toEqual({ title: 'bob', body: 'hello' });
+    expect(notificationFor('generic', { ...incoming, muted: true, mentionsMe: true })).toEqual(generic);
+  });
+
+  it('never notifies a mention while notifications are off, in view, or of the member’s own message', () => {
+    const mention = { ...incoming, muted: true, mentionsMe: true };
+    expect(notificationFor('off', mention)).toBeNull();
+    expect(notificationFor('details', { ...mention, inView: true })).toBeNull();
+    expect(notificationFor('details', { ...mention, own: true })).toBeNull();
+  });
+
   it('cuts a long text', () => {
     const body = notificationFor('details', { ...incoming, result: { status: 'ok', text: 'x'.repeat(500) } })?.body;
     expect(body).toBe(`${'x'.repeat(MAX_BODY_CHARS - 1)}…`);
@@ -73,6 +95,16 @@ describe('truncate', () => {
 
   it('never cuts an emoji in half', () => {
     expect(truncate('😀😀😀😀', 3)).toBe('😀😀…');
+  });
+});
+
+describe('parseMuted', () => {
+  it('reads a stored list of conversation ids and anything else as none', () => {
+    expect([...parseMuted('["general","dm:a:b"]')]).toEqual(['general', 'dm:a:b']);
+    expect([...parseMuted('["general",3]')]).toEqual(['general']);
+    expect(parseMuted(null).size).toBe(0);
+    expect(parseMuted('{').size).toBe(0);
+    expect(parseMuted('{"general":true}').size).toBe(0);
   });
 });
 

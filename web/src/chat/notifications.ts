@@ -19,6 +19,10 @@ export type IncomingMessage = {
   senderName: string | undefined;
   /** Undefined when this browser did not decrypt it (a conversation never opened here). */
   result: DecryptResult | undefined;
+  /** The member muted its conversation in this browser: only a mention of them notifies. */
+  muted?: boolean;
+  /** Its decrypted text mentions the member (`@username`, mentions.ts). */
+  mentionsMe?: boolean;
 };
 
 export type NotificationContent = { title: string; body: string };
@@ -26,6 +30,8 @@ export type NotificationContent = { title: string; body: string };
 /** The notification for a message, or null when there is none to show. */
 export function notificationFor(setting: NotificationSetting, message: IncomingMessage): NotificationContent | null {
   if (setting === 'off' || message.own || message.inView) return null;
+  // Muting silences a conversation, except for a mention of the member: they asked to be told of those.
+  if (message.muted && !message.mentionsMe) return null;
   const generic = { title: GENERIC_TITLE, body: '' };
   if (setting === 'generic') return generic;
   // Only text that decrypted and passed its signature and pin checks; anything else could be forged.
@@ -40,6 +46,16 @@ export function notificationFor(setting: NotificationSetting, message: IncomingM
 export function truncate(text: string, max: number): string {
   const chars = [...text];
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** Stored muted conversations: conversation ids; anything else is ignored (storage is the member's to edit). */
+export function parseMuted(text: string | null): Set<string> {
+  try {
+    const value: unknown = JSON.parse(text ?? '[]');
+    return new Set(Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+  } catch {
+    return new Set();
+  }
 }
 
 /** A stored setting; anything else is off (storage is the member's to edit). */
