@@ -191,7 +191,7 @@ describe('RealtimeSocket', () => {
     expect(t.socket.state).toBe('authenticated');
   });
 
-  it('reads a newer server’s frames with fields it does not know, and an older one’s without expiresAt or clientMessageId (docs/architecture.md §3)', () => {
+  it('reads a newer server’s frames with fields it does not know, and an older one’s without expiresAt, clientMessageId or targetId (docs/architecture.md §3)', () => {
     const t = setup();
     t.socket.start();
     t.authenticate();
@@ -208,8 +208,8 @@ describe('RealtimeSocket', () => {
     t.latest().receive(JSON.stringify({ type: 'chat_message', message: { ...message, expiresAt: null, reactions: [] }, priority: 1 }));
     t.latest().receive(JSON.stringify({ type: 'chat_message', message }));
     expect(t.frames.slice(1)).toEqual([
-      { type: 'chat_message', message: { ...message, expiresAt: null, clientMessageId: null } },
-      { type: 'chat_message', message: { ...message, expiresAt: null, clientMessageId: null } },
+      { type: 'chat_message', message: { ...message, expiresAt: null, clientMessageId: null, targetId: null } },
+      { type: 'chat_message', message: { ...message, expiresAt: null, clientMessageId: null, targetId: null } },
     ]);
   });
 
