@@ -1,7 +1,7 @@
 import { RecipientKeyError } from '@enclave/client';
 import { conversationIdFor, type Message, type MessageContent, type PublicUser } from '@enclave/protocol';
 import { Search } from 'lucide-react';
-import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
 import { MemberOnly } from '../auth/MemberOnly';
 import { dismissToast, toast } from '../components/ui/toast-store';
@@ -20,6 +20,8 @@ import { BANNED_PEER_TEXT } from './moderation-texts';
 import { MessageInput } from './MessageInput';
 import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
+import { ReplyBanner } from './MessageExtras';
+import { MessageExtrasContext, type ReplyTarget } from './message-extras-context';
 import { NotificationSettings } from './NotificationSettings';
 import { ReadReceiptsSetting } from './ReadReceiptsSetting';
 import { SafetyNumberDialog } from './SafetyNumberDialog';
@@ -94,6 +96,13 @@ function ChatScreen({ session }: { session: Session }) {
   useChatRealtime(client, notifications);
   const [deleteTarget, setDeleteTarget] = useState<Message | null>(null);
   const askDelete = useCallback((message: Message) => setDeleteTarget(message), []);
+  // The message a reply is being written to, in the conversation it belongs to.
+  const [replying, setReplying] = useState<(ReplyTarget & { conversationId: string }) | null>(null);
+  const replyTarget = replying?.conversationId === conversationId ? replying : null;
+  const extras = useMemo(
+    () => ({ client, selfId, receiverId, view, reply: (target: ReplyTarget) => setReplying({ ...target, conversationId }) }),
+    [client, selfId, receiverId, view, conversationId],
+  );
   const typing = useTyping(selfId, conversationId);
 
   /**
@@ -103,10 +112,11 @@ function ChatScreen({ session }: { session: Session }) {
    * message that could not be sent stays in the list, marked, with Retry (chat-store.ts `Outgoing`).
    */
   async function send(text: string, file: File | null = null, localId = client.senderKeys.newMessageId()) {
-    let content: MessageContent = { text };
+    let content: MessageContent = replyTarget ? { text, replyTo: replyTarget.id } : { text };
+    if (replyTarget) setReplying(null);
     if (file) {
       try {
-        content = { text, attachment: await sendFile(file, receiverId) };
+        content = { ...content, attachment: await sendFile(file, receiverId) };
       } catch (error) {
         console.error('upload failed', error);
         const description =
@@ -201,20 +211,22 @@ function ChatScreen({ session }: { session: Session }) {
               onClose={() => setSearching(false)}
             />
           ) : null}
-          <MessageList
-            view={view}
-            selfId={selfId}
-            dm={peer ? { selfName: session.user.username, peerName } : null}
-            onLoadOlder={() => void client.store.loadOlder(conversationId)}
-            outgoing={{
-              retry: (o) => void send(o.text, null, o.localId),
-              discard: (o) => client.store.discard(conversationId, o.localId),
-            }}
-            dividerBeforeId={unread.dividerBeforeId}
-            onDelete={askDelete}
-            highlight={highlight?.conversationId === conversationId ? highlight : null}
-            readMark={readMark}
-          />
+          <MessageExtrasContext.Provider value={extras}>
+            <MessageList
+              view={view}
+              selfId={selfId}
+              dm={peer ? { selfName: session.user.username, peerName } : null}
+              onLoadOlder={() => void client.store.loadOlder(conversationId)}
+              outgoing={{
+                retry: (o) => void send(o.text, null, o.localId),
+                discard: (o) => client.store.discard(conversationId, o.localId),
+              }}
+              dividerBeforeId={unread.dividerBeforeId}
+              onDelete={askDelete}
+              highlight={highlight?.conversationId === conversationId ? highlight : null}
+              readMark={readMark}
+            />
+          </MessageExtrasContext.Provider>
           <TypingBar
             typingIds={typing.typingIds}
             sharing={typing.sharing}
@@ -226,6 +238,7 @@ function ChatScreen({ session }: { session: Session }) {
               </>
             }
           />
+          <ReplyBanner target={replyTarget} onCancel={() => setReplying(null)} />
           <MessageInput
             key={conversationId}
             connected={socketState === 'authenticated'}

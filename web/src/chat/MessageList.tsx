@@ -10,6 +10,7 @@ import type { ConversationView } from '@enclave/client';
 import { AttachmentView } from './AttachmentView';
 import { eventText } from './disappearing';
 import { JumpToLatest } from './JumpToLatest';
+import { EditedMark, MessageWithExtras } from './MessageExtras';
 import { MentionText } from './MentionText';
 import { NewMessagesDivider } from './NewMessagesDivider';
 import { OutgoingMessage, SentMark, type OutgoingActions } from './OutgoingMessage';
@@ -248,7 +249,7 @@ const MessageItem = memo(function MessageItem({
       className={cn(
         // Rows off screen are not laid out or painted (a long history stays cheap); the size a row
         // had when last shown stands in for it.
-        'min-w-0 rounded-lg border px-3 py-2 [contain-intrinsic-size:auto_4.5rem] [content-visibility:auto]',
+        'group min-w-0 rounded-lg border px-3 py-2 [contain-intrinsic-size:auto_4.5rem] [content-visibility:auto]',
         own ? 'border-accent/30 bg-accent/5' : 'border-border bg-surface-raised/50',
         result && WARNINGS[result.status] && 'border-red-500/60 bg-red-950/40',
         highlighted && 'ring-2 ring-amber-400',
@@ -263,6 +264,7 @@ const MessageItem = memo(function MessageItem({
         <time dateTime={message.timestamp} className="text-muted">
           {formatMessageTime(message.timestamp, today)}
         </time>
+        <EditedMark id={message.id} />
         {encryptedFor ? (
           <Badge tone="accent">
             <Lock aria-hidden="true" /> Encrypted for {encryptedFor}
@@ -281,7 +283,7 @@ const MessageItem = memo(function MessageItem({
           </Button>
         ) : null}
       </div>
-      <MessageBody result={result} />
+      <MessageWithExtras message={message} result={result} own={own} sender={sender} body={(shown) => <MessageBody result={shown} />} />
     </li>
   );
 });
