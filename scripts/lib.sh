@@ -1,36 +1,41 @@
 # Shared by the two quick-start commands: install only what is missing.
 
-# npm packages, when node_modules is absent or older than the lock file.
+# npm packages, when node_modules is absent or was installed from another lock file. A checkout
+# touches package-lock.json without changing it: the hash npm ci left says whether its content is
+# the one installed, so an unchanged lock costs no second npm ci (the mtime decides only without one).
 ensure_node_modules() {
-  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    echo "==> npm ci"
-    npm ci --no-audit --no-fund
+  local installed=node_modules/.enclave-lock.sha256 lock
+  lock=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ -f node_modules/.package-lock.json ]; then
+    if [ -f "$installed" ]; then
+      [ "$(cat "$installed")" = "$lock" ] && return 0
+    elif [ ! package-lock.json -nt node_modules/.package-lock.json ]; then
+      return 0
+    fi
   fi
+  echo "==> npm ci"
+  npm ci --no-audit --no-fund && echo "$lock" >"$installed"
 }
 
-# Debian's Chromium for the browser tests (no browser downloads: only Debian's packages).
-ensure_chromium() {
-  if [ ! -x /usr/bin/chromium ]; then
-    echo "==> apt-get install chromium"
-    local sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
-  fi
+# Installs Debian packages (none given: nothing, not even apt-get update).
+apt_install() {
+  (( $# )) || return 0
+  echo "==> apt-get install $*"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
-# Debian's nginx for the e2e test of two instances behind it (e2e/support/nginx.ts runs its own
-# process with the repository's configuration; Debian's service, where one starts, is not used),
-# and strace, which checks the systemd unit's system-call filter against the server
-# (server/faults/production-install.test.ts).
-ensure_test_tools() {
+# Debian's Chromium for the browser tests (no browser downloads: only Debian's packages), Debian's
+# nginx for the e2e test of two instances behind it (e2e/support/nginx.ts runs its own process with
+# the repository's configuration; Debian's service, where one starts, is not used), and strace,
+# which checks the systemd unit's system-call filter against the server
+# (server/faults/production-install.test.ts): those missing, in one apt-get install; the caller
+# checks what it needs.
+ensure_test_packages() {
   local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/sbin/nginx ] || missing+=(nginx)
   [ -x /usr/bin/strace ] || missing+=(strace)
-  if (( ${#missing[@]} )); then
-    echo "==> apt-get install ${missing[*]}"
-    local sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
+  apt_install "${missing[@]}"
 }

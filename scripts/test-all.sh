@@ -10,10 +10,15 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 set -e
 ensure_node_modules
-ensure_chromium
 set +e
+# Chromium, nginx and strace in one apt-get update and install, and only those missing.
+ensure_test_packages
+if [ ! -x /usr/bin/chromium ]; then
+  echo "error: Debian's Chromium could not be installed (apt-get install chromium)." >&2
+  exit 1
+fi
 # Without nginx or strace the tests that use them are skipped with the reason; CI must run them.
-if ! ensure_test_tools && [[ ${CI:-} == true ]]; then
+if { [ ! -x /usr/sbin/nginx ] || [ ! -x /usr/bin/strace ]; } && [[ ${CI:-} == true ]]; then
   echo "error: with CI=true every test must run: nginx and strace could not be installed (apt-get install nginx strace)." >&2
   exit 1
 fi

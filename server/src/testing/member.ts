@@ -7,7 +7,7 @@
  */
 import { FrameDispatcher, MemberClient, MemoryPinStore, type CallRoute, type MemberList, type Outbound } from '@enclave/client';
 import { fakeCall } from '@enclave/client/testing';
-import { createAccount, deriveLoginKey, generateAccessToken, openPrivateKeys, type NewAccount, type OpenedIdentity } from '@enclave/crypto';
+import { deriveLoginKey, generateAccessToken, openPrivateKeys, type NewAccount, type OpenedIdentity } from '@enclave/crypto';
 import {
   routes,
   SOCKET_PATH,
@@ -19,6 +19,7 @@ import {
   type SelfUser,
 } from '@enclave/protocol';
 import { HttpCaller, ReplyError, type Outcome } from './http';
+import { testAccount } from './identities';
 import { TestSocket } from './test-socket';
 
 export { HttpCaller, NetworkFailure, outcomeOf, ReplyError } from './http';
@@ -48,6 +49,8 @@ export class TestMember extends HttpCaller {
   private readonly sendOutcomes = new WeakMap<Message, Outcome<typeof routes.sendMessage>>();
   user!: SelfUser;
   identity!: OpenedIdentity;
+  /** The key bundle `identity` was opened from. */
+  private openedBundle: string | null = null;
 
   private constructor(
     baseUrl: string,
@@ -60,7 +63,7 @@ export class TestMember extends HttpCaller {
 
   /**
    * Registers with an invite key, then signs in with the new token. `options.account` makes the
-   * keys instead of `createAccount` (the load bench draws them from a pool: RSA generation is slow).
+   * keys instead of `testAccount` (identities.ts: a key pair made once per machine, sealed under the new token).
    */
   static async join(
     baseUrl: string,
@@ -74,7 +77,7 @@ export class TestMember extends HttpCaller {
   ): Promise<TestMember> {
     const token = generateAccessToken();
     const member = new TestMember(baseUrl, token, wire, options.headers ?? {});
-    const account = await (options.account ?? createAccount)(token);
+    const account = await (options.account ?? testAccount)(token);
     const res = await member.attempt(routes.register, {
       body: {
         inviteKey,
@@ -93,7 +96,11 @@ export class TestMember extends HttpCaller {
     const res = await this.attempt(routes.login, { body: { loginKey: await deriveLoginKey(this.token) } });
     if (res.body) {
       this.user = res.body.user;
-      this.identity = await openPrivateKeys(this.token, res.body.encryptedPrivateKey);
+      // The same bundle opens to the same keys: a later login skips its PBKDF2.
+      if (res.body.encryptedPrivateKey !== this.openedBundle) {
+        this.identity = await openPrivateKeys(this.token, res.body.encryptedPrivateKey);
+        this.openedBundle = res.body.encryptedPrivateKey;
+      }
     }
     return res;
   }
