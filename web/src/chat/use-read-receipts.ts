@@ -1,9 +1,12 @@
 import { conversationIdFor, type Message, type ReadPosition } from '@enclave/protocol';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { toast } from '../components/ui/toast-store';
 import { fetchPeerPosition, fetchReadReceipts, postReadPosition, saveReadReceipts } from '../net/read-receipts-api';
 import { useFrames } from '../realtime/realtime-context';
+import { laterPosition, newestFrom, readMarkFor, type ReadMark } from './read-receipts';
+
+export type { ReadMark } from './read-receipts';
 
 const settingKey = ['read-receipts'] as const;
 const positionKey = (peerId: string) => ['read-position', peerId] as const;
@@ -24,6 +27,8 @@ export type ReadReceiptsSetting = {
 export function useReadReceiptsSetting(): ReadReceiptsSetting {
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: settingKey, queryFn: fetchReadReceipts, staleTime: Infinity });
+  // Set in the click's own event, so the switch moves at once (the mutation's state comes a tick later).
+  const [choice, setChoice] = useState<boolean | null>(null);
   const mutation = useMutation({
     mutationFn: saveReadReceipts,
     onSuccess: (enabled) => {
@@ -35,14 +40,18 @@ export function useReadReceiptsSetting(): ReadReceiptsSetting {
       console.error('could not change read receipts', error);
       toast({ title: 'Read receipts', description: 'Could not change the setting. Try again.', tone: 'destructive' });
     },
+    onSettled: () => setChoice(null),
   });
   const enabled = query.data ?? false;
   return {
     enabled,
-    checked: mutation.isPending ? mutation.variables : enabled,
+    checked: choice ?? enabled,
     loaded: query.isSuccess,
     busy: mutation.isPending,
-    set: (on) => mutation.mutate(on),
+    set: (on) => {
+      setChoice(on);
+      mutation.mutate(on);
+    },
   };
 }
 
@@ -58,9 +67,6 @@ const subscribeAttention = (onChange: () => void) => {
 };
 /** The member is looking at this tab: visible (as the unread counts decide, use-unread.ts) and focused. */
 const isAttended = () => document.visibilityState === 'visible' && document.hasFocus();
-
-/** Where "Read" goes: under the member's own message `messageId`, read at `readAt`. */
-export type ReadMark = { messageId: number; readAt: string };
 
 /**
  * Read receipts in the open DM (none in the channel): posts how far the member has read while
@@ -83,11 +89,8 @@ export function useReadReceipts(selfId: string, peerId: string | null, messages:
     const offs = [
       frames.on('read_position', (frame) => {
         if (frame.conversationId !== conversationIdFor(selfId, frame.userId)) return;
-        queryClient.setQueryData<ReadPosition | null>(positionKey(frame.userId), (old) =>
-          old && old.messageId >= frame.messageId
-            ? old
-            : { userId: frame.userId, messageId: frame.messageId, readAt: new Date().toISOString() },
-        );
+        const heard = { userId: frame.userId, messageId: frame.messageId, readAt: new Date().toISOString() };
+        queryClient.setQueryData<ReadPosition | null>(positionKey(frame.userId), (old) => laterPosition(old, heard));
       }),
       // Positions may have moved while the socket was away.
       frames.on('authenticated', () => void queryClient.invalidateQueries({ queryKey: ['read-position'] })),
@@ -96,7 +99,7 @@ export function useReadReceipts(selfId: string, peerId: string | null, messages:
   }, [frames, queryClient, selfId]);
 
   // The newest message from the peer is what the member has now read.
-  const newestFromPeer = peerId === null ? null : (messages.findLast((m) => m.senderId === peerId)?.id ?? null);
+  const newestFromPeer = peerId === null ? null : newestFrom(messages, peerId);
   const posted = useRef<{ peerId: string; messageId: number } | null>(null);
   useEffect(() => {
     if (!enabled || !attended || peerId === null || newestFromPeer === null) return;
@@ -113,8 +116,6 @@ export function useReadReceipts(selfId: string, peerId: string | null, messages:
     return () => clearTimeout(timer);
   }, [enabled, attended, peerId, newestFromPeer]);
 
-  const read = position.data;
-  if (!enabled || peerId === null || !read) return null;
-  const own = messages.findLast((m) => m.senderId === selfId && m.id <= read.messageId);
-  return own ? { messageId: own.id, readAt: read.readAt } : null;
+  if (!enabled || peerId === null) return null;
+  return readMarkFor(messages, selfId, position.data);
 }
