@@ -68,6 +68,18 @@ const subscribeAttention = (onChange: () => void) => {
 /** The member is looking at this tab: visible (as the unread counts decide, use-unread.ts) and focused. */
 const isAttended = () => document.visibilityState === 'visible' && document.hasFocus();
 
+/** The open conversation's message list (MessageList.tsx). */
+const conversationLog = () => document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation history"]');
+
+/** Whether the row of message `id` shows in the list; true when it is not rendered there at all (nothing to wait for). */
+function rowInView(log: HTMLElement, id: number): boolean {
+  const row = log.querySelector(`[data-message-id="${id}"]`);
+  if (!row) return true;
+  const box = log.getBoundingClientRect();
+  const r = row.getBoundingClientRect();
+  return r.top < box.bottom && r.bottom > box.top;
+}
+
 /**
  * Read receipts in the open DM (none in the channel): posts how far the member has read while
  * the DM is open and the tab attended, debounced, and gives the member's own last message the peer
@@ -105,15 +117,31 @@ export function useReadReceipts(selfId: string, peerId: string | null, messages:
     if (!enabled || !attended || peerId === null || newestFromPeer === null) return;
     const last = posted.current;
     if (last?.peerId === peerId && last.messageId >= newestFromPeer) return;
-    const timer = setTimeout(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let log: HTMLElement | null = null;
+    const post = () => {
+      // Scrolled up, the member has not seen it yet: try again once they scroll.
+      log = conversationLog();
+      if (log && !rowInView(log, newestFromPeer)) {
+        log.addEventListener('scroll', later, { once: true });
+        return;
+      }
       posted.current = { peerId, messageId: newestFromPeer };
       postReadPosition(peerId, newestFromPeer).catch((error: unknown) => {
         // Sent again the next time something is read.
         posted.current = null;
         console.warn('could not send the read position', error);
       });
-    }, READ_POST_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
+    };
+    function later() {
+      clearTimeout(timer);
+      timer = setTimeout(post, READ_POST_DEBOUNCE_MS);
+    }
+    later();
+    return () => {
+      clearTimeout(timer);
+      log?.removeEventListener('scroll', later);
+    };
   }, [enabled, attended, peerId, newestFromPeer]);
 
   if (!enabled || peerId === null) return null;
