@@ -66,19 +66,21 @@ export function MessageWithExtras({ message, result, own, sender, body }: Messag
       ) : (
         body(shown)
       )}
-      <div className="mt-1 flex flex-wrap items-center gap-1">
-        {folded?.reactions.map((r) => (
-          <ReactionChip key={r.emoji} emoji={r.emoji} by={r.by} extras={extras} targetId={message.id} />
-        ))}
-        {result?.status === 'ok' ? (
-          <RowActions
-            extras={extras}
-            targetId={message.id}
-            onReply={() => extras.reply({ id: message.id, sender, line: quoteLine(result, folded?.edit?.text) })}
-            onEdit={editable ? () => setEditing(true) : undefined}
-          />
-        ) : null}
-      </div>
+      {folded?.reactions.length ? (
+        <div className="mt-1 flex flex-wrap items-center gap-1">
+          {folded.reactions.map((r) => (
+            <ReactionChip key={r.emoji} emoji={r.emoji} by={r.by} extras={extras} targetId={message.id} />
+          ))}
+        </div>
+      ) : null}
+      {result?.status === 'ok' ? (
+        <RowActions
+          extras={extras}
+          targetId={message.id}
+          onReply={() => extras.reply({ id: message.id, sender, line: quoteLine(result, folded?.edit?.text) })}
+          onEdit={editable ? () => setEditing(true) : undefined}
+        />
+      ) : null}
     </>
   );
 }
@@ -179,7 +181,9 @@ function RowActions({ extras, targetId, onReply, onEdit }: RowActionsProps) {
   return (
     <div
       className={cn(
-        'ml-auto flex items-center gap-0.5 transition-opacity',
+        // Narrow screens: a line of its own, always shown. Wider: over the row's corner, on hover or focus.
+        'mt-1 flex items-center justify-end gap-0.5 transition-opacity',
+        'sm:absolute sm:right-2 sm:bottom-1 sm:mt-0 sm:rounded-md sm:border sm:border-border sm:bg-surface sm:px-0.5 sm:shadow',
         !picking && 'sm:opacity-0 sm:group-focus-within:opacity-100 sm:group-hover:opacity-100',
       )}
     >

@@ -249,7 +249,7 @@ const MessageItem = memo(function MessageItem({
       className={cn(
         // Rows off screen are not laid out or painted (a long history stays cheap); the size a row
         // had when last shown stands in for it.
-        'group min-w-0 rounded-lg border px-3 py-2 [contain-intrinsic-size:auto_4.5rem] [content-visibility:auto]',
+        'group relative min-w-0 rounded-lg border px-3 py-2 [contain-intrinsic-size:auto_4.5rem] [content-visibility:auto]',
         own ? 'border-accent/30 bg-accent/5' : 'border-border bg-surface-raised/50',
         result && WARNINGS[result.status] && 'border-red-500/60 bg-red-950/40',
         highlighted && 'ring-2 ring-amber-400',
