@@ -6,12 +6,13 @@ export type BrowserData = {
   session: number;
   /** Records per store of the `enclave` IndexedDB database; empty when the database does not exist. */
   records: Record<string, number>;
+  /** Cache Storage caches besides the service worker's app shell (public build files only, e2e/installable-app.spec.ts). */
   caches: number;
 };
 
 /**
  * Entries of local and session storage, records of the `enclave` database and Cache Storage
- * caches. The database is never created here (that would leave the app one without its stores).
+ * caches other than the app shell's. The database is never created here (that would leave the app one without its stores).
  */
 export function browserData(page: Page): Promise<BrowserData> {
   return page.evaluate(async () => {
@@ -35,7 +36,12 @@ export function browserData(page: Page): Promise<BrowserData> {
             };
           };
         });
-    return { local: localStorage.length, session: sessionStorage.length, records, caches: (await caches.keys()).length };
+    return {
+      local: localStorage.length,
+      session: sessionStorage.length,
+      records,
+      caches: (await caches.keys()).filter((n) => !n.startsWith('enclave-shell-')).length,
+    };
   });
 }
 

@@ -43,7 +43,9 @@ describe.each(backends)('two member clients over a real server (%s)', (backend) 
     ]);
     const stored = await Promise.all([first, second]);
     expect(stored[0].clientMessageId).not.toBe(stored[1].clientMessageId);
-    expect(screen(alice, 'all')).toEqual({ texts: ['same words', 'same words'], ids: stored.map((m) => m.clientMessageId), outgoing: [] });
+    // Sent at once, they are stored in either order; the screen follows the server's order.
+    const inIdOrder = [...stored].sort((a, b) => a.id - b.id).map((m) => m.clientMessageId);
+    expect(screen(alice, 'all')).toEqual({ texts: ['same words', 'same words'], ids: inIdOrder, outgoing: [] });
     // Bob's client hears both frames and reads both, once each.
     await vi.waitFor(() => expect(screen(bob, 'all').texts).toEqual(['same words', 'same words']));
   });
