@@ -11,7 +11,7 @@ import { REDIS_URL, redisEnabled } from '../testing/harness';
 import { BUS_VERSION, BusEventRefused, redisBus, type Bus, type BusEvent } from './bus';
 
 const alice = '0b8a6c1e-8f4d-4b7a-9a55-3c2d1e0f4a11';
-/** A chat message frame as the release before disappearing messages sent it: no `expiresAt`, no `clientMessageId`. */
+/** A chat message frame as the release before disappearing messages sent it: no `expiresAt`, `clientMessageId` or `targetId`. */
 const previousMessage = {
   id: 7,
   conversationId: 'general',
@@ -59,11 +59,11 @@ describe.runIf(redisEnabled)('the bus between versions', () => {
     return events;
   }
 
-  it('delivers an event of the previous version, a message without expiresAt or clientMessageId, as never expiring and with none', async () => {
+  it('delivers an event of the previous version, a message without expiresAt, clientMessageId or targetId, as never expiring and with none', async () => {
     const event = { kind: 'deliver', to: 'all', frame: { type: 'chat_message', message: previousMessage } };
     expect(await heard(JSON.stringify(event), JSON.stringify(event))).toEqual([
-      { ...event, frame: { ...event.frame, message: { ...previousMessage, expiresAt: null, clientMessageId: null } } },
-      { ...event, frame: { ...event.frame, message: { ...previousMessage, expiresAt: null, clientMessageId: null } } },
+      { ...event, frame: { ...event.frame, message: { ...previousMessage, expiresAt: null, clientMessageId: null, targetId: null } } },
+      { ...event, frame: { ...event.frame, message: { ...previousMessage, expiresAt: null, clientMessageId: null, targetId: null } } },
     ]);
     // Without a version it is version 0, told once however many of its events arrive.
     expect(otherVersions).toEqual([0]);
@@ -76,7 +76,7 @@ describe.runIf(redisEnabled)('the bus between versions', () => {
     expect(event).toEqual({
       kind: 'deliver',
       to: [alice],
-      frame: { type: 'chat_message', message: { ...previousMessage, expiresAt: null, clientMessageId: null } },
+      frame: { type: 'chat_message', message: { ...previousMessage, expiresAt: null, clientMessageId: null, targetId: null } },
     });
     expect(otherVersions).toEqual([0, BUS_VERSION + 1]);
     expect(errors).toEqual([]);
