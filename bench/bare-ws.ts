@@ -1,7 +1,7 @@
 /**
  * The ceiling for `npm run bench:load`: a bare `ws` broadcast server with nothing of Enclave in it.
  * A socket at /ws is answered `authenticated` at its first frame; `POST /send` broadcasts one
- * chat_message-shaped frame of BENCH_FRAME_BYTES (641, as Enclave's for the bench's text) to every
+ * chat_message-shaped frame of BENCH_FRAME_BYTES (657, as Enclave's for the bench's text) to every
  * authenticated socket, encoded once, and answers its id. Started by bench/load/run.ts as the
  * server under test, with the same probe and pinning as Enclave's.
  */
@@ -9,14 +9,14 @@ import http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 const port = Number(process.env.PORT ?? '0');
-const frameBytes = Number(process.env.BENCH_FRAME_BYTES ?? '641');
+const frameBytes = Number(process.env.BENCH_FRAME_BYTES ?? '657');
 const sockets = new Set<WebSocket>();
 let nextId = 0;
 
 /** A frame shaped as Enclave's, padded in its content to exactly `frameBytes`. */
 function frame(id: number): string {
   const head = `{"type":"chat_message","message":{"id":${id},"conversationId":"general","senderId":"bench","senderUsername":"bench","epochId":"bench","index":0,"encryptedContent":"`;
-  const tail = `","timestamp":"${new Date().toISOString()}","expiresAt":null,"clientMessageId":"00000000-0000-4000-8000-000000000000"}}`;
+  const tail = `","timestamp":"${new Date().toISOString()}","expiresAt":null,"clientMessageId":"00000000-0000-4000-8000-000000000000","targetId":null}}`;
   return head + 'x'.repeat(Math.max(0, frameBytes - head.length - tail.length)) + tail;
 }
 
