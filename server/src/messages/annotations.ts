@@ -14,6 +14,7 @@ import type { Db } from '../db/client';
 import { messages, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { serve } from '../http/routes';
+import { messageColumns } from './store';
 
 type Reader = { id: string; createdAt: Date };
 type Target = { conversationId: string; createdAt: Date; erased: boolean; expiresAt: Date | null; targetId: number | null };
@@ -28,23 +29,7 @@ const noSuchMessage = () => new HttpError(404, errorCodes.notFound, 'No such mes
 const messageDeleted = () => new HttpError(404, errorCodes.notFound, errorTexts.messageDeleted);
 
 async function target(db: Db, id: number) {
-  const [row] = await db
-    .select({
-      id: messages.id,
-      conversationId: messages.conversationId,
-      senderId: messages.senderId,
-      senderUsername: users.username,
-      epochId: messages.epochId,
-      index: messages.index,
-      encryptedContent: messages.encryptedContent,
-      createdAt: messages.createdAt,
-      expiresAt: messages.expiresAt,
-      clientMessageId: messages.clientMessageId,
-      targetId: messages.targetId,
-    })
-    .from(messages)
-    .innerJoin(users, eq(users.id, messages.senderId))
-    .where(eq(messages.id, id));
+  const [row] = await db.select(messageColumns).from(messages).innerJoin(users, eq(users.id, messages.senderId)).where(eq(messages.id, id));
   return row && { ...row, erased: row.encryptedContent === null };
 }
 

@@ -27,24 +27,10 @@ import { rateLimit, serve } from '../http/routes';
 import { ActivityLog } from '../users/activity';
 import { notErasedAnnotation, oneMessageRoute, targetRefusal } from './annotations';
 import { deletedNote, disappearingRoutes, disappearingTimer, timerEventsPage, toTimelineEvent } from './disappearing';
-import { insertMessage, type StoredRow } from './store';
+import { insertMessage, messageColumns, storedColumns, type StoredRow } from './store';
 import { typingFrameFailed, typingFrameHandler } from './typing';
 import { chatMessage } from '../realtime/publish';
 
-/** A message as stored; the sender's name comes from `users`. */
-const storedColumns = {
-  id: messages.id,
-  conversationId: messages.conversationId,
-  senderId: messages.senderId,
-  epochId: messages.epochId,
-  index: messages.index,
-  encryptedContent: messages.encryptedContent,
-  createdAt: messages.createdAt,
-  expiresAt: messages.expiresAt,
-  clientMessageId: messages.clientMessageId,
-  targetId: messages.targetId,
-};
-const messageColumns = { ...storedColumns, senderUsername: users.username };
 type MessageRow = StoredRow & { senderUsername: string };
 
 /** A row whose content is held (not erased) as a message. */

@@ -12,7 +12,23 @@ import { writableUser } from '../access/rules';
 import { liveSession } from '../auth/sessions';
 import type { Db } from '../db/client';
 import { dbBigint, dbTimestamp, rowsOf } from '../db/rows';
-import { sessions, users } from '../db/schema';
+import { messages, sessions, users } from '../db/schema';
+
+/** A message as stored; the sender's name comes from `users`. */
+export const storedColumns = {
+  id: messages.id,
+  conversationId: messages.conversationId,
+  senderId: messages.senderId,
+  epochId: messages.epochId,
+  index: messages.index,
+  encryptedContent: messages.encryptedContent,
+  createdAt: messages.createdAt,
+  expiresAt: messages.expiresAt,
+  clientMessageId: messages.clientMessageId,
+  targetId: messages.targetId,
+};
+/** A stored message with its sender's name (a join on `users`): what history and one-message answers select. */
+export const messageColumns = { ...storedColumns, senderUsername: users.username };
 
 export type StoredRow = {
   id: number;
