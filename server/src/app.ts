@@ -17,6 +17,7 @@ import type { MasterKeyHashes } from './creator/master-key';
 import { creatorRoutes } from './creator/routes';
 import { authRoutes } from './auth/routes';
 import { conversationRoutes } from './conversations/routes';
+import { groupRoutes } from './groups/routes';
 import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/client';
@@ -269,6 +270,7 @@ export async function buildApp(opts: {
   await app.register(userRoutes, { ctx });
   await app.register(conversationRoutes, { ctx });
   await app.register(messageRoutes, { ctx });
+  await app.register(groupRoutes, { ctx });
   await app.register(attachmentRoutes, { ctx });
   await app.register(creatorRoutes, { ctx });
   await app.register(securityRoutes, { ctx });

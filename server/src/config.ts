@@ -144,6 +144,8 @@ export const defaultRateLimits = {
   send: { max: 30, windowMs: 10_000 },
   /** Epoch rotations: one writes a share per member, far rarer than messages. */
   epoch: { max: 20, windowMs: 60_000 },
+  /** Group creations, additions and removals per member (each seals a name for up to 1,000 members, or moves a member set). */
+  groupChange: { max: 20, windowMs: 60_000 },
   /** Disappearing-timer changes per member (each is a timeline event every member of the conversation sees). */
   timerChange: { max: 10, windowMs: 60_000 },
   /** Read positions and read-receipt setting changes per member: the web app posts a position at most once a second while reading. */

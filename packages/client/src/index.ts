@@ -11,6 +11,8 @@ export type { ChatStoreOptions, HistoryParams } from './chat-store';
 export type { ConversationView, Outgoing } from './conversation';
 export { FrameDispatcher } from './frame-dispatcher';
 export type { FrameOf, FrameSource } from './frame-dispatcher';
+export { Groups } from './groups';
+export type { GroupView, GroupsOptions } from './groups';
 export { KEY_CHANGED, KeyTrust, RecipientKeyError } from './key-trust';
 export type {
   KeyChanged,

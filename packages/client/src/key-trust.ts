@@ -17,7 +17,7 @@
  * in a key of its own choosing.
  */
 import type { fingerprint, importPublicIdentity, PublicIdentity } from '@enclave/crypto';
-import type { PublicUser } from '@enclave/protocol';
+import { isGroupConversation, type PublicUser } from '@enclave/protocol';
 import { PublicKeyCache } from './public-key-cache';
 
 /** What {@link KeyTrust.verifyKeyFor} answers when the listed key of a member is not the one pinned for them. */
@@ -246,14 +246,16 @@ export class KeyTrust {
    * Decides whom a new epoch's chain key may be wrapped for. Throws {@link RecipientKeyError}
    * unless every recipient may have it: the member themselves with their own key; everyone else
    * listed in the member list with exactly that key and agreeing with their pin (pinned now if
-   * first seen); and, for a direct message (`receiverId` not `'all'`), nobody but its two members.
-   * A recipient whose keys are not usable (they do not import, or the encryption key is not
-   * RSA-2048 with e = 65537) refuses a direct message, but in the general channel is only left
-   * out and named in `skipped`: one such account must not stop the channel (docs/security.md §4).
+   * first seen); and, for a direct message, nobody but its two members (a group's members are the
+   * server's to keep, as the channel's are). A recipient whose keys are not usable (they do not
+   * import, or the encryption key is not RSA-2048 with e = 65537) refuses a direct message, but in
+   * the general channel and in a group is only left out and named in `skipped`: one such account
+   * must not stop the conversation (docs/security.md §4).
    */
   async checkRecipients(receiverId: string, recipients: readonly Recipient[]): Promise<RecipientCheck> {
     const self = this.options.self;
-    if (receiverId !== 'all' && recipients.some((r) => r.id !== self.id && r.id !== receiverId)) {
+    const direct = receiverId !== 'all' && !isGroupConversation(receiverId);
+    if (direct && recipients.some((r) => r.id !== self.id && r.id !== receiverId)) {
       throw new RecipientKeyError(strangerRefused);
     }
     // The member's own key is always the local copy: a server that lists the member with a key of
@@ -279,7 +281,7 @@ export class KeyTrust {
         throw new RecipientKeyError(`The key of ${user.username} changed: compare the safety number before sending.`);
       }
       if (!status || !(await this.publicKeys.keys(user))) {
-        if (receiverId !== 'all') throw new RecipientKeyError(`The key of ${user.username} is not a usable key: not sending.`);
+        if (direct) throw new RecipientKeyError(`The key of ${user.username} is not a usable key: not sending.`);
         skipped.push({ id: user.id, username: user.username });
       }
     }

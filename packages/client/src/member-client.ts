@@ -18,6 +18,7 @@ import {
   type RouteResponse,
 } from '@enclave/protocol';
 import { isAnnotation } from './annotations';
+import { Groups } from './groups';
 import { isApiFailure } from './api-failure';
 import { ChatStore } from './chat-store';
 import type { FrameSource } from './frame-dispatcher';
@@ -79,6 +80,8 @@ export class MemberClient {
   readonly senderKeys: SenderKeys;
   readonly decryptor: MessageDecryptor;
   readonly store: ChatStore;
+  /** The member's private groups: list, create, add, remove, leave. */
+  readonly groups: Groups;
   /** Members the latest epoch of each conversation left out (unusable keys), for the warning banner. */
   readonly skipped = new SkippedRecipients();
   readonly members: MemberList;
@@ -124,6 +127,7 @@ export class MemberClient {
     });
     this.trust = trust;
     this.decryptor = decryptor;
+    this.groups = new Groups({ self, keys, call, trust });
     this.store = new ChatStore({
       selfId: self.id,
       history: (query) => call(routes.history, { query }),

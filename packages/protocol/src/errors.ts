@@ -28,6 +28,8 @@ export const errorCodes = {
   membershipChanged: 'membership_changed',
   /** (epochId, index) was already used. */
   replay: 'replay',
+  /** What the request would make already exists, or would pass a bound of what exists (a group's members). */
+  conflict: 'conflict',
   /** The server cannot serve this now (database away, instance draining): retry after `Retry-After`. */
   unavailable: 'unavailable',
   /** An upload over the size limit (413). */

@@ -8,6 +8,7 @@ export * from './users';
 export * from './errors';
 export * from './auth';
 export * from './messages';
+export * from './groups';
 export * from './read-receipts';
 export * from './attachments';
 export * from './frames';

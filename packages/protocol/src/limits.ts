@@ -44,6 +44,13 @@ export const limits = {
   sharesMaxEpochs: 100,
   /** Members a single epoch can be wrapped for. */
   epochMaxRecipients: 10_000,
+  /** Members of a private group, its creator included. */
+  groupMaxMembers: 1000,
+  /** Groups one member may belong to. */
+  groupsPerMember: 200,
+  groupNameMaxChars: 64,
+  /** Groups of up to this many members show read receipts; larger ones have none, like the channel. */
+  readReceiptsMaxGroupMembers: 32,
   /**
    * Failed sign-ins (wrong tokens) per browser per window (docs/spec.md §5); the server also counts
    * them per address, up to loginFailuresPerAddress. Neither counts a right token, and the server

@@ -6,21 +6,25 @@ import {
   base64,
   base64Bytes,
   epochIdSchema,
+  groupConversationIdSchema,
+  isGroupConversation,
   isoDate,
   publicKeySchema,
   receiverIdSchema,
   userIdSchema,
 } from './primitives';
 
-/** Conversation id: 'general' or 'dm:<lower user id>:<higher user id>'. */
+/** Conversation id: 'general', 'dm:<lower user id>:<higher user id>' or 'group:<group id>'. */
 export const conversationIdSchema = z.union([
   z.literal(GENERAL_CONVERSATION),
+  groupConversationIdSchema,
   z.string().regex(/^dm:[0-9a-f-]{36}:[0-9a-f-]{36}$/, 'must be a conversation id'),
 ]);
 
-/** The conversation a (sender, receiverId) pair talks in; the same on both sides of a DM. */
+/** The conversation a (sender, receiverId) pair talks in; the same on both sides of a DM, the group's own id for a group. */
 export function conversationIdFor(senderId: string, receiverId: string): string {
   if (receiverId === 'all') return GENERAL_CONVERSATION;
+  if (isGroupConversation(receiverId)) return receiverId;
   const [a, b] = [senderId, receiverId].sort();
   return `dm:${a}:${b}`;
 }

@@ -33,8 +33,17 @@ export const userIdSchema = z.uuid({ message: 'must be a user id' }).toLowerCase
 export const epochIdSchema = z.uuid({ message: 'must be an epoch id' }).toLowerCase();
 /** Server-assigned id of an uploaded attachment. */
 export const attachmentIdSchema = z.uuid({ message: 'must be an attachment id' }).toLowerCase();
-/** 'all' is the general channel; a user id is a direct message with that member. */
-export const receiverIdSchema = z.union([z.literal('all'), userIdSchema]);
+/** What every group's conversation id starts with. */
+export const GROUP_PREFIX = 'group:';
+/** A private group's conversation id, also what a send or a history names as `receiverId`: `group:<uuid>`. */
+export const groupConversationIdSchema = z
+  .string()
+  .toLowerCase()
+  .regex(/^group:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a group id');
+/** Whether a conversation id or receiver id names a private group. */
+export const isGroupConversation = (id: string): boolean => id.startsWith(GROUP_PREFIX);
+/** 'all' is the general channel; a user id is a direct message with that member; a group id is that group. */
+export const receiverIdSchema = z.union([z.literal('all'), userIdSchema, groupConversationIdSchema]);
 /**
  * A username as the server accepts it: trimmed, 1 to 32 letters, digits, dots, dashes and
  * underscores (docs/spec.md §5).

@@ -1,9 +1,13 @@
 /**
  * Read receipts: opt-in per member and reciprocal. A member who sends none sees none; the server
- * holds a read position (a message id) only for members who opted in, and only in direct messages.
+ * holds a read position (a message id) only for members who opted in, and only in direct messages
+ * and groups of up to `limits.readReceiptsMaxGroupMembers` members.
  */
 import { z } from 'zod';
-import { isoDate, userIdSchema } from './primitives';
+import { groupConversationIdSchema, isoDate, userIdSchema } from './primitives';
+
+/** A DM's peer or a group: the general channel has no read receipts. */
+const readReceiverIdSchema = z.union([userIdSchema, groupConversationIdSchema]);
 
 /** `POST /api/users/me/read-receipts`: turns the member's read receipts on or off (off deletes their read positions). */
 export const setReadReceiptsRequestSchema = z.strictObject({ enabled: z.boolean() });
@@ -19,10 +23,10 @@ export type ReadReceiptsSetting = z.infer<typeof readReceiptsSettingSchema>;
 const messageIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /**
- * `POST /api/conversations/read`: the caller has read the DM with `receiverId` up to `messageId`
- * (a message of that DM). A member id only: the general channel has no read receipts.
+ * `POST /api/conversations/read`: the caller has read the DM with `receiverId` (or the group
+ * `receiverId`) up to `messageId`, a message of it.
  */
-export const markReadRequestSchema = z.strictObject({ receiverId: userIdSchema, messageId: messageIdSchema });
+export const markReadRequestSchema = z.strictObject({ receiverId: readReceiverIdSchema, messageId: messageIdSchema });
 /** The body of `POST /api/conversations/read`. */
 export type MarkReadRequest = z.infer<typeof markReadRequestSchema>;
 
@@ -34,15 +38,18 @@ export const markReadResponseSchema = z.object({ stored: z.boolean() });
 /** The answer of `POST /api/conversations/read`. */
 export type MarkReadResponse = z.infer<typeof markReadResponseSchema>;
 
-/** `GET /api/conversations/reads`: the peer of the DM whose read position the caller asks for. */
-export const readPositionQuerySchema = z.strictObject({ receiverId: userIdSchema });
+/** `GET /api/conversations/reads`: the peer of the DM (or the group) whose read positions the caller asks for. */
+export const readPositionQuerySchema = z.strictObject({ receiverId: readReceiverIdSchema });
 
-/** How far a member has read a DM: the last message id they saw, and when. */
+/** How far a member has read a DM or a group: the last message id they saw, and when. */
 export const readPositionSchema = z.object({ userId: userIdSchema, messageId: messageIdSchema, readAt: isoDate });
 /** A member's read position in a DM. */
 export type ReadPosition = z.infer<typeof readPositionSchema>;
 
-/** The peer's position, or null unless both the caller and the peer have read receipts on (and the peer has read something). */
-export const readPositionResponseSchema = z.object({ position: readPositionSchema.nullable() });
+/**
+ * The other members' positions (a DM's peer, a small group's members) who have read receipts on
+ * and have read something; none unless the caller has them on too.
+ */
+export const readPositionResponseSchema = z.object({ positions: z.array(readPositionSchema) });
 /** The answer of `GET /api/conversations/reads`. */
 export type ReadPositionResponse = z.infer<typeof readPositionResponseSchema>;

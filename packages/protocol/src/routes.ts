@@ -68,6 +68,14 @@ import {
   p2pNodesResponseSchema,
 } from './p2p';
 import { limits } from './limits';
+import {
+  addGroupMembersRequestSchema,
+  adminGroupsResponseSchema,
+  createGroupRequestSchema,
+  groupResponseSchema,
+  groupsResponseSchema,
+  removeGroupMemberRequestSchema,
+} from './groups';
 import { pushKeyResponseSchema, pushSubscribeRequestSchema, pushUnsubscribeRequestSchema } from './push';
 import { okResponseSchema } from './primitives';
 import {
@@ -218,9 +226,16 @@ export const routes = {
   message: route({ method: 'GET', path: '/api/messages/:id', access: 'member', summary: 'One message the caller may read (a reply quotes it), or 404', params: messageParamsSchema, status: 200, response: oneMessageResponseSchema }),
   deleteMessage: route({ method: 'DELETE', path: '/api/messages/:id', access: 'member', summary: "Erases one of the caller's own messages for everyone", params: messageParamsSchema, status: 200, response: okResponseSchema }),
   setDisappearing: route({ method: 'POST', path: '/api/conversations/disappearing', access: 'member', summary: "Sets a conversation's disappearing-message timer (the channel's: admins and the creator's account)", body: setDisappearingRequestSchema, status: 201, response: setDisappearingResponseSchema }),
-  markRead: route({ method: 'POST', path: '/api/conversations/read', access: 'member', summary: "Stores how far the caller has read a DM (a message id), only while the caller has read receipts on, never backwards; relayed to the peer when both have them on", body: markReadRequestSchema, status: 200, response: markReadResponseSchema }),
-  readPosition: route({ method: 'GET', path: '/api/conversations/reads', access: 'member', summary: "The peer's read position in a DM, only when both the caller and the peer have read receipts on (else null)", query: readPositionQuerySchema, status: 200, response: readPositionResponseSchema }),
+  markRead: route({ method: 'POST', path: '/api/conversations/read', access: 'member', summary: "Stores how far the caller has read a DM or a small group (a message id), only while the caller has read receipts on, never backwards; relayed to the members who have them on too", body: markReadRequestSchema, status: 200, response: markReadResponseSchema }),
+  readPosition: route({ method: 'GET', path: '/api/conversations/reads', access: 'member', summary: "The other members' read positions in a DM or a small group: those who have read receipts on, and none unless the caller has them on", query: readPositionQuerySchema, status: 200, response: readPositionResponseSchema }),
   setReadReceipts: route({ method: 'POST', path: '/api/users/me/read-receipts', access: 'member', summary: "Turns the caller's read receipts on or off; off deletes the caller's read positions", body: setReadReceiptsRequestSchema, status: 200, response: readReceiptsSettingSchema }),
+
+  // Private groups: the server keeps who belongs; the name is sealed for the members.
+  groups: route({ method: 'GET', path: '/api/groups', access: 'member', summary: "The caller's groups: members, and the sealed name with the caller's share of it", status: 200, response: groupsResponseSchema }),
+  createGroup: route({ method: 'POST', path: '/api/groups', access: 'member', summary: 'Creates a group of the caller and the members named, its name sealed for them all', body: createGroupRequestSchema, status: 201, response: groupResponseSchema }),
+  addGroupMembers: route({ method: 'POST', path: '/api/groups/members', access: 'member', summary: "Adds members to one of the caller's groups, the name sealed again for the new member set", body: addGroupMembersRequestSchema, status: 200, response: groupResponseSchema }),
+  removeGroupMember: route({ method: 'POST', path: '/api/groups/remove', access: 'member', summary: "Removes a member (the group's admins), or the caller leaves; later epochs leave them out", body: removeGroupMemberRequestSchema, status: 200, response: okResponseSchema }),
+  adminGroups: route({ method: 'GET', path: '/api/admin/groups', access: 'admin', summary: "That groups exist and their size: no name, no member", status: 200, response: adminGroupsResponseSchema }),
 
   // Moderation.
   adminBan: route({ method: 'POST', path: '/api/admin/ban-user', access: 'admin', summary: 'Bans a member who is not an administrator', body: banUserRequestSchema, status: 200, response: okResponseSchema }),

@@ -7,7 +7,10 @@ import {
   banRefusal,
   conversationWith,
   deletionRefusal,
+  groupConversation,
   mayReadAttachment,
+  readsAt,
+  readWindow,
   timerRefusal,
   unbanRefusal,
   type Moderator,
@@ -139,6 +142,36 @@ describe('which epoch may carry a message', () => {
   });
 });
 
+describe('from when a member reads a conversation', () => {
+  const joined = new Date('2026-11-01T00:00:00Z');
+  const added = new Date('2026-11-05T00:00:00Z');
+  const me = { id: ME, createdAt: joined };
+  const group = 'group:00000000-0000-4000-8000-0000000000aa';
+  const at = {
+    before: new Date('2026-10-31T00:00:00Z'),
+    joined,
+    between: new Date('2026-11-03T00:00:00Z'),
+    added,
+    later: new Date('2026-11-09T00:00:00Z'),
+  };
+  it.each([
+    ['the channel', 'general', undefined, ['joined', 'between', 'added', 'later']],
+    ['their DM', `dm:${ME}:${PEER}`, undefined, ['before', 'joined', 'between', 'added', 'later']],
+    ['a DM of two others', `dm:${PEER}:${ADMIN}`, undefined, []],
+    ['a group they were added to', group, added, ['added', 'later']],
+    ['a group they are not in (or were removed from)', group, undefined, []],
+  ] as const)('%s', (_name, conversationId, groupAddedAt, readable) => {
+    const window = readWindow(me, conversationId, groupAddedAt);
+    const read = Object.entries(at).flatMap(([name, date]) => (readsAt(window, date) ? [name] : []));
+    expect(read).toEqual(readable);
+  });
+
+  it('a group exists only for its members', () => {
+    expect(groupConversation(group, { addedAt: added })).toBe(group);
+    expect(() => groupConversation(group, undefined)).toThrow('No such group');
+  });
+});
+
 describe('who may download an attachment', () => {
   const joined = new Date('2026-11-01T00:00:00Z');
   const me = { id: ME, createdAt: joined };
@@ -181,8 +214,13 @@ describe('who may download an attachment', () => {
       false,
     ],
     ['no such attachment', undefined, false],
+    [
+      'one sent in a group I am not in',
+      { uploaderId: PEER, conversationId: 'group:00000000-0000-4000-8000-0000000000aa', messageCreatedAt: after, messageErased: false },
+      false,
+    ],
   ] as const)('%s', (_name, attachment, allowed) => {
-    expect(mayReadAttachment(me, attachment)).toBe(allowed);
+    expect(mayReadAttachment(me.id, attachment ? readWindow(me, attachment.conversationId, undefined) : null, attachment)).toBe(allowed);
   });
 });
 
@@ -214,9 +252,18 @@ describe('who deletes a message for everyone', () => {
     ["the other member's message in their DM", { ...mine, senderId: PEER, conversationId: `dm:${ME}:${PEER}` }, 403],
     ['a message of a DM they are not in', { ...mine, senderId: PEER, conversationId: `dm:${PEER}:${ADMIN}` }, 404],
     ['a message already erased', { ...mine, erased: true }, 404],
+    [
+      'a message of a group they are not in',
+      { ...mine, senderId: PEER, conversationId: 'group:00000000-0000-4000-8000-0000000000aa' },
+      404,
+    ],
     ['no message', undefined, 404],
   ] as const)('a member and %s', (_name, target, status) => {
-    const refusal = deletionRefusal(ME, target);
+    const refusal = deletionRefusal(
+      ME,
+      target,
+      target ? readWindow({ id: ME, createdAt: new Date(0) }, target.conversationId, undefined) : null,
+    );
     if (status === null) expect(refusal).toBeNull();
     else expect(refusal).toMatchObject({ status });
   });

@@ -5,7 +5,7 @@
  * applies has its SQL form declared beside it, and a test holds both to one table against a real
  * database (rules-in-sql.test.ts).
  */
-import { conversationIdFor, errorCodes, GENERAL_CONVERSATION, type Role } from '@enclave/protocol';
+import { conversationIdFor, errorCodes, GENERAL_CONVERSATION, isGroupConversation, type Role } from '@enclave/protocol';
 import { and, eq } from 'drizzle-orm';
 import { users } from '../db/schema';
 import { HttpError } from '../http/errors';
@@ -78,6 +78,33 @@ export function conversationWith(me: string, receiverId: string, peer: Peer | un
   return conversationIdFor(me, receiverId);
 }
 
+/**
+ * A private group's conversation, to its members only (`member`: the caller's row in it, if any):
+ * to anyone else it does not exist, so that group ids tell nothing.
+ */
+export function groupConversation(groupId: string, member: object | undefined): string {
+  if (!member) throw new HttpError(404, errorCodes.notFound, 'No such group');
+  return groupId;
+}
+
+/**
+ * From when a member reads a conversation's messages: `since` null for all of it; null when they
+ * read none of it. The general channel from the member's account's creation (no earlier key was
+ * wrapped for them), a direct message of theirs whole, a group from when they were last added to
+ * it (`groupAddedAt`, undefined when they are not in it).
+ */
+export type ReadWindow = { since: Date | null } | null;
+
+export function readWindow(me: { id: string; createdAt: Date }, conversationId: string, groupAddedAt: Date | undefined): ReadWindow {
+  if (conversationId === GENERAL_CONVERSATION) return { since: me.createdAt };
+  if (isGroupConversation(conversationId)) return groupAddedAt ? { since: groupAddedAt } : null;
+  return conversationId.split(':').slice(1).includes(me.id) ? { since: null } : null;
+}
+
+/** Whether a message stored at `createdAt` falls in the member's window. */
+export const readsAt = (window: ReadWindow, createdAt: Date): boolean =>
+  window !== null && (window.since === null || createdAt >= window.since);
+
 /** A sender-key epoch may carry messages only of its own sender, in its own conversation. */
 export function assertOwnEpoch<E extends { senderId: string; conversationId: string }>(
   me: string,
@@ -97,24 +124,21 @@ export type AttachmentAccess = { uploaderId: string; conversationId: string; mes
 
 /**
  * Who may download an attachment's ciphertext: before a message links it, its uploader alone;
- * then whoever may read that message — any member for the general channel, unless they joined
- * after it (the history does not ship it to them, and no key was wrapped for them), and the two
- * members of a direct message; nobody once its message is erased. Everyone else is answered as if
- * it did not exist.
+ * then whoever may read that message (`window`: the caller's in the attachment's conversation,
+ * readWindow); nobody once its message is erased. Everyone else is answered as if it did not exist.
  */
-export function mayReadAttachment(me: { id: string; createdAt: Date }, attachment: AttachmentAccess | undefined): boolean {
+export function mayReadAttachment(me: string, window: ReadWindow, attachment: AttachmentAccess | undefined): boolean {
   if (!attachment || attachment.messageErased) return false;
-  if (attachment.messageCreatedAt === null) return attachment.uploaderId === me.id;
-  if (attachment.conversationId === GENERAL_CONVERSATION) return attachment.messageCreatedAt >= me.createdAt;
-  return attachment.conversationId.split(':').slice(1).includes(me.id);
+  if (attachment.messageCreatedAt === null) return attachment.uploaderId === me;
+  return readsAt(window, attachment.messageCreatedAt);
 }
 
 /** Who sets a conversation's disappearing-message timer: a signed-in member's role and standing. */
 export type TimerSetter = { role: Role; isCreatorAccount: boolean };
 
 /**
- * Who may set a conversation's disappearing-message timer: either party of a direct message (the
- * caller is one by construction of its id); in the general channel, which it changes for everyone,
+ * Who may set a conversation's disappearing-message timer: either party of a direct message and any
+ * member of a group (the caller is one: conversationFor checked it); in the general channel, which it changes for everyone,
  * only administrators and the creator's own accounts.
  */
 export function timerRefusal(actor: TimerSetter, conversationId: string): HttpError | null {
@@ -128,15 +152,11 @@ export type DeletionTarget = { senderId: string; conversationId: string; erased:
 
 /**
  * Who may delete a message for everyone: its sender only. A message the caller cannot see (none,
- * erased, or in someone else's direct messages) is unknown to them rather than forbidden, so that
- * ids do not tell what exists elsewhere.
+ * erased, or in a conversation they are not a member of: `window` null) is unknown to them rather
+ * than forbidden, so that ids do not tell what exists elsewhere.
  */
-export function deletionRefusal(me: string, target: DeletionTarget | undefined): HttpError | null {
-  const visible =
-    target !== undefined &&
-    !target.erased &&
-    (target.conversationId === GENERAL_CONVERSATION || target.conversationId.split(':').slice(1).includes(me));
-  if (!visible) return new HttpError(404, errorCodes.notFound, 'No such message');
+export function deletionRefusal(me: string, target: DeletionTarget | undefined, window: ReadWindow): HttpError | null {
+  if (!target || target.erased || window === null) return new HttpError(404, errorCodes.notFound, 'No such message');
   if (target.senderId !== me) return new HttpError(403, errorCodes.forbidden, 'Only its sender can delete a message for everyone');
   return null;
 }

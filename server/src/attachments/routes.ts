@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { mayReadAttachment } from '../access/rules';
 import type { AppContext } from '../context';
-import { conversationFor } from '../conversations/membership';
+import { conversationFor, readWindowOf } from '../conversations/membership';
 import { HttpError } from '../http/errors';
 import { inPlace } from '../http/overload';
 import { rateLimit, serve } from '../http/routes';
@@ -80,7 +80,8 @@ export async function attachmentRoutes(app: FastifyInstance, { ctx }: { ctx: App
     async (req, reply) => {
       const auth = requireAuth(req);
       const attachment = await attachmentForAccess(db, req.params.id);
-      if (!mayReadAttachment(auth.user, attachment)) throw notFound();
+      const window = attachment ? await readWindowOf(db, auth.user, attachment.conversationId) : null;
+      if (!mayReadAttachment(auth.user.id, window, attachment)) throw notFound();
       const bytes = await ctx.attachments.get(req.params.id);
       if (!bytes) throw notFound();
       // Ciphertext only this member may fetch: their browser may keep it, no shared cache.

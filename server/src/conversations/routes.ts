@@ -43,6 +43,38 @@ async function allUnusable(db: Db, ids: string[]): Promise<boolean> {
   return rows.length === ids.length && rows.every((keys) => publicIdentityRefusal(keys) !== null);
 }
 
+/**
+ * Inside the caller's transaction, with the member set held still: the shares of a new epoch must
+ * be for exactly the conversation's current members, each once, except those whose stored public
+ * keys are not usable (docs/security.md §4): no client can wrap for them, so a sender leaves them
+ * out (and tells its member) rather than one such account stopping the whole conversation.
+ * Registration refuses such keys, so only accounts from before that check can be left out, and
+ * the server checks each one: a member with a usable key can never be dropped.
+ */
+export async function assertSharesCover(tx: Db, conversationId: string, shares: readonly { recipientId: string }[]): Promise<void> {
+  const members = await conversationMembers(tx, conversationId);
+  const expected = new Set(members.map((m) => m.id));
+  const given = new Set(shares.map((s) => s.recipientId));
+  if (given.size !== shares.length || [...given].some((id) => !expected.has(id))) throw membershipChanged();
+  const left = members.filter((m) => !given.has(m.id)).map((m) => m.id);
+  if (left.length && !(await allUnusable(tx, left))) throw membershipChanged();
+}
+
+/** Inside the caller's transaction: an epoch and its shares, once (a reused id is a replay). */
+export async function storeEpoch(
+  tx: Db,
+  epoch: { id: string; conversationId: string; senderId: string; membershipVersion: number },
+  shares: readonly { recipientId: string; wrappedKey: string; signature: string }[],
+): Promise<void> {
+  try {
+    await tx.insert(epochs).values(epoch);
+  } catch (err) {
+    if (pgErrorCode(err) === UNIQUE_VIOLATION) throw new HttpError(409, errorCodes.replay, 'This epoch already exists');
+    throw err;
+  }
+  await tx.insert(epochShares).values(shares.map((s) => ({ epochId: epoch.id, ...s })));
+}
+
 /** Limits that count per member, not per address. */
 export const perMember = (req: FastifyRequest) => req.auth?.user.id ?? req.ip;
 
@@ -67,24 +99,8 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
         await tx.insert(conversations).values({ id: conversationId }).onConflictDoNothing();
         const [conv] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('share');
         if (conv?.membershipVersion !== body.membershipVersion) throw membershipChanged();
-        const members = await conversationMembers(tx, conversationId);
-        const expected = new Set(members.map((m) => m.id));
-        const given = new Set(body.shares.map((s) => s.recipientId));
-        if (given.size !== body.shares.length || [...given].some((id) => !expected.has(id))) throw membershipChanged();
-        // The shares must cover every current member, except those whose stored public keys are
-        // not usable (docs/security.md §4): no client can wrap for them, so a sender leaves them
-        // out (and tells its member) rather than one such account stopping the whole channel.
-        // Registration refuses such keys, so only accounts from before that check can be left
-        // out, and the server checks each one: a member with a usable key can never be dropped.
-        const left = members.filter((m) => !given.has(m.id)).map((m) => m.id);
-        if (left.length && !(await allUnusable(tx, left))) throw membershipChanged();
-        try {
-          await tx.insert(epochs).values({ id: body.epochId, conversationId, senderId: me, membershipVersion: body.membershipVersion });
-        } catch (err) {
-          if (pgErrorCode(err) === UNIQUE_VIOLATION) throw new HttpError(409, errorCodes.replay, 'This epoch already exists');
-          throw err;
-        }
-        await tx.insert(epochShares).values(body.shares.map((s) => ({ epochId: body.epochId, ...s })));
+        await assertSharesCover(tx, conversationId, body.shares);
+        await storeEpoch(tx, { id: body.epochId, conversationId, senderId: me, membershipVersion: body.membershipVersion }, body.shares);
       });
       return { ok: true as const };
     },

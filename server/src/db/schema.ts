@@ -19,45 +19,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-
-const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
-
-export const users = pgTable(
-  'users',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    username: text('username').notNull(),
-    /** SHA-256 of the login key, hex. The login key itself never reaches storage. */
-    loginKeyHash: text('login_key_hash').notNull(),
-    encryptionPublicKey: text('encryption_public_key').notNull(),
-    signingPublicKey: text('signing_public_key').notNull(),
-    /** PBKDF2/AES-GCM bundle only the access token opens; WIPED_BUNDLE once the breach policy wiped it. */
-    encryptedPrivateKey: text('encrypted_private_key').notNull(),
-    role: text('role', { enum: ['member', 'admin'] })
-      .notNull()
-      .default('member'),
-    isCreatorAccount: boolean('is_creator_account').notNull().default(false),
-    isBanned: boolean('is_banned').notNull().default(false),
-    bannedReason: text('banned_reason'),
-    /**
-     * Who made the current ban: 'creator', or the banning admin's user id. Only the creator lifts
-     * the creator's bans (access/rules.ts); null while not banned.
-     */
-    bannedBy: text('banned_by'),
-    /** Wiped by the breach policy (security/breach.ts): bundle and shares deleted, never a recipient again. */
-    isCompromised: boolean('is_compromised').notNull().default(false),
-    /** Locked by the breach policy: no sign-in until the creator unlocks. */
-    isLocked: boolean('is_locked').notNull().default(false),
-    lastActivity: timestamp('last_activity', { withTimezone: true }),
-    /** Opted in to read receipts: sends its read position and sees those of others who opted in. */
-    readReceipts: boolean('read_receipts').notNull().default(false),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
-    uniqueIndex('users_login_key_hash_idx').on(t.loginKeyHash),
-  ],
-);
+import { createdAt, users } from './users-schema';
 
 export const accessKeys = pgTable(
   'access_keys',
@@ -395,3 +357,6 @@ export const pushSubscriptions = pgTable(
   },
   (t) => [index('push_subscriptions_user_idx').on(t.userId)],
 );
+
+export { users } from './users-schema';
+export { groupMembers, groups } from './groups-schema';

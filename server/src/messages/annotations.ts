@@ -4,10 +4,12 @@
  * on send and erases along with its target. `GET /api/messages/:id` hands a reader one message (a
  * reply's quote whose target is not loaded).
  */
-import { errorCodes, errorTexts, GENERAL_CONVERSATION, routes, type Message } from '@enclave/protocol';
+import { errorCodes, errorTexts, routes, type Message } from '@enclave/protocol';
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
+import { readsAt } from '../access/rules';
+import { readWindowOf } from '../conversations/membership';
 import type { AppContext } from '../context';
 import { sharesFor } from '../conversations/routes';
 import type { Db } from '../db/client';
@@ -19,9 +21,8 @@ import { messageColumns } from './store';
 type Reader = { id: string; createdAt: Date };
 type Target = { conversationId: string; createdAt: Date; erased: boolean; expiresAt: Date | null; targetId: number | null };
 
-/** Whether `me` may see that a message exists: a member of its conversation who can read it (access/rules.ts). */
-const visibleTo = (me: Reader, t: Target) =>
-  t.conversationId === GENERAL_CONVERSATION ? t.createdAt >= me.createdAt : t.conversationId.split(':').slice(1).includes(me.id);
+/** Whether `me` may see that a message exists: it falls in their read window of its conversation (access/rules.ts). */
+const visibleTo = async (db: Db, me: Reader, t: Target) => readsAt(await readWindowOf(db, me, t.conversationId), t.createdAt);
 
 const gone = (t: Target) => t.erased || (t.expiresAt !== null && t.expiresAt <= new Date());
 
@@ -40,7 +41,7 @@ async function target(db: Db, id: number) {
  */
 export async function targetRefusal(db: Db, me: Reader, conversationId: string, targetId: number): Promise<HttpError | null> {
   const t = await target(db, targetId);
-  if (!t || !visibleTo(me, t) || t.conversationId !== conversationId) return noSuchMessage();
+  if (!t || t.conversationId !== conversationId || !(await visibleTo(db, me, t))) return noSuchMessage();
   if (gone(t)) return messageDeleted();
   if (t.targetId !== null) return new HttpError(400, errorCodes.invalidRequest, 'targetId: a reaction or an edit cannot be annotated');
   return null;
@@ -67,7 +68,7 @@ export function oneMessageRoute(app: FastifyInstance, { db }: AppContext): void 
   serve(app, routes.message, async (req) => {
     const me = requireAuth(req).user;
     const t = await target(db, req.params.id);
-    if (!t || !visibleTo(me, t)) throw noSuchMessage();
+    if (!t || !(await visibleTo(db, me, t))) throw noSuchMessage();
     if (gone(t) || t.encryptedContent === null) throw messageDeleted();
     const { erased: _erased, createdAt, expiresAt, encryptedContent, ...rest } = t;
     const message: Message = {

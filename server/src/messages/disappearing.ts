@@ -4,14 +4,14 @@
  * expired ones. Erasing keeps the row with its content NULL (a tombstone): its (epoch_id, index)
  * still refuses a replay, and readers' id cursors keep their order.
  */
-import { disappearingTimerSchema, GENERAL_CONVERSATION, routes, type DisappearingTimer, type TimelineEvent } from '@enclave/protocol';
+import { disappearingTimerSchema, routes, type DisappearingTimer, type TimelineEvent } from '@enclave/protocol';
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { deletionRefusal, timerRefusal } from '../access/rules';
 import type { AppContext } from '../context';
 import { deleteMessageAttachments } from '../attachments/service';
-import { conversationFor } from '../conversations/membership';
+import { audienceOf, conversationFor, readWindowOf } from '../conversations/membership';
 import type { Db } from '../db/client';
 import { conversations, messages, timerChanges } from '../db/schema';
 import { perMember } from '../conversations/routes';
@@ -23,10 +23,6 @@ import { eraseAnnotationsOf } from './annotations';
 export const EXPIRY_SWEEP_MS = 5_000;
 /** Rows one sweep erases at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 1_000;
-
-/** Who hears about a conversation: everyone for the channel, a DM's two members. */
-export const audienceOf = (conversationId: string): 'all' | string[] =>
-  conversationId === GENERAL_CONVERSATION ? 'all' : conversationId.split(':').slice(1);
 
 /** A conversation's timer now (0 when it has no row yet). */
 export async function disappearingTimer(db: Db, conversationId: string): Promise<DisappearingTimer> {
@@ -101,7 +97,7 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
         return inserted;
       });
       const event = toTimelineEvent(row);
-      await timelineEvent(gateway, audienceOf(conversationId), event);
+      await timelineEvent(gateway, await audienceOf(db, conversationId), event);
       return { event };
     },
     { rateLimit: rateLimit(ctx.config.rateLimits.timerChange, perMember) },
@@ -114,7 +110,8 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
       .select({ senderId: messages.senderId, conversationId: messages.conversationId, content: messages.encryptedContent })
       .from(messages)
       .where(eq(messages.id, id));
-    const refusal = deletionRefusal(auth.user.id, target && { ...target, erased: target.content === null });
+    const window = target ? await readWindowOf(db, auth.user, target.conversationId) : null;
+    const refusal = deletionRefusal(auth.user.id, target && { ...target, erased: target.content === null }, window);
     if (refusal || !target) throw refusal;
     // Its annotations (reactions, edits) go with it, in the same transaction (annotations.ts).
     const erased = await db.transaction(async (tx) => {
@@ -135,7 +132,7 @@ export async function disappearingRoutes(app: FastifyInstance, ctx: AppContext):
     if (erased.length > 0) {
       ctx.scrubber.erased('messages');
       const ids = erased.map((m) => m.id);
-      await messagesDeleted(gateway, audienceOf(target.conversationId), target.conversationId, ids, 'deleted');
+      await messagesDeleted(gateway, await audienceOf(db, target.conversationId), target.conversationId, ids, 'deleted');
       // The message is erased whatever the attachment store says: a blob it could not delete now, the sweep deletes later.
       await deleteMessageAttachments(db, ctx.attachments, ids).catch((err: unknown) =>
         req.log.warn({ err }, 'could not delete an erased message’s attachments yet; the sweep will'),
@@ -197,7 +194,7 @@ export async function sweepExpired({
   const byConversation = new Map<string, number[]>();
   for (const m of erased) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m.id]);
   for (const [conversationId, ids] of byConversation) {
-    await messagesDeleted(gateway, audienceOf(conversationId), conversationId, ids, 'expired');
+    await messagesDeleted(gateway, await audienceOf(db, conversationId), conversationId, ids, 'expired');
   }
   // After the erase committed; blobs the store could not delete are retried by its sweep (attachments/service.ts).
   await deleteMessageAttachments(

@@ -3,7 +3,7 @@ import {
   conversationIdFor,
   errorCodes,
   errorTexts,
-  GENERAL_CONVERSATION,
+  isGroupConversation,
   limits,
   messageEnvelopeSchema,
   routes,
@@ -18,7 +18,7 @@ import { assertOwnEpoch } from '../access/rules';
 import type { AppContext } from '../context';
 import { linkAttachments } from '../attachments/service';
 import { liveSessionIds } from '../auth/sessions';
-import { conversationFor, membershipVersion } from '../conversations/membership';
+import { audienceOf, conversationFor, membershipVersion, readWindowOf } from '../conversations/membership';
 import { membershipChanged, perMember, sharesFor } from '../conversations/routes';
 import type { Db } from '../db/client';
 import { epochs, messages, users } from '../db/schema';
@@ -56,8 +56,8 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     const q = req.query;
     // Reading: the history with a member banned or wiped since stays readable (access/rules.ts).
     const conversationId = await conversationFor(db, auth.user.id, q.receiverId, 'read');
-    // The channel's earlier messages were never wrapped for a newcomer: do not ship them at all.
-    const since = conversationId === GENERAL_CONVERSATION ? auth.user.createdAt : undefined;
+    // The channel's (a group's) earlier messages were never wrapped for a newcomer: do not ship them at all.
+    const since = (await readWindowOf(db, auth.user, conversationId))?.since ?? undefined;
     const conds: (SQL | undefined)[] = [
       eq(messages.conversationId, conversationId),
       since && gte(messages.createdAt, since),
@@ -125,9 +125,10 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       }
       // Published again whenever it is answered, a resend included: the instance that stored it may
       // have died before publishing it. Members hold a message once however often it comes.
-      const publish = (message: Message) =>
-        chatMessage(ctx.gateway, message.conversationId === GENERAL_CONVERSATION ? 'all' : [me, body.receiverId], message);
       const conversationId = conversationIdFor(me, body.receiverId);
+      const publish = async (message: Message) => chatMessage(ctx.gateway, await audienceOf(db, conversationId), message);
+      // A DM's peer must still be writable when the message is stored (the insert checks it).
+      const peerId = body.receiverId === 'all' || isGroupConversation(body.receiverId) ? null : body.receiverId;
       if (body.targetId !== undefined && body.attachmentIds?.length) {
         throw new HttpError(400, errorCodes.invalidRequest, 'A reaction or an edit carries no attachments');
       }
@@ -138,7 +139,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           sessionId: auth.sessionId,
           senderId: me,
           conversationId,
-          peerId: body.receiverId === 'all' ? null : body.receiverId,
+          peerId,
           epochId: body.epochId,
           index: body.index,
           encryptedContent: body.encryptedContent,
@@ -168,7 +169,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         activity.note(me, row.createdAt);
         ctx.tally.sendsStored += 1;
         // Members with no socket open are told by Web Push; queued, never awaited (push/sender.ts).
-        ctx.push.messageStored({ conversationId, senderId: me, peerId: body.receiverId === 'all' ? null : body.receiverId });
+        ctx.push.messageStored({ conversationId, senderId: me, peerId });
       }
       await publish(message);
       return { message };

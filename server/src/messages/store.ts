@@ -5,7 +5,7 @@
  * conversation's row is locked by the same statement. Only when nothing was stored does the route
  * ask, off the hot path, which of them failed (messages/routes.ts).
  */
-import { GENERAL_CONVERSATION } from '@enclave/protocol';
+import { GENERAL_CONVERSATION, GROUP_PREFIX } from '@enclave/protocol';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { writableUser } from '../access/rules';
@@ -121,12 +121,15 @@ export async function insertMessage(db: Db, message: NewMessage): Promise<Stored
 
 /**
  * The conditions on a message `t` that `readerId` may annotate: held and not expired, not an
- * annotation itself, and in the general channel not older than the reader's account (no key of it
- * was wrapped for them). The conversation is compared by the caller.
+ * annotation itself, and in its read window (access/rules.ts readWindow): in the general channel
+ * not older than the reader's account, in a group not older than the reader's addition to it (no
+ * key of it was wrapped for them). The conversation is compared by the caller.
  */
 export const readableTarget = (readerId: string) => sql`
   t.encrypted_content IS NOT NULL AND t.target_id IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
-  AND (t.conversation_id <> ${GENERAL_CONVERSATION} OR t.created_at >= (SELECT u.created_at FROM users u WHERE u.id = ${readerId}))`;
+  AND (t.conversation_id <> ${GENERAL_CONVERSATION} OR t.created_at >= (SELECT u.created_at FROM users u WHERE u.id = ${readerId}))
+  AND (t.conversation_id NOT LIKE ${`${GROUP_PREFIX}%`} OR t.created_at >= (
+    SELECT gm.added_at FROM group_members gm WHERE gm.group_id = t.conversation_id AND gm.user_id = ${readerId}))`;
 
 /** The insert's RETURNING row, as either driver gives it (db/rows.ts). */
 const insertedRowSchema = z

@@ -6,9 +6,9 @@
  * Nothing is answered: a frame over the throttle, or for a conversation the member may not write
  * to (a DM of others, a banned peer), is dropped silently, as a lost indicator harms nobody.
  */
-import { GENERAL_CONVERSATION } from '@enclave/protocol';
+import { GENERAL_CONVERSATION, isGroupConversation } from '@enclave/protocol';
 import type { AppContext } from '../context';
-import { conversationFor } from '../conversations/membership';
+import { audienceOf, conversationFor } from '../conversations/membership';
 import { HttpError } from '../http/errors';
 import type { FrameFailure, FrameHandler } from '../realtime/dispatch';
 import type { EventSource } from '../security/events';
@@ -18,11 +18,13 @@ import { typing } from '../realtime/publish';
 export const TYPING_THROTTLE_MS = 2_000;
 
 /**
- * The peer `me` types to in `conversationId` ('all' for the channel), or null when `me` is not
- * one of its two members.
+ * What `me` names as the receiver of `conversationId` ('all' for the channel, the peer of a DM,
+ * the group's own id), or null when `me` is not one of a DM's two members (a group's membership
+ * is the write rule's to check).
  */
 function receiverOf(me: string, conversationId: string): string | null {
   if (conversationId === GENERAL_CONVERSATION) return 'all';
+  if (isGroupConversation(conversationId)) return conversationId;
   const [a, b] = conversationId.split(':').slice(1);
   if (me === a) return b ?? null;
   if (me === b) return a ?? null;
@@ -52,7 +54,8 @@ export function typingFrameHandler(ctx: AppContext, now: () => number = Date.now
       if (err instanceof HttpError) return;
       throw err;
     }
-    // As chat messages: the channel reaches every socket (the sender's own tabs ignore it).
-    await typing(ctx.gateway, receiverId === 'all' ? 'all' : [receiverId], conversationId, userId);
+    // As chat messages: the channel reaches every socket, a group its members (the sender's own tabs ignore it).
+    const to = isGroupConversation(conversationId) ? await audienceOf(ctx.db, conversationId) : receiverId === 'all' ? 'all' : [receiverId];
+    await typing(ctx.gateway, to, conversationId, userId);
   };
 }

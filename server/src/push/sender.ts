@@ -8,13 +8,13 @@
 import fs from 'node:fs';
 import https from 'node:https';
 import tls from 'node:tls';
-import { GENERAL_CONVERSATION, PUSH_PAYLOAD } from '@enclave/protocol';
+import { GENERAL_CONVERSATION, isGroupConversation, PUSH_PAYLOAD } from '@enclave/protocol';
 import { and, eq, gt, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import webpush from 'web-push';
 import { inGoodStanding } from '../auth/sessions';
 import type { Db } from '../db/client';
-import { presence, pushSubscriptions, sessions, users } from '../db/schema';
+import { groupMembers, presence, pushSubscriptions, sessions, users } from '../db/schema';
 import { PRESENCE_TTL_MS } from '../realtime/presence';
 import { pushEndpointRefusal } from './endpoints';
 import { deleteEndpoint, openSession, sweepEndedSubscriptions } from './subscriptions';
@@ -117,7 +117,8 @@ export class PushSender {
 
   /** Subscriptions of the conversation's members other than the sender, in good standing, with a live session and no socket. */
   private async targetsOf({ conversationId, senderId, peerId }: Stored): Promise<Target[]> {
-    if (conversationId !== GENERAL_CONVERSATION && !peerId) return [];
+    const group = isGroupConversation(conversationId);
+    if (conversationId !== GENERAL_CONVERSATION && !group && !peerId) return [];
     const recent = this.recentlyPushed(Date.now());
     const liveSince = new Date(Date.now() - PRESENCE_TTL_MS);
     return this.db
@@ -136,6 +137,9 @@ export class PushSender {
           inGoodStanding(),
           ne(pushSubscriptions.userId, senderId),
           peerId ? eq(pushSubscriptions.userId, peerId) : undefined,
+          group
+            ? sql`exists (select 1 from ${groupMembers} where ${groupMembers.groupId} = ${conversationId} and ${groupMembers.userId} = ${pushSubscriptions.userId})`
+            : undefined,
           recent.length ? sql`${pushSubscriptions.userId} <> ALL(${sql.param(recent)}::uuid[])` : undefined,
           sql`not exists (select 1 from ${presence} where ${presence.userId} = ${pushSubscriptions.userId} and ${gt(presence.updatedAt, liveSince)})`,
         ),

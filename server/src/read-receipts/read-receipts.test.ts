@@ -29,7 +29,7 @@ describe.each(backends)('read receipts (%s)', (backend) => {
   const markRead = (m: TestMember, peer: TestMember, messageId: number) =>
     m.call(routes.markRead, { body: { receiverId: peer.id, messageId } });
   const positionOf = async (viewer: TestMember, peer: TestMember) =>
-    (await viewer.call(routes.readPosition, { query: { receiverId: peer.id } })).position;
+    (await viewer.call(routes.readPosition, { query: { receiverId: peer.id } })).positions[0] ?? null;
   const storedRows = (m: TestMember) => suite.database.db.select().from(readPositions).where(eq(readPositions.userId, m.id));
   /**
    * Sends a message from `from` to `to` and waits for it on `socket`: frames published before it

@@ -1,9 +1,10 @@
 /**
- * Read receipts (docs/security.md §15): a member's read position in a DM, held only while they
- * opted in, never moved backwards, and shown to the peer only while the peer opted in too.
+ * Read receipts (docs/security.md §15): a member's read position in a DM or a small group, held
+ * only while they opted in, never moved backwards, and shown to the other members only while they
+ * opted in too.
  */
-import type { ReadPosition } from '@enclave/protocol';
-import { and, eq, gt, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { isGroupConversation, limits, type ReadPosition } from '@enclave/protocol';
+import { and, eq, gt, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client';
 import { messages, readPositions, users } from '../db/schema';
@@ -61,22 +62,37 @@ export async function storePosition(db: Db, conversationId: string, userId: stri
 
 /** Whether this member sends (and so sees) read receipts now. */
 export async function sendsReadReceipts(db: Db, userId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.id, userId), sendsReceipts()))
-    .limit(1);
-  return row !== undefined;
+  return (await whoSendReceipts(db, [userId])).length > 0;
 }
 
-/** `peerId`'s position in the conversation, only when both the viewer and the peer send read receipts. */
-export async function peerPosition(db: Db, conversationId: string, viewerId: string, peerId: string): Promise<ReadPosition | null> {
-  const [viewerSends, peerSends] = await Promise.all([sendsReadReceipts(db, viewerId), sendsReadReceipts(db, peerId)]);
-  if (!viewerSends || !peerSends) return null;
-  const [row] = await db
-    .select({ messageId: readPositions.messageId, updatedAt: readPositions.updatedAt })
+/** Those of these members who send read receipts now. */
+export async function whoSendReceipts(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(inArray(users.id, [...ids]), sendsReceipts()));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The members other than `me` whose positions count in a conversation: a DM's peer, a group's
+ * other members (`members`: the group's, `me` among them) while the group has at most
+ * `limits.readReceiptsMaxGroupMembers`; null where there are no read receipts (a larger group).
+ */
+export function receiptPeers(conversationId: string, me: string, receiverId: string, members: readonly string[]): string[] | null {
+  if (!isGroupConversation(conversationId)) return [receiverId];
+  if (members.length > limits.readReceiptsMaxGroupMembers) return null;
+  return members.filter((id) => id !== me);
+}
+
+/** The positions of these peers in the conversation, only those who send read receipts, and none unless the viewer does. */
+export async function peerPositions(db: Db, conversationId: string, viewerId: string, peerIds: readonly string[]): Promise<ReadPosition[]> {
+  if (!peerIds.length || !(await sendsReadReceipts(db, viewerId))) return [];
+  const rows = await db
+    .select({ userId: readPositions.userId, messageId: readPositions.messageId, updatedAt: readPositions.updatedAt })
     .from(readPositions)
-    .where(and(eq(readPositions.conversationId, conversationId), eq(readPositions.userId, peerId)))
-    .limit(1);
-  return row ? { userId: peerId, messageId: row.messageId, readAt: row.updatedAt.toISOString() } : null;
+    .innerJoin(users, eq(users.id, readPositions.userId))
+    .where(and(eq(readPositions.conversationId, conversationId), inArray(readPositions.userId, [...peerIds]), sendsReceipts()));
+  return rows.map((r) => ({ userId: r.userId, messageId: r.messageId, readAt: r.updatedAt.toISOString() }));
 }

@@ -117,8 +117,8 @@ export const typing = (out: FramePublisher, to: Audience, conversationId: string
   deliver(out, to, serverFrame.typing(conversationId, userId));
 
 /** Tells the other member of a DM how far `userId` has read it (both opted in to read receipts). */
-export const readPosition = (out: FramePublisher, to: string, conversationId: string, userId: string, messageId: number) =>
-  deliver(out, [to], serverFrame.read_position(conversationId, userId, messageId));
+export const readPosition = (out: FramePublisher, to: string[], conversationId: string, userId: string, messageId: number) =>
+  deliver(out, to, serverFrame.read_position(conversationId, userId, messageId));
 
 /** Relays a signal to the other party of a connection. */
 export const p2pSignal = (

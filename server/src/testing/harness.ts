@@ -91,6 +91,7 @@ export const relaxedRateLimits: Config['rateLimits'] = {
   send: { max: 10_000, windowMs: 60_000 },
   epoch: { max: 10_000, windowMs: 60_000 },
   timerChange: { max: 10_000, windowMs: 60_000 },
+  groupChange: { max: 10_000, windowMs: 60_000 },
   readPosition: { max: 10_000, windowMs: 60_000 },
   p2pConnect: { max: 10_000, windowMs: 60_000 },
   p2pSignal: { max: 10_000, windowMs: 60_000 },

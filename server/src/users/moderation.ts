@@ -5,10 +5,10 @@
  * records who made it, and who may lift it is decided by access/rules.ts.
  */
 import { GENERAL_CONVERSATION, errorCodes, type Role } from '@enclave/protocol';
-import { and, eq, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
-import { conversations, sessions, users } from '../db/schema';
+import { conversations, groupMembers, sessions, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { bannedByOf, banRefusal, unbanRefusal, type Moderator } from '../access/rules';
 import { removeP2pOf } from '../p2p/registry';
@@ -16,6 +16,7 @@ import { announceConnection } from '../p2p/signaling';
 import { eventTypes, recordEvent, type EventSource, type Severity } from '../security/events';
 import { endSessionsEvent, membershipChanged, serverFrame, usersChanged } from '../realtime/publish';
 import { endPushOfMembers } from '../push/subscriptions';
+import { audienceOf } from '../conversations/membership';
 
 export type BanChange = { banned: true; reason: string } | { banned: false };
 export type MovedConversation = { id: string; membershipVersion: number };
@@ -131,9 +132,9 @@ export async function revokeSessionsOf(tx: Db, ids: readonly string[]): Promise<
 }
 
 /**
- * Inside the caller's transaction: moves the general channel and each direct message of these
- * members to a new membership version, so that the next epoch of each is wrapped for the member
- * set as it is now. Returns the conversations moved.
+ * Inside the caller's transaction: moves the general channel, each direct message and each group
+ * of these members to a new membership version, so that the next epoch of each is wrapped for the
+ * member set as it is now. Returns the conversations moved.
  */
 export async function moveConversationsOf(tx: Db, ids: readonly string[]): Promise<MovedConversation[]> {
   await tx.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
@@ -146,6 +147,13 @@ export async function moveConversationsOf(tx: Db, ids: readonly string[]): Promi
         eq(conversations.id, GENERAL_CONVERSATION),
         anyOf(sql`split_part(${conversations.id}, ':', 2)`, ids, 'text'),
         anyOf(sql`split_part(${conversations.id}, ':', 3)`, ids, 'text'),
+        inArray(
+          conversations.id,
+          tx
+            .select({ id: groupMembers.groupId })
+            .from(groupMembers)
+            .where(anyOf(groupMembers.userId, ids, 'uuid')),
+        ),
       ),
     )
     .returning({ id: conversations.id, membershipVersion: conversations.membershipVersion });
@@ -180,8 +188,5 @@ export async function announceBans(
 export async function announceMoves(ctx: AppContext, moved: readonly MovedConversation[]): Promise<void> {
   const { gateway } = ctx;
   await usersChanged(gateway);
-  for (const c of moved) {
-    const to = c.id === GENERAL_CONVERSATION ? 'all' : c.id.split(':').slice(1);
-    await membershipChanged(gateway, to, c.id, c.membershipVersion);
-  }
+  for (const c of moved) await membershipChanged(gateway, await audienceOf(ctx.db, c.id), c.id, c.membershipVersion);
 }

@@ -19,5 +19,5 @@ export async function postReadPosition(receiverId: string, messageId: number): P
 
 /** The peer's read position in the DM, or null unless both have read receipts on. */
 export async function fetchPeerPosition(receiverId: string): Promise<ReadPosition | null> {
-  return (await call(routes.readPosition, { query: { receiverId } })).position;
+  return (await call(routes.readPosition, { query: { receiverId } })).positions.find((p) => p.userId === receiverId) ?? null;
 }

@@ -1,22 +1,11 @@
 /** The table's rows for Web Push (server/src/push/routes.ts): signed out, malformed subscriptions, and endpoints not allowed. */
-import { bodyBasics, type Row } from './table';
+import { bodyBasics, signedOut, type Row } from './table';
 
 /** A subscription as a browser hands it over: a known push service, a 65-byte P-256 point, 16 bytes. */
 const subscription = {
   endpoint: 'https://fcm.googleapis.com/fcm/send/abc',
   keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
 };
-
-const signedOut = (method: 'GET' | 'POST', path: string, body?: unknown): Row[] =>
-  (['anonymous', 'forged-cookie'] as const).map((as) => ({
-    name: `${method} ${path} — ${as === 'anonymous' ? 'anonymous' : 'forged session cookie'}`,
-    as,
-    method,
-    path,
-    body,
-    expectStatus: 401,
-    expectMessage: /^Not signed in$/,
-  }));
 
 const subscribeRow = (name: string, body: unknown, expectMessage: RegExp): Row => ({
   name: `POST /api/push/subscribe — ${name}`,

@@ -1,28 +1,6 @@
 /** The table's rows for read receipts (server/src/read-receipts/routes.ts): signed out, malformed, and the general channel. */
 import { randomUUID } from 'node:crypto';
-import { bodyBasics, type Fixture, type Row } from './table';
-
-const signedOut = (method: 'GET' | 'POST', path: string, body?: unknown): Row[] =>
-  (['anonymous', 'forged-cookie'] as const).map((as) => ({
-    name: `${method} ${path.split('?')[0]} — ${as === 'anonymous' ? 'anonymous' : 'forged session cookie'}`,
-    as,
-    method,
-    path,
-    body,
-    expectStatus: 401,
-    expectMessage: /^Not signed in$/,
-  }));
-
-const bodyRow = (
-  route: string,
-  name: string,
-  body: unknown | ((f: Fixture) => unknown),
-  expectStatus: number,
-  expectMessage: RegExp,
-): Row => {
-  const [method, path] = route.split(' ') as ['POST', string];
-  return { name: `${route} — ${name}`, method, path, body, expectStatus, expectMessage };
-};
+import { bodyBasics, bodyRow, signedOut, type Fixture, type Row } from './table';
 
 export const readReceiptRows: Row[] = [
   ...signedOut('POST', '/api/users/me/read-receipts', { enabled: true }),

@@ -57,6 +57,30 @@ export const upper = (id: string) => id.toUpperCase();
 /** A well-formed P2P host request. */
 export const hostBody = { nodeType: 'community_host', capabilities: ['chat'], maxConnections: 10, location: 'Berlin' };
 
+/** A member route signed out: anonymous, and with a session cookie that names no session. */
+export const signedOut = (method: 'GET' | 'POST', path: string, body?: unknown): Row[] =>
+  (['anonymous', 'forged-cookie'] as const).map((as) => ({
+    name: `${method} ${path.split('?')[0]} — ${as === 'anonymous' ? 'anonymous' : 'forged session cookie'}`,
+    as,
+    method,
+    path,
+    body,
+    expectStatus: 401,
+    expectMessage: /^Not signed in$/,
+  }));
+
+/** A signed-in member's body for `route` ("POST /path"), refused with this status and message. */
+export const bodyRow = (
+  route: string,
+  name: string,
+  body: unknown | ((f: Fixture) => unknown),
+  expectStatus: number,
+  expectMessage: RegExp,
+): Row => {
+  const [method, path] = route.split(' ') as ['POST', string];
+  return { name: `${route} — ${name}`, method, path, body, expectStatus, expectMessage };
+};
+
 /** What every body-taking route must refuse the same way, whatever its schema. */
 export function bodyBasics(route: string, who: Who, limit = JSON_BODY_LIMIT): Row[] {
   const [method, path] = route.split(' ') as ['POST', string];
