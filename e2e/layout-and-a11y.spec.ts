@@ -1,8 +1,9 @@
 /**
- * Every screen, signed out and signed in, on a laptop (1366×768) and a phone (390×844): nothing
- * scrolls sideways (at 360 px either), not even after a 500-character message with no spaces; Send
- * stays in view and uncovered, toasts included; axe finds no serious or critical violation. One
- * network serves every screen. The screenshots are for a look by eye.
+ * Every screen, signed out and signed in (a private group and its dialogs too), on a laptop
+ * (1366×768) and a phone (390×844): nothing scrolls sideways (at 360 px either), not even after a
+ * 500-character message with no spaces; Send stays in view and uncovered, toasts included; axe
+ * finds no serious or critical violation. One network serves every screen. The screenshots are
+ * for a look by eye.
  */
 import AxeBuilder from '@axe-core/playwright';
 import { limits } from '@enclave/protocol';
@@ -232,6 +233,29 @@ test('every screen fits a phone and passes axe', async ({ network }) => {
     await shot(page, 'chat-ban-dialog-laptop');
     await page.keyboard.press('Escape');
     await expect(banDialog).toBeHidden();
+  });
+
+  await test.step('a private group', async () => {
+    const page = alice.page;
+    await page.setViewportSize(LAPTOP);
+    await page.getByRole('region', { name: 'Groups' }).getByRole('button', { name: 'New group' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New group' });
+    await expect(dialog.getByLabel('Group name')).toBeVisible();
+    await checkScreen(page, { screen: 'chat-new-group-dialog' });
+    await dialog.getByLabel('Group name').fill('Design');
+    await dialog.getByRole('checkbox', { name: 'bob' }).check();
+    await dialog.getByRole('button', { name: 'Create group' }).click();
+    await expect(page.getByRole('heading', { level: 2, name: 'Design' })).toBeVisible();
+    await checkScreen(page, { screen: 'chat-group', chat: true });
+    await page.getByRole('button', { name: 'Group members' }).click();
+    const members = page.getByRole('dialog', { name: 'Design' });
+    await expect(members.getByRole('button', { name: 'Remove bob' })).toBeVisible();
+    await checkScreen(page, { screen: 'chat-group-members-dialog' });
+    await members.getByRole('button', { name: 'Add members' }).click();
+    await expect(members.getByText('Nobody else can be added.')).toBeVisible();
+    await checkScreen(page, { screen: 'chat-group-add-members' });
+    await page.keyboard.press('Escape');
+    await expect(members).toBeHidden();
   });
 
   await test.step('signed-in screens', async () => {

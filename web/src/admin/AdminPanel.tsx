@@ -9,6 +9,7 @@ import { ExportKeysForm } from './ExportKeysForm';
 import { GenerateKeysCard } from './GenerateKeysCard';
 import { KeyStatsCards } from './KeyStatsCards';
 import { MonetizationOverview } from './MonetizationOverview';
+import { PrivateGroupsCard } from './PrivateGroupsCard';
 import { refreshKeys, useKeyStats } from './use-admin-keys';
 
 /** The key management panel itself; only rendered for an admin or the creator. */
@@ -49,6 +50,7 @@ export function AdminPanel({ signedInAs, viaMasterKey }: { signedInAs: string; v
           </div>
           <AvailableKeysList />
         </div>
+        <PrivateGroupsCard />
         <MonetizationOverview />
       </main>
     </div>

@@ -1,9 +1,10 @@
 import type { KeyStats } from '@enclave/protocol';
 import { useQuery, type QueryClient } from '@tanstack/react-query';
-import { fetchKeyStats, fetchUnusedKeys } from '../net/admin-api';
+import { fetchAdminGroups, fetchKeyStats, fetchUnusedKeys } from '../net/admin-api';
 
 export const keyStatsQueryKey = ['admin', 'key-stats'] as const;
 export const unusedKeysQueryKey = ['admin', 'unused-keys'] as const;
+const adminGroupsQueryKey = ['admin', 'groups'] as const;
 
 export function useKeyStats() {
   return useQuery({ queryKey: keyStatsQueryKey, queryFn: fetchKeyStats });
@@ -12,6 +13,11 @@ export function useKeyStats() {
 /** The first 20 keys that can still be sold. */
 export function useUnusedKeys() {
   return useQuery({ queryKey: unusedKeysQueryKey, queryFn: fetchUnusedKeys });
+}
+
+/** The network's private groups as administrators see them (refreshed with the rest of the panel). */
+export function useAdminGroups() {
+  return useQuery({ queryKey: adminGroupsQueryKey, queryFn: fetchAdminGroups });
 }
 
 /** After keys were made, revoked or redeemed: the figures and the list are fetched again. */

@@ -1,5 +1,6 @@
-import { RecipientKeyError } from '@enclave/client';
-import { conversationIdFor, type Message, type MessageContent, type PublicUser } from '@enclave/protocol';
+import { RecipientKeyError, type GroupView } from '@enclave/client';
+import { conversationIdFor, isGroupConversation, type Message, type MessageContent, type PublicUser } from '@enclave/protocol';
+import { useQueryClient } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { type Session } from '../auth/auth-context';
@@ -14,6 +15,8 @@ import { ChatTopBar } from './ChatTopBar';
 import { ConversationHeader } from './ConversationHeader';
 import { DeleteMessageDialog } from './DeleteMessageDialog';
 import { DisappearingControl } from './DisappearingControl';
+import { GroupMembersDialog, type GroupActions } from './GroupMembersDialog';
+import { groupTitle, LEFT_GROUP_TEXT, receiverIdOf } from './groups';
 import { KeyChangeBanner } from './KeyChangeBanner';
 import { MessageSearch } from './MessageSearch';
 import { BANNED_PEER_TEXT } from './moderation-texts';
@@ -22,6 +25,7 @@ import { MembersDrawer } from './MembersDrawer';
 import { MessageList } from './MessageList';
 import { ReplyBanner } from './MessageExtras';
 import { MessageExtrasContext, type ReplyTarget } from './message-extras-context';
+import { NewGroupDialog } from './NewGroupDialog';
 import { NotificationSettings } from './NotificationSettings';
 import { ReadReceiptsSetting } from './ReadReceiptsSetting';
 import { SafetyNumberDialog } from './SafetyNumberDialog';
@@ -29,6 +33,7 @@ import { SkippedRecipientsBanner } from './SkippedRecipientsBanner';
 import { TypingBar } from './TypingBar';
 import { UserList } from './UserList';
 import { useChatRealtime } from './use-chat-realtime';
+import { forgetGroup, rememberGroup, useGroups } from './use-groups';
 import { useKeyPins } from './use-key-pins';
 import { useModeration } from './use-moderation';
 import { useNotifications } from './use-notifications';
@@ -47,10 +52,16 @@ function ChatScreen({ session }: { session: Session }) {
   const socketState = useSocketState();
   const { pins, actions: pinActions } = useKeyPins(client.trust, session.user.id, users.data);
   const [safetyNumberOf, setSafetyNumberOf] = useState<string | null>(null);
-  const [peerId, setPeerId] = useState<string | null>(null);
+  // The open conversation as a send names it: 'all', a member's id (a DM) or a group's id.
+  const [receiverId, setReceiverId] = useState('all');
   const selfId = session.user.id;
-  const receiverId = peerId ?? 'all';
   const conversationId = conversationIdFor(selfId, receiverId);
+  const groups = useGroups(client, selfId);
+  const queryClient = useQueryClient();
+  const [newGroupOpen, setNewGroupOpen] = useState(false);
+  const groupId = isGroupConversation(receiverId) ? receiverId : null;
+  const group: GroupView | null = (groupId && groups.data?.find((g) => g.id === groupId)) || null;
+  const peerId = receiverId === 'all' || groupId ? null : receiverId;
   const peer: PublicUser | null = (peerId && users.data?.find((u) => u.id === peerId)) || null;
   // Roles come from the server (docs/security.md §7): the member list follows promotions live
   // (users_changed), the session's copy is only the fallback until it arrives.
@@ -84,13 +95,27 @@ function ChatScreen({ session }: { session: Session }) {
 
   const view = useSyncExternalStore(client.store.subscribe, () => client.store.view(conversationId));
   const unread = useUnread(selfId, conversationId, view.messages);
+  const { keepGroups } = unread;
+
+  useEffect(() => {
+    if (groups.data) keepGroups(groups.data.map((g) => g.id));
+  }, [groups.data, keepGroups]);
+  // Removed from the open group (or left it in another tab): nothing more can be read or sent
+  // there, so the channel opens instead, and the member is told once each time.
+  const [groupsDropped, setGroupsDropped] = useState(0);
+  if (groupId && groups.data && !groups.isFetching && !group) {
+    setReceiverId('all');
+    setGroupsDropped(groupsDropped + 1);
+  }
+  useEffect(() => {
+    if (groupsDropped > 0) toast({ title: LEFT_GROUP_TEXT, tone: 'destructive' });
+  }, [groupsDropped]);
   const readReceipts = useReadReceiptsSetting();
   const readMark = useReadReceipts(selfId, peerId, view.messages, readReceipts.enabled);
   const notifications = useNotifications(selfId, {
     isInView: unread.isInView,
     nameOf: (id) => users.data?.find((u) => u.id === id)?.username,
-    // A DM's conversation id is the pair's; anything else opens the channel.
-    open: (message) => setPeerId(conversationIdFor(selfId, message.senderId) === message.conversationId ? message.senderId : null),
+    open: (message) => setReceiverId(receiverIdOf(message, selfId)),
     conversationId,
   });
   useChatRealtime(client, notifications);
@@ -133,7 +158,7 @@ function ChatScreen({ session }: { session: Session }) {
       await client.send(receiverId, content, localId);
       toast({
         title: 'Message Sent',
-        description: peerId ? 'Encrypted message sent' : 'Message sent to channel',
+        description: receiverId === 'all' ? 'Message sent to channel' : 'Encrypted message sent',
         tone: 'success',
       });
     } catch (error) {
@@ -144,18 +169,39 @@ function ChatScreen({ session }: { session: Session }) {
   }
 
   const peerName = peer?.username ?? 'member';
+  // The open group's members as the member list has them (keys, bans), the member themself left out.
+  const groupMembers = group ? (users.data ?? []).filter((u) => u.id !== selfId && group.members.some((m) => m.id === u.id)) : [];
+  const groupActions: GroupActions | null = group && {
+    add: async (memberIds) => rememberGroup(queryClient, selfId, await client.groups.add(group, memberIds)),
+    remove: async (member) => {
+      await client.groups.remove(group.id, member.id);
+      await rememberGroup(queryClient, selfId, { ...group, members: group.members.filter((m) => m.id !== member.id) });
+    },
+    leave: async () => {
+      await client.groups.remove(group.id, selfId);
+      setReceiverId('all');
+      await forgetGroup(queryClient, selfId, group.id);
+      toast({ title: 'Left the Group', description: `You left ${groupTitle(group)}`, tone: 'success' });
+    },
+  };
   const memberList = (variant: 'sidebar' | 'drawer') => (
     <UserList
       variant={variant}
       selfId={selfId}
       users={users.data}
       loading={users.isPending}
-      selectedId={peerId}
+      selectedId={receiverId === 'all' ? null : receiverId}
+      groups={groups.data}
+      groupsFailed={groups.isError}
+      onNewGroup={() => {
+        setDrawerOpen(false);
+        setNewGroupOpen(true);
+      }}
       pins={pins}
       onShowSafetyNumber={setSafetyNumberOf}
       unreadOf={(id) => unread.countOf(conversationIdFor(selfId, id ?? 'all'))}
       onSelect={(id) => {
-        setPeerId(id);
+        setReceiverId(id ?? 'all');
         setDrawerOpen(false);
       }}
       moderation={isAdmin ? { onBan: setBanTarget, onUnban: (user) => unban.mutate(user), busy: ban.isPending || unban.isPending } : null}
@@ -171,6 +217,16 @@ function ChatScreen({ session }: { session: Session }) {
         <section className="flex min-h-0 flex-1 flex-col rounded-xl border border-border bg-surface md:h-[calc(100dvh-7rem)] md:min-h-[28rem] md:flex-none">
           <ConversationHeader
             peer={peer}
+            group={
+              group && groupActions
+                ? {
+                    view: group,
+                    members: (
+                      <GroupMembersDialog key={group.id} group={group} selfId={selfId} users={users.data ?? []} actions={groupActions} />
+                    ),
+                  }
+                : null
+            }
             pin={peer ? pins.get(peer.id) : undefined}
             socketState={socketState}
             onShowSafetyNumber={setSafetyNumberOf}
@@ -179,8 +235,8 @@ function ChatScreen({ session }: { session: Session }) {
                 key={conversationId}
                 receiverId={receiverId}
                 seconds={view.disappearingSeconds}
-                // Either party of a DM; in the channel, admins and the creator's account (docs/security.md §7).
-                canChange={peer !== null || isAdmin || session.user.isCreatorAccount}
+                // Either party of a DM, any member of a group; in the channel, admins and the creator's account (docs/security.md §7).
+                canChange={peer !== null || group !== null || isAdmin || session.user.isCreatorAccount}
                 onChanged={(event) => client.store.event(event)}
               />
             }
@@ -201,7 +257,7 @@ function ChatScreen({ session }: { session: Session }) {
               </MembersDrawer>
             }
           />
-          <KeyChangeBanner members={peer ? [peer] : (users.data ?? [])} pins={pins} onVerify={setSafetyNumberOf} />
+          <KeyChangeBanner members={peer ? [peer] : group ? groupMembers : (users.data ?? [])} pins={pins} onVerify={setSafetyNumberOf} />
           <SkippedRecipientsBanner skipped={client.skipped} conversationId={conversationId} />
           {searching ? (
             <MessageSearch
@@ -216,6 +272,7 @@ function ChatScreen({ session }: { session: Session }) {
               view={view}
               selfId={selfId}
               dm={peer ? { selfName: session.user.username, peerName } : null}
+              inGroup={group !== null}
               onLoadOlder={() => void client.store.loadOlder(conversationId)}
               outgoing={{
                 retry: (o) => void send(o.text, null, o.localId),
@@ -242,17 +299,42 @@ function ChatScreen({ session }: { session: Session }) {
           <MessageInput
             key={conversationId}
             connected={socketState === 'authenticated'}
-            placeholder={peer ? `Encrypted message to ${peer.username}…` : 'Message the general channel…'}
+            placeholder={
+              peer
+                ? `Encrypted message to ${peer.username}…`
+                : group
+                  ? `Encrypted message to ${groupTitle(group)}…`
+                  : 'Message the general channel…'
+            }
             onSend={send}
             onType={typing.onType}
             // The server refuses to write to a banned member (server/src/access/rules.ts); the member
             // list follows bans live (users_changed), so the composer does too.
             blocked={peer?.isBanned ? BANNED_PEER_TEXT : null}
-            // @ completes to the peer in a DM, to every member in the channel.
-            mentionable={peer ? [peer.username] : (users.data ?? []).filter((u) => u.id !== selfId).map((u) => u.username)}
+            // @ completes to the peer in a DM, to the group's members in a group, to every member in the channel.
+            mentionable={
+              peer
+                ? [peer.username]
+                : group
+                  ? group.members.filter((m) => m.id !== selfId).map((m) => m.username)
+                  : (users.data ?? []).filter((u) => u.id !== selfId).map((u) => u.username)
+            }
           />
         </section>
       </main>
+      <NewGroupDialog
+        open={newGroupOpen}
+        onOpenChange={setNewGroupOpen}
+        users={users.data ?? []}
+        selfId={selfId}
+        create={(name, memberIds) => client.groups.create(name, memberIds)}
+        onCreated={(created) =>
+          void rememberGroup(queryClient, selfId, created).then(() => {
+            setReceiverId(created.id);
+            setNewGroupOpen(false);
+          })
+        }
+      />
       <DeleteMessageDialog
         message={deleteTarget}
         onDeleted={(message) => client.store.removed(message.conversationId, [message.id], 'deleted')}

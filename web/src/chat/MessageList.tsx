@@ -37,6 +37,8 @@ type MessageListProps = {
   selfId: string;
   /** Display names: in a DM, whom each message was encrypted for. */
   dm: { selfName: string; peerName: string } | null;
+  /** A private group: its note speaks of the group, not the channel. */
+  inGroup?: boolean;
   onLoadOlder: () => void;
   outgoing: OutgoingActions;
   /** Where the "New messages" divider goes (use-unread.ts). */
@@ -65,6 +67,7 @@ export function MessageList({
   view,
   selfId,
   dm,
+  inGroup = false,
   onLoadOlder,
   outgoing,
   dividerBeforeId = null,
@@ -189,7 +192,7 @@ export function MessageList({
       {dm ? null : (
         <p className="mb-3 flex items-start gap-2 rounded-md border border-border bg-surface-raised/60 p-2 text-xs text-muted">
           <Info className="mt-0.5 size-3.5 shrink-0" aria-hidden="true" />
-          Messages sent before you joined this channel were not encrypted for you and cannot be read.
+          Messages sent before you joined this {inGroup ? 'group' : 'channel'} were not encrypted for you and cannot be read.
         </p>
       )}
       {view.hasOlder ? (

@@ -1,9 +1,11 @@
-import type { PinStatus } from '@enclave/client';
+import type { GroupView, PinStatus } from '@enclave/client';
 import type { PublicUser } from '@enclave/protocol';
 import * as ScrollArea from '@radix-ui/react-scroll-area';
-import { Ban, Crown, Fingerprint, Hash, ShieldAlert, ShieldOff, Undo2 } from 'lucide-react';
+import { Ban, Crown, Fingerprint, Hash, Plus, ShieldAlert, ShieldOff, Undo2, Users } from 'lucide-react';
+import { useId } from 'react';
 import { Button } from '../components/ui/Button';
 import { cn } from '../lib/cn';
+import { groupTitle } from './groups';
 import { UnreadBadge } from './UnreadBadge';
 import { isBannable } from './use-moderation';
 import { VerifiedMark } from './VerifiedMark';
@@ -20,14 +22,19 @@ type UserListProps = {
   selfId: string;
   users: readonly PublicUser[] | undefined;
   loading: boolean;
+  /** The open conversation: null for the channel, else a member's id (a DM) or a group's id. */
   selectedId: string | null;
+  /** The member's groups; undefined while they load or when they could not be loaded. */
+  groups: readonly GroupView[] | undefined;
+  groupsFailed: boolean;
+  onNewGroup: () => void;
   pins: ReadonlyMap<string, PinStatus>;
-  /** Clicking the selected member again returns to the channel (null). */
-  onSelect: (userId: string | null) => void;
+  /** Clicking the selected member or group again returns to the channel (null). */
+  onSelect: (id: string | null) => void;
   onShowSafetyNumber: (userId: string) => void;
   moderation: Moderation | null;
-  /** Unread messages of the channel (null) or of the DM with a member. */
-  unreadOf?: (peerId: string | null) => number;
+  /** Unread messages of the channel (null), of the DM with a member or of a group (its id). */
+  unreadOf?: (id: string | null) => number;
   /** The desktop sidebar (the specification's 400 px list) or the phone's drawer, which it fills. */
   variant: 'sidebar' | 'drawer';
 };
@@ -60,6 +67,9 @@ export function UserList({
   users,
   loading,
   selectedId,
+  groups,
+  groupsFailed,
+  onNewGroup,
   pins,
   onSelect,
   onShowSafetyNumber,
@@ -93,6 +103,14 @@ export function UserList({
           <UnreadBadge count={unreadOf(null)} />
         </button>
       </div>
+      <GroupList
+        groups={groups}
+        failed={groupsFailed}
+        selectedId={selectedId}
+        unreadOf={unreadOf}
+        onSelect={(id) => onSelect(selectedId === id ? null : id)}
+        onNewGroup={onNewGroup}
+      />
       <div className="flex items-baseline justify-between px-4 pb-1 pt-3">
         <h2 className="text-xs font-semibold uppercase tracking-wider text-muted">Members</h2>
         <span className="text-xs text-muted">{onlineCount} online</span>
@@ -127,6 +145,61 @@ export function UserList({
         </ScrollArea.Scrollbar>
       </ScrollArea.Root>
     </aside>
+  );
+}
+
+type GroupListProps = {
+  groups: readonly GroupView[] | undefined;
+  failed: boolean;
+  selectedId: string | null;
+  unreadOf: (id: string) => number;
+  onSelect: (groupId: string) => void;
+  onNewGroup: () => void;
+};
+
+/** The member's private groups, by the names opened in this browser, and the way to start one. */
+function GroupList({ groups, failed, selectedId, unreadOf, onSelect, onNewGroup }: GroupListProps) {
+  const headingId = useId();
+  return (
+    <section aria-labelledby={headingId} className="border-b border-border px-2 pb-2">
+      <div className="flex items-center justify-between px-2 pb-1 pt-2">
+        <h2 id={headingId} className="text-xs font-semibold uppercase tracking-wider text-muted">
+          Groups
+        </h2>
+        <Button variant="ghost" size="sm" className="h-7 px-2" onClick={onNewGroup}>
+          <Plus aria-hidden="true" /> New group
+        </Button>
+      </div>
+      {failed ? <p className="px-2 py-1 text-sm text-muted">Could not load your groups.</p> : null}
+      {!groups && !failed ? <p className="px-2 py-1 text-sm text-muted">Loading groups…</p> : null}
+      {groups?.length === 0 ? <p className="px-2 py-1 text-sm text-muted">No groups yet.</p> : null}
+      {groups?.length ? (
+        <ul className="grid max-h-48 gap-0.5 overflow-y-auto">
+          {groups.map((group) => {
+            const selected = selectedId === group.id;
+            return (
+              <li key={group.id}>
+                <button
+                  type="button"
+                  aria-pressed={selected}
+                  onClick={() => onSelect(group.id)}
+                  title={selected ? 'Back to the general channel' : undefined}
+                  className={cn(
+                    'flex w-full min-w-0 items-center gap-2 rounded-md px-2 py-2 text-left text-sm',
+                    selected ? 'bg-accent/15 ring-1 ring-accent/40' : 'hover:bg-surface-raised',
+                    group.name === null && 'italic text-muted',
+                  )}
+                >
+                  <Users className="size-4 shrink-0 text-muted" aria-hidden="true" />
+                  <span className="truncate font-medium">{groupTitle(group)}</span>
+                  <UnreadBadge count={unreadOf(group.id)} />
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
+    </section>
   );
 }
 

@@ -4,6 +4,7 @@ import {
   firstUnreadId,
   forgetUnread,
   isInView,
+  keepGroups,
   markRead,
   MAX_UNREAD_IDS,
   noteUnread,
@@ -121,5 +122,17 @@ describe('forgetUnread', () => {
     expect(after.general?.unread).toEqual([4, 6]);
     expect(forgetUnread(after, 'general', [9])).toBe(after);
     expect(forgetUnread(after, 'dm:x', [4])).toBe(after);
+  });
+});
+
+describe('keepGroups', () => {
+  const falcon = 'group:12345678-1234-4123-8123-123456789abc';
+  const left = 'group:87654321-4321-4321-8321-cba987654321';
+  it('drops the counts of groups the member no longer belongs to, and nothing else', () => {
+    const state = noteUnread(noteUnread(noteUnread(noteUnread({}, 'general', [1]), dm, [2]), falcon, [3]), left, [4, 5]);
+    const kept = keepGroups(state, [falcon]);
+    expect(Object.keys(kept).sort()).toEqual([dm, falcon, 'general'].sort());
+    expect(totalUnread(kept)).toBe(3);
+    expect(keepGroups(kept, [falcon])).toBe(kept);
   });
 });

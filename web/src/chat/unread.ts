@@ -4,7 +4,7 @@
  * Pure functions over an immutable state; use-unread.ts keeps it in localStorage. The typing
  * indicator's wording is here too, to be tested alike.
  */
-import { conversationIdSchema } from '@enclave/protocol';
+import { conversationIdSchema, isGroupConversation } from '@enclave/protocol';
 
 export type ConversationReads = { readUpTo: number; unread: readonly number[] };
 export type ReadState = Readonly<Record<string, ConversationReads>>;
@@ -46,6 +46,17 @@ export function forgetUnread(state: ReadState, conversationId: string, ids: read
   const gone = new Set(ids);
   if (!current?.unread.some((id) => gone.has(id))) return state;
   return { ...state, [conversationId]: { readUpTo: current.readUpTo, unread: current.unread.filter((id) => !gone.has(id)) } };
+}
+
+/**
+ * Only the groups the member still belongs to keep their counts: a group left or removed from can
+ * no longer be opened to read them. The same state when nothing is dropped.
+ */
+export function keepGroups(state: ReadState, groupIds: readonly string[]): ReadState {
+  const kept = new Set(groupIds);
+  const dropped = Object.keys(state).filter((id) => isGroupConversation(id) && !kept.has(id));
+  if (dropped.length === 0) return state;
+  return Object.fromEntries(Object.entries(state).filter(([id]) => !dropped.includes(id)));
 }
 
 export function unreadCount(state: ReadState, conversationId: string): number {

@@ -6,6 +6,7 @@ import {
   firstUnreadId,
   forgetUnread,
   isInView,
+  keepGroups,
   markRead,
   noteUnread,
   parseReadState,
@@ -39,6 +40,8 @@ export type Unread = {
   dividerBeforeId: number | null;
   /** Whether a conversation is in view now (open, tab visible): the same decision as the counts'. */
   isInView: (conversationId: string) => boolean;
+  /** The member's groups now: the counts of any other group are dropped. */
+  keepGroups: (groupIds: readonly string[]) => void;
 };
 
 /**
@@ -127,5 +130,12 @@ export function useUnread(selfId: string, conversationId: string, messages: read
 
   const countOf = useCallback((id: string) => unreadCount(reads, id), [reads]);
   const inViewNow = useCallback((id: string) => isInView(inView.current, id), []);
-  return { countOf, total, dividerBeforeId: divider.conversationId === conversationId ? divider.id : null, isInView: inViewNow };
+  const keepGroupsNow = useCallback((ids: readonly string[]) => setReads((state) => keepGroups(state, ids)), []);
+  return {
+    countOf,
+    total,
+    dividerBeforeId: divider.conversationId === conversationId ? divider.id : null,
+    isInView: inViewNow,
+    keepGroups: keepGroupsNow,
+  };
 }

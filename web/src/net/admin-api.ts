@@ -4,7 +4,7 @@
  * every call here sends the master-key header when this tab holds one (creator-session.ts) and
  * lets the cookie decide otherwise.
  */
-import { limits, routes, type AccessKey, type GenerateKeysRequest, type KeyStats } from '@enclave/protocol';
+import { limits, routes, type AccessKey, type AdminGroupsResponse, type GenerateKeysRequest, type KeyStats } from '@enclave/protocol';
 import { creatorHeaders, masterKeyHeader } from './creator-session';
 import { call, send } from './http';
 
@@ -18,6 +18,11 @@ export function fetchKeyStats(): Promise<KeyStats> {
  */
 export function checkMasterKey(masterKey: string): Promise<KeyStats> {
   return call(routes.keyStats, {}, masterKeyHeader(masterKey));
+}
+
+/** That private groups exist, their size and age; never a name or a member (docs/security.md §4). */
+export async function fetchAdminGroups(): Promise<AdminGroupsResponse['groups']> {
+  return (await call(routes.adminGroups, {}, creatorHeaders())).groups;
 }
 
 /** The first 20 keys that can still be sold. */
