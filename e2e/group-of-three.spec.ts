@@ -4,7 +4,8 @@
  * replies, and a timer, a mention, a file and a reaction work as in any conversation. Alice
  * removes Carol: the group leaves Carol's screen at once (she is told, she had it open), and what
  * Alice writes next reaches Bob but never Carol, not even after a reload, nor once Alice adds her
- * back. Then Carol leaves on her own.
+ * back. Then Carol leaves on her own. Neither the name nor any text crosses the wire or reaches
+ * the database.
  */
 import fs from 'node:fs';
 import type { Page } from '@playwright/test';
@@ -13,7 +14,9 @@ import { rowAction, rowOf, sendFromComposer } from './support/annotations';
 import { conversationLog } from './support/history';
 import { expect, test } from './support/network';
 import { storyShots } from './support/shots';
+import { dumpDatabase } from './support/p2p';
 import { expectToast } from './support/toasts';
+import { WireTap } from './support/wire';
 
 const shot = storyShots('group-of-three');
 const GROUP = 'Project Falcon';
@@ -28,7 +31,12 @@ test('a group of three: created, read, replied to, and closed to the member remo
   const alice = await network.join('alice');
   const bob = await network.join('bob');
   const carol = await network.join('carol');
-  for (const member of [alice, bob, carol]) await member.page.setViewportSize(LAPTOP);
+  // Everything the three browsers send and receive from here on, to look for the name and the texts.
+  const tap = new WireTap();
+  for (const member of [alice, bob, carol]) {
+    tap.attach(member.context);
+    await member.page.setViewportSize(LAPTOP);
+  }
 
   // Alice creates the group from the sidebar, with Bob and Carol chosen in the picker.
   await groupsOf(alice.page).getByRole('button', { name: 'New group' }).click();
@@ -165,4 +173,17 @@ test('a group of three: created, read, replied to, and closed to the member remo
   await expect(carol.page.getByRole('heading', { level: 2, name: 'General Channel' })).toBeVisible();
   await expect(groupEntry(carol.page)).toHaveCount(0);
   await expect(alice.page.getByText('2 members', { exact: true })).toBeVisible();
+
+  // The name and every text stayed in the browsers: none crossed the wire or reached the database.
+  const secrets = [GROUP, 'Falcon lands at noon', 'Copy that', 'after removal', 'Noon, north field.', 'The plan'];
+  expect(tap.payloads.some((p) => p.startsWith('POST ') && p.includes('/api/groups '))).toBe(true);
+  for (const secret of secrets)
+    expect(
+      tap.payloads.filter((p) => p.includes(secret)),
+      `the wire carried ${secret}`,
+    ).toEqual([]);
+  await network.close();
+  const database = await dumpDatabase(network.server);
+  expect(database).toContain('group_members');
+  for (const secret of secrets) expect(database.includes(secret), `the database holds ${secret}`).toBe(false);
 });
