@@ -1,7 +1,7 @@
 /**
  * A private group of three, each member in a browser of their own: Alice creates "Project Falcon"
  * with Bob and Carol, who find it in their sidebars by name; all three read Alice's message, Bob
- * replies, and a timer, a mention, a file and a reaction work as in any conversation. Alice
+ * replies, and a timer, a mention, a file, a reaction and read receipts work as in any conversation. Alice
  * removes Carol: the group leaves Carol's screen at once (she is told, she had it open), and what
  * Alice writes next reaches Bob but never Carol, not even after a reload, nor once Alice adds her
  * back. Then Carol leaves on her own. Neither the name nor any text crosses the wire or reaches
@@ -103,6 +103,15 @@ test('a group of three: created, read, replied to, and closed to the member remo
   await alice.page.getByRole('group', { name: 'Choose a reaction' }).getByRole('button', { name: 'React with 👍' }).click();
   await expect(rowOf(bob.page, 'Copy that').getByRole('button', { name: '👍 1', exact: true })).toBeVisible();
 
+  // Read receipts in a group this small: Alice and Bob send them, Carol does not; Alice sees who read.
+  for (const member of [alice, bob]) {
+    const saved = member.page.waitForResponse((r) => r.url().endsWith('/api/users/me/read-receipts') && r.ok());
+    await member.page.getByRole('switch', { name: 'Send read receipts' }).setChecked(true);
+    await saved;
+  }
+  await sendFromComposer(alice.page, 'Who has read this?');
+  await expect(conversationLog(alice.page).getByTestId('read-receipt')).toHaveText('Read by bob');
+
   // Alice, the group's admin, removes Carol after confirming.
   await alice.page.getByRole('button', { name: 'Group members' }).click();
   const members = alice.page.getByRole('dialog', { name: GROUP });
@@ -175,7 +184,7 @@ test('a group of three: created, read, replied to, and closed to the member remo
   await expect(alice.page.getByText('2 members', { exact: true })).toBeVisible();
 
   // The name and every text stayed in the browsers: none crossed the wire or reached the database.
-  const secrets = [GROUP, 'Falcon lands at noon', 'Copy that', 'after removal', 'Noon, north field.', 'The plan'];
+  const secrets = [GROUP, 'Who has read this?', 'Falcon lands at noon', 'Copy that', 'after removal', 'Noon, north field.', 'The plan'];
   expect(tap.payloads.some((p) => p.startsWith('POST ') && p.includes('/api/groups '))).toBe(true);
   for (const secret of secrets)
     expect(

@@ -1,5 +1,5 @@
 import { RecipientKeyError, type GroupView } from '@enclave/client';
-import { conversationIdFor, isGroupConversation, type Message, type MessageContent, type PublicUser } from '@enclave/protocol';
+import { conversationIdFor, isGroupConversation, limits, type Message, type MessageContent, type PublicUser } from '@enclave/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
@@ -111,7 +111,9 @@ function ChatScreen({ session }: { session: Session }) {
     if (groupsDropped > 0) toast({ title: LEFT_GROUP_TEXT, tone: 'destructive' });
   }, [groupsDropped]);
   const readReceipts = useReadReceiptsSetting();
-  const readMark = useReadReceipts(selfId, peerId, view.messages, readReceipts.enabled);
+  // Read receipts in DMs and in groups small enough for them (the server keeps none in larger ones).
+  const receiptsIn = peerId ?? (group && group.members.length <= limits.readReceiptsMaxGroupMembers ? group.id : null);
+  const readMark = useReadReceipts(selfId, receiptsIn, view.messages, readReceipts.enabled);
   const notifications = useNotifications(selfId, {
     isInView: unread.isInView,
     nameOf: (id) => users.data?.find((u) => u.id === id)?.username,

@@ -47,7 +47,7 @@ type MessageListProps = {
   onDelete?: (message: Message) => void;
   /** A message chosen in the search: scrolled to and highlighted (a new object each time). */
   highlight?: { id: number } | null;
-  /** In a DM, the member's own message the peer has read up to: "Read" goes under it (use-read-receipts.ts). */
+  /** In a DM or a small group, the member's own last message others have read: "Read" goes under it (use-read-receipts.ts). */
   readMark?: ReadMark | null;
 };
 
@@ -122,11 +122,32 @@ export function MessageList({
             onDelete={own ? onDelete : undefined}
             highlighted={message.id === highlight?.id}
           />
-          {message.id === readMark?.messageId ? <ReadMarkRow readAt={readMark.readAt} today={today} /> : null}
+          {message.id === readMark?.messageId ? (
+            <ReadMarkRow
+              readAt={readMark.readAt}
+              today={today}
+              readers={inGroup ? readMark.by.map((id) => names.get(id) ?? 'A member') : null}
+            />
+          ) : null}
         </Fragment>
       );
     });
-  }, [messages, events, results, names, selfId, joinedAt, selfName, peerName, today, dividerBeforeId, onDelete, highlight, readMark]);
+  }, [
+    messages,
+    events,
+    results,
+    names,
+    selfId,
+    joinedAt,
+    selfName,
+    peerName,
+    today,
+    dividerBeforeId,
+    onDelete,
+    highlight,
+    readMark,
+    inGroup,
+  ]);
 
   function loadOlder() {
     const el = scroller.current;

@@ -1,15 +1,16 @@
-import { conversationIdFor, type Message, type ReadPosition } from '@enclave/protocol';
+import { conversationIdFor, isGroupConversation, type Message, type ReadPosition } from '@enclave/protocol';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { toast } from '../components/ui/toast-store';
-import { fetchPeerPosition, fetchReadReceipts, postReadPosition, saveReadReceipts } from '../net/read-receipts-api';
+import { fetchPositions, fetchReadReceipts, postReadPosition, saveReadReceipts } from '../net/read-receipts-api';
 import { useFrames } from '../realtime/realtime-context';
-import { laterPosition, newestFrom, readMarkFor, type ReadMark } from './read-receipts';
+import { newestFromOthers, readMarkFor, withPosition, type ReadMark } from './read-receipts';
 
 export type { ReadMark } from './read-receipts';
 
 const settingKey = ['read-receipts'] as const;
-const positionKey = (peerId: string) => ['read-position', peerId] as const;
+/** Keyed as a send names the conversation: the DM's peer, or the group. */
+const positionKey = (receiverId: string) => ['read-position', receiverId] as const;
 /** A burst of messages seen at once is one post: the position is sent once reading settles this long. */
 export const READ_POST_DEBOUNCE_MS = 800;
 
@@ -81,28 +82,37 @@ function rowInView(log: HTMLElement, id: number): boolean {
 }
 
 /**
- * Read receipts in the open DM (none in the channel): posts how far the member has read while
- * the DM is open and the tab attended, debounced, and gives the member's own last message the peer
- * has read, from the server on opening and live from `read_position` frames. The server sends and
- * shows positions only while both members opted in; with the setting off, nothing is posted or shown.
+ * Read receipts in the open DM or small group (`receiverId`; null in the channel and in larger
+ * groups, which have none): posts how far the member has read while the conversation is open and
+ * the tab attended, debounced, and gives the member's own last message others have read, with who,
+ * from the server on opening and live from `read_position` frames. The server sends and shows
+ * positions only while both sides opted in; with the setting off, nothing is posted or shown.
  */
-export function useReadReceipts(selfId: string, peerId: string | null, messages: readonly Message[], enabled: boolean): ReadMark | null {
+export function useReadReceipts(
+  selfId: string,
+  receiverId: string | null,
+  messages: readonly Message[],
+  enabled: boolean,
+): ReadMark | null {
   const queryClient = useQueryClient();
   const frames = useFrames();
   const attended = useSyncExternalStore(subscribeAttention, isAttended);
-  const position = useQuery({
-    queryKey: positionKey(peerId ?? ''),
-    queryFn: () => fetchPeerPosition(peerId ?? ''),
-    enabled: enabled && peerId !== null,
+  const positions = useQuery({
+    queryKey: positionKey(receiverId ?? ''),
+    queryFn: () => fetchPositions(receiverId ?? ''),
+    enabled: enabled && receiverId !== null,
   });
 
   useEffect(() => {
     if (!frames) return;
     const offs = [
       frames.on('read_position', (frame) => {
-        if (frame.conversationId !== conversationIdFor(selfId, frame.userId)) return;
+        const group = isGroupConversation(frame.conversationId);
+        if (!group && frame.conversationId !== conversationIdFor(selfId, frame.userId)) return;
         const heard = { userId: frame.userId, messageId: frame.messageId, readAt: new Date().toISOString() };
-        queryClient.setQueryData<ReadPosition | null>(positionKey(frame.userId), (old) => laterPosition(old, heard));
+        queryClient.setQueryData<ReadPosition[]>(positionKey(group ? frame.conversationId : frame.userId), (old) =>
+          withPosition(old, heard),
+        );
       }),
       // Positions may have moved while the socket was away.
       frames.on('authenticated', () => void queryClient.invalidateQueries({ queryKey: ['read-position'] })),
@@ -110,24 +120,24 @@ export function useReadReceipts(selfId: string, peerId: string | null, messages:
     return () => offs.forEach((off) => off());
   }, [frames, queryClient, selfId]);
 
-  // The newest message from the peer is what the member has now read.
-  const newestFromPeer = peerId === null ? null : newestFrom(messages, peerId);
-  const posted = useRef<{ peerId: string; messageId: number } | null>(null);
+  // The newest message from anyone else is what the member has now read.
+  const newest = receiverId === null ? null : newestFromOthers(messages, selfId);
+  const posted = useRef<{ receiverId: string; messageId: number } | null>(null);
   useEffect(() => {
-    if (!enabled || !attended || peerId === null || newestFromPeer === null) return;
+    if (!enabled || !attended || receiverId === null || newest === null) return;
     const last = posted.current;
-    if (last?.peerId === peerId && last.messageId >= newestFromPeer) return;
+    if (last?.receiverId === receiverId && last.messageId >= newest) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let log: HTMLElement | null = null;
     const post = () => {
       // Scrolled up, the member has not seen it yet: try again once they scroll.
       log = conversationLog();
-      if (log && !rowInView(log, newestFromPeer)) {
+      if (log && !rowInView(log, newest)) {
         log.addEventListener('scroll', later, { once: true });
         return;
       }
-      posted.current = { peerId, messageId: newestFromPeer };
-      postReadPosition(peerId, newestFromPeer).catch((error: unknown) => {
+      posted.current = { receiverId, messageId: newest };
+      postReadPosition(receiverId, newest).catch((error: unknown) => {
         // Sent again the next time something is read.
         posted.current = null;
         console.warn('could not send the read position', error);
@@ -142,8 +152,8 @@ export function useReadReceipts(selfId: string, peerId: string | null, messages:
       clearTimeout(timer);
       log?.removeEventListener('scroll', later);
     };
-  }, [enabled, attended, peerId, newestFromPeer]);
+  }, [enabled, attended, receiverId, newest]);
 
-  if (!enabled || peerId === null) return null;
-  return readMarkFor(messages, selfId, position.data);
+  if (!enabled || receiverId === null) return null;
+  return readMarkFor(messages, selfId, positions.data ?? []);
 }

@@ -1,4 +1,4 @@
-/** Read receipts (docs/security.md §15): the member's opt-in, their read position in a DM, and the peer's. */
+/** Read receipts (docs/security.md §15): the member's opt-in, their read position in a DM or a small group, and the others'. */
 import { routes, type ReadPosition } from '@enclave/protocol';
 import { call, me } from './http';
 
@@ -12,12 +12,12 @@ export async function saveReadReceipts(enabled: boolean): Promise<boolean> {
   return (await call(routes.setReadReceipts, { body: { enabled } })).enabled;
 }
 
-/** Tells the server the member has read the DM with `receiverId` up to `messageId`. */
+/** Tells the server the member has read the DM with `receiverId` (or the group `receiverId`) up to `messageId`. */
 export async function postReadPosition(receiverId: string, messageId: number): Promise<void> {
   await call(routes.markRead, { body: { receiverId, messageId } });
 }
 
-/** The peer's read position in the DM, or null unless both have read receipts on. */
-export async function fetchPeerPosition(receiverId: string): Promise<ReadPosition | null> {
-  return (await call(routes.readPosition, { query: { receiverId } })).positions.find((p) => p.userId === receiverId) ?? null;
+/** The other members' read positions in the DM or group: those who have read receipts on, none unless the member has too. */
+export async function fetchPositions(receiverId: string): Promise<ReadPosition[]> {
+  return (await call(routes.readPosition, { query: { receiverId } })).positions;
 }
