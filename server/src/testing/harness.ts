@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -14,6 +13,7 @@ import { ATTACHMENT_ORPHAN_MS, ATTACHMENT_SWEEP_MS, defaultRateLimits, type Conf
 import { ensureMasterKey } from '../creator/master-key';
 import { openDatabase, type Database } from '../db/client';
 import { memoryBus, redisBus, type Bus } from '../realtime/bus';
+import { copiedPglite } from './pglite-template';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -40,8 +40,7 @@ export async function makeDatabase(
   opts: { onPoolError?: (err: Error) => void; onQuery?: (query: string) => void } = {},
 ): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   if (backend === 'pglite') {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enclave-test-'));
-    const database = await openDatabase({ dataDir, onQuery: opts.onQuery });
+    const { database, dataDir } = await copiedPglite({ onQuery: opts.onQuery });
     return { database, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
   const name = `enclave_test_${randomBytes(6).toString('hex')}`;

@@ -1,13 +1,13 @@
 import type { GroupView } from '@enclave/client';
 import type { GroupMember, PublicUser } from '@enclave/protocol';
 import * as Dialog from '@radix-ui/react-dialog';
-import { Crown, LogOut, UserMinus, UserPlus, Users, X } from 'lucide-react';
+import { Crown, LogOut, UserMinus, UserPlus, Users } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '../components/ui/Button';
+import { DialogCloseButton, dialogPanelClass } from '../components/ui/DialogParts';
 import { plural } from '../lib/format';
 import { failureText, groupTitle } from './groups';
 import { MemberPicker } from './MemberPicker';
-import { dialogClass } from './NewGroupDialog';
 
 export type GroupActions = {
   add: (memberIds: readonly string[]) => Promise<void>;
@@ -74,7 +74,7 @@ export function GroupMembersDialog({ group, selfId, users, actions }: GroupMembe
       </Dialog.Trigger>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/70" />
-        <Dialog.Content className={dialogClass}>
+        <Dialog.Content className={dialogPanelClass}>
           <div className="grid gap-1.5 pr-8">
             <Dialog.Title className="text-lg font-semibold wrap-anywhere">{title}</Dialog.Title>
             <Dialog.Description className="text-sm text-muted">{plural(group.members.length, 'member')}</Dialog.Description>
@@ -183,11 +183,7 @@ export function GroupMembersDialog({ group, selfId, users, actions }: GroupMembe
               </div>
             </div>
           ) : null}
-          <Dialog.Close asChild>
-            <Button variant="ghost" size="icon" className="absolute right-3 top-3 size-8" aria-label="Close">
-              <X aria-hidden="true" />
-            </Button>
-          </Dialog.Close>
+          <DialogCloseButton />
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

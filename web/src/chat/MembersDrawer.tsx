@@ -1,7 +1,8 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { Users, X } from 'lucide-react';
+import { Users } from 'lucide-react';
 import { useEffect, type ReactNode } from 'react';
 import { Button } from '../components/ui/Button';
+import { DialogCloseButton } from '../components/ui/DialogParts';
 import { UnreadBadge } from './UnreadBadge';
 
 type MembersDrawerProps = {
@@ -48,11 +49,7 @@ export function MembersDrawer({ open, onOpenChange, children, unread = 0 }: Memb
         >
           <div className="flex items-center justify-between gap-2 px-2 pt-1">
             <Dialog.Title className="text-base font-semibold">Conversations</Dialog.Title>
-            <Dialog.Close asChild>
-              <Button variant="ghost" size="icon" aria-label="Close">
-                <X aria-hidden="true" />
-              </Button>
-            </Dialog.Close>
+            <DialogCloseButton className="" />
           </div>
           {children}
         </Dialog.Content>

@@ -1,16 +1,12 @@
 import type { GroupView } from '@enclave/client';
 import { limits, type PublicUser } from '@enclave/protocol';
 import * as Dialog from '@radix-ui/react-dialog';
-import { X } from 'lucide-react';
 import { useId, useState, type FormEvent } from 'react';
 import { Button } from '../components/ui/Button';
+import { DialogCloseButton, dialogPanelClass } from '../components/ui/DialogParts';
 import { Input, Label } from '../components/ui/Input';
 import { failureText, groupNameProblem } from './groups';
 import { MemberPicker } from './MemberPicker';
-
-/** The frame of the group dialogs, as SafetyNumberDialog's. */
-export const dialogClass =
-  'fixed left-1/2 top-1/2 z-50 grid max-h-[calc(100dvh-2rem)] w-[min(30rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto rounded-xl border border-border bg-surface p-6 text-foreground shadow-2xl shadow-black/60';
 
 type NewGroupDialogProps = {
   open: boolean;
@@ -27,7 +23,7 @@ export function NewGroupDialog({ open, onOpenChange, ...form }: NewGroupDialogPr
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/70" />
-        <Dialog.Content className={dialogClass}>
+        <Dialog.Content className={dialogPanelClass}>
           <div className="grid gap-1.5 pr-8">
             <Dialog.Title className="text-lg font-semibold">New group</Dialog.Title>
             <Dialog.Description className="text-sm text-muted">
@@ -36,11 +32,7 @@ export function NewGroupDialog({ open, onOpenChange, ...form }: NewGroupDialogPr
           </div>
           {/* Mounted while open only, so each new group starts afresh. */}
           {open ? <NewGroupForm {...form} /> : null}
-          <Dialog.Close asChild>
-            <Button variant="ghost" size="icon" className="absolute right-3 top-3 size-8" aria-label="Close">
-              <X aria-hidden="true" />
-            </Button>
-          </Dialog.Close>
+          <DialogCloseButton />
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

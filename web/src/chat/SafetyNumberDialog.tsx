@@ -1,10 +1,11 @@
 import type { PinStatus } from '@enclave/client';
 import type { PublicIdentity } from '@enclave/crypto';
 import * as Dialog from '@radix-ui/react-dialog';
-import { ShieldAlert, ShieldCheck, X } from 'lucide-react';
+import { ShieldAlert, ShieldCheck } from 'lucide-react';
 import { useLayoutEffect, useRef, useState } from 'react';
 import { Badge } from '../components/ui/Badge';
 import { Button } from '../components/ui/Button';
+import { DialogCloseButton, dialogPanelClass } from '../components/ui/DialogParts';
 import type { PinActions } from './use-key-pins';
 import { useSafetyNumber } from './use-safety-number';
 
@@ -45,14 +46,10 @@ export function SafetyNumberDialog({ self, contact, status, actions, onClose }: 
             event.preventDefault();
             opener.current?.focus();
           }}
-          className="fixed left-1/2 top-1/2 z-50 grid max-h-[calc(100vh-2rem)] w-[min(30rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto rounded-xl border border-border bg-surface p-6 text-foreground shadow-2xl shadow-black/60"
+          className={dialogPanelClass}
         >
           {contact ? <SafetyNumberBody self={self} contact={contact} status={status} actions={actions} /> : null}
-          <Dialog.Close asChild>
-            <Button variant="ghost" size="icon" className="absolute right-3 top-3 size-8" aria-label="Close">
-              <X aria-hidden="true" />
-            </Button>
-          </Dialog.Close>
+          <DialogCloseButton />
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
