@@ -156,7 +156,8 @@ export const serverFrames = {
       membershipVersion: z.number().int().nonnegative(),
     }),
     audience: 'members',
-    summary: 'A conversation’s members changed (a join, a ban): its next message starts a new sender key epoch at `membershipVersion`',
+    summary:
+      'A conversation’s members changed (a join, a ban, a group’s addition or removal; the member added or removed is told too): its next message starts a new sender key epoch at `membershipVersion`',
   },
   typing: {
     schema: z.object({ type: z.literal('typing'), conversationId: conversationIdSchema, userId: userIdSchema }),
@@ -171,7 +172,8 @@ export const serverFrames = {
       messageId: z.number().int().positive(),
     }),
     audience: 'members',
-    summary: '`userId` read a DM up to `messageId`: to its other member only, and only while both have read receipts on',
+    summary:
+      '`userId` read a DM or a small group up to `messageId`: to its other members only, and only to those who have read receipts on too',
   },
   p2p_signal: {
     schema: z.object({ type: z.literal('p2p_signal'), connectionId: p2pConnectionIdSchema, from: userIdSchema, signal: p2pSignalSchema }),
