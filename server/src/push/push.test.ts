@@ -145,6 +145,22 @@ describe.each(backends)('Web Push (%s)', (backend) => {
     expect(service.pushesTo(carolBrowser.endpoint)).toHaveLength(1);
   });
 
+  it("pushes a group's members, and nobody outside it", async () => {
+    const [alice, bob] = await pair();
+    const [outsider, marker] = await suite.members(`outsider${n}`, `marker${n}`);
+    const [aliceBrowser, outsiderBrowser, markerBrowser] = [service.browser(), service.browser(), service.browser()];
+    await subscribe(alice, aliceBrowser);
+    await subscribe(outsider!, outsiderBrowser);
+    await subscribe(marker!, markerBrowser);
+    const group = await bob.client.groups.create('Pushed', [alice.id]);
+    await bob.send(group.id, 'for the group');
+    await service.firstPush(aliceBrowser.endpoint);
+    // Look-ups run in order: once a later message's push arrived, the group's was decided.
+    await bob.send(marker!.id, 'after the group');
+    await service.firstPush(markerBrowser.endpoint);
+    expect(service.pushesTo(outsiderBrowser.endpoint)).toEqual([]);
+  });
+
   it('deletes a subscription the push service answers 410 for', async () => {
     const [alice, bob] = await pair();
     const browser = service.browser();
