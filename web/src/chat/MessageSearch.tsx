@@ -22,7 +22,10 @@ export function MessageSearch({ view, nameOf, onChoose, onClose }: MessageSearch
   const [query, setQuery] = useState('');
   // Typing stays responsive over a long history: the scan runs after the keystroke is shown.
   const deferred = useDeferredValue(query);
-  const found = useMemo(() => searchMessages(view.messages, view.results, deferred), [view.messages, view.results, deferred]);
+  const found = useMemo(
+    () => searchMessages(view.messages, view.results, deferred, view.annotations),
+    [view.messages, view.results, deferred, view.annotations],
+  );
   const list = useRef<HTMLUListElement>(null);
   const field = useRef<HTMLInputElement>(null);
   const today = dayKey(new Date());

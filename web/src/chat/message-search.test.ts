@@ -20,6 +20,14 @@ describe('searchMessages', () => {
     expect(found.hits[0]?.text).toBe('LUNCH moved');
   });
 
+  it('finds an edited message by its new text, not by the text edited away', () => {
+    const { messages, results } = held(['meet at the old gate', 'ok']);
+    const annotations = new Map([[1, { reactions: [], editIds: [3], edit: { text: 'meet at the north gate', id: 3 } }]]);
+    expect(ids(searchMessages(messages, results, 'north', annotations))).toEqual([1]);
+    expect(searchMessages(messages, results, 'north', annotations).hits[0]?.text).toBe('meet at the north gate');
+    expect(ids(searchMessages(messages, results, 'old gate', annotations))).toEqual([]);
+  });
+
   it('matches composed and decomposed accents, and compatibility forms', () => {
     const { messages, results } = held(['Caf\u00e9 tonight', 'Cafe\u0301 tomorrow', 'ﬁle sent', 'ＡＢＣ']);
     expect(ids(searchMessages(messages, results, 'CAF\u00c9'))).toEqual([2, 1]);
