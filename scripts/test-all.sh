@@ -8,6 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+ensure_node
 set -e
 ensure_node_modules
 set +e

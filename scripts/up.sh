@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+ensure_node
 ensure_node_modules
 echo "==> build"
 npm run --silent build

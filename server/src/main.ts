@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import module from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import { attachmentsDirOf } from './attachments/store';
 import { defaultRateLimits, loadConfig } from './config';
@@ -16,6 +17,8 @@ const DRAIN_DEADLINE_MS = 20_000;
 let processLog: FastifyBaseLogger | undefined;
 
 async function main(): Promise<void> {
+  // Node keeps the compiled bundle between starts (in its temporary directory): a restart skips it.
+  module.enableCompileCache?.();
   const config = loadConfig();
   const log = (processLog = createLogger(config.logLevel));
   // Which release starts and stops is written whatever LOG_LEVEL says, short of silent.
