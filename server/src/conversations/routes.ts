@@ -2,17 +2,18 @@
  * Sender keys (docs/security.md §4): who an epoch must be wrapped for, the upload of an epoch's
  * wrapped shares, and a member's own shares.
  */
-import { errorCodes, limits, routes, type EpochShare } from '@enclave/protocol';
+import { errorCodes, isGroupConversation, limits, routes, type EpochShare } from '@enclave/protocol';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireAuth } from '../access/policy';
+import { groupConversation } from '../access/rules';
 import { publicIdentityRefusal } from '../auth/public-keys';
 import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
 import { conversations, epochs, epochShares, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
-import { conversationFor, conversationMembers, membershipVersion } from './membership';
+import { conversationFor, conversationMembers, groupMembership, membershipVersion } from './membership';
 
 export const membershipChanged = () =>
   new HttpError(409, errorCodes.membershipChanged, 'The members of this conversation changed: fetch them and rotate');
@@ -99,6 +100,8 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
         await tx.insert(conversations).values({ id: conversationId }).onConflictDoNothing();
         const [conv] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('share');
         if (conv?.membershipVersion !== body.membershipVersion) throw membershipChanged();
+        // A group's member who left or was removed while this request waited is one no more.
+        if (isGroupConversation(conversationId)) groupConversation(conversationId, await groupMembership(tx, conversationId, me));
         await assertSharesCover(tx, conversationId, body.shares);
         await storeEpoch(tx, { id: body.epochId, conversationId, senderId: me, membershipVersion: body.membershipVersion }, body.shares);
       });

@@ -208,6 +208,17 @@ describe.each(backends)('private groups (%s)', (backend) => {
     expect(held.map((m) => m.encryptedContent)).toEqual(held.map(() => null));
   });
 
+  it('passes the admin mark to the eldest member in good standing, not to a banned one', async () => {
+    const [gina, hank, ida] = await suite.members('gina', 'hank', 'ida');
+    const group = await gina.client.groups.create('Standing', [hank.id]);
+    await gina.client.groups.add({ id: group.id, name: 'Standing' }, [ida.id]);
+    const creator = new TestMember.Anonymous(suite.server.url);
+    await creator.call(routes.creatorBan, { body: { userId: hank.id, reason: 'spam' } }, creatorHeaders);
+    await gina.client.groups.remove(group.id, gina.id);
+    const rows = await suite.database.db.select().from(groupMembers).where(eq(groupMembers.groupId, group.id));
+    expect(rows.filter((m) => m.isAdmin).map((m) => m.userId)).toEqual([ida.id]);
+  });
+
   it('a member added later reads from their addition on, the name included', async () => {
     const group = await alice.client.groups.create('Later', [bob.id]);
     await sent(bob, group.id, 'before dave');

@@ -206,14 +206,29 @@ export async function groupRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       if (memberId !== me && !mine.isAdmin) throw new HttpError(403, errorCodes.forbidden, "Only the group's admins can remove members");
       const outcome = await db.transaction(async (tx) => {
         await lockedVersion(tx, groupId);
+        // Again under the lock: the caller may have been removed, or lost the admin mark, meanwhile.
+        const still = await groupMembership(tx, groupId, me);
+        if (!still) throw new HttpError(404, errorCodes.notFound, 'No such group');
+        if (memberId !== me && !still.isAdmin) throw new HttpError(403, errorCodes.forbidden, "Only the group's admins can remove members");
         const [gone] = await tx
           .delete(groupMembers)
           .where(and(eq(groupMembers.groupId, groupId), eq(groupMembers.userId, memberId)))
           .returning();
         if (!gone) throw new HttpError(404, errorCodes.notFound, 'No such member in this group');
-        const left = await tx.select().from(groupMembers).where(eq(groupMembers.groupId, groupId)).orderBy(asc(groupMembers.addedAt));
-        // A group keeps an admin while it has members: the longest-standing one takes over.
-        const eldest = left[0];
+        const left = await tx
+          .select({
+            userId: groupMembers.userId,
+            isAdmin: groupMembers.isAdmin,
+            isBanned: users.isBanned,
+            isCompromised: users.isCompromised,
+          })
+          .from(groupMembers)
+          .innerJoin(users, eq(users.id, groupMembers.userId))
+          .where(eq(groupMembers.groupId, groupId))
+          .orderBy(asc(groupMembers.addedAt));
+        // A group keeps an admin while it has members: the longest-standing one in good standing
+        // takes over (a banned or wiped member could act on nothing).
+        const eldest = left.find(isWritable) ?? left[0];
         if (eldest && !left.some((m) => m.isAdmin)) {
           await tx
             .update(groupMembers)

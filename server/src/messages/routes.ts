@@ -57,7 +57,10 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     // Reading: the history with a member banned or wiped since stays readable (access/rules.ts).
     const conversationId = await conversationFor(db, auth.user.id, q.receiverId, 'read');
     // The channel's (a group's) earlier messages were never wrapped for a newcomer: do not ship them at all.
-    const since = (await readWindowOf(db, auth.user, conversationId))?.since ?? undefined;
+    const window = await readWindowOf(db, auth.user, conversationId);
+    // Removed from the group since conversationFor looked: nothing of it is theirs any more.
+    if (!window) throw new HttpError(404, errorCodes.notFound, 'No such group');
+    const since = window.since ?? undefined;
     const conds: (SQL | undefined)[] = [
       eq(messages.conversationId, conversationId),
       since && gte(messages.createdAt, since),
