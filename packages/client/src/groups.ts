@@ -8,7 +8,7 @@ import * as e2e from '@enclave/crypto';
 import type { PrivateIdentity } from '@enclave/crypto';
 import { GROUP_PREFIX, groupNameBodySchema, limits, routes, type Group, type GroupMember, type SealedGroupName } from '@enclave/protocol';
 import { isMembershipChanged } from './api-failure';
-import { KEY_CHANGED, type KeyTrust, type Recipient } from './key-trust';
+import { KEY_CHANGED, type KeyTrust, type MemberList, type Recipient } from './key-trust';
 import type { CallRoute } from './member-client';
 
 /** A group with its name opened: null when it does not open (no share for this member, or not signed by its sealer). */
@@ -19,6 +19,8 @@ export type GroupsOptions = {
   keys: PrivateIdentity;
   call: CallRoute;
   trust: KeyTrust;
+  /** The client's member list, shared with its KeyTrust. */
+  members: MemberList;
 };
 
 export class Groups {
@@ -68,11 +70,14 @@ export class Groups {
     await this.options.call(routes.removeGroupMember, { body: { groupId, memberId } });
   }
 
-  /** The listed public keys of these members, as the member list has them (KeyTrust checks them against the pins next). */
+  /** The listed public keys of these members, from the client's member list (KeyTrust checks them against the pins next). */
   private async keysOf(ids: readonly string[]): Promise<Recipient[]> {
-    const users = await this.options.call(routes.users, {});
+    const { members } = this.options;
+    let users = await members.current();
+    // A member who joined a moment ago may not be in the cached list yet.
+    if (ids.some((id) => !users.some((u) => u.id === id))) users = await members.fresh();
     return ids.map((id) => {
-      const user = users.users.find((u) => u.id === id);
+      const user = users.find((u) => u.id === id);
       if (!user) throw new Error('No such member');
       return { id, encryptionPublicKey: user.encryptionPublicKey };
     });

@@ -127,7 +127,7 @@ export class MemberClient {
     });
     this.trust = trust;
     this.decryptor = decryptor;
-    this.groups = new Groups({ self, keys, call, trust });
+    this.groups = new Groups({ self, keys, call, trust, members: this.members });
     this.store = new ChatStore({
       selfId: self.id,
       history: (query) => call(routes.history, { query }),
