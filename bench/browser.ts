@@ -3,7 +3,8 @@
  * says what it measures and how). One server process as the soak starts it (bench/soak/), 1,005
  * general-channel messages from 50 senders sent by `TestMember`s (real keys, the web app's own
  * sender keys), then a reader signs in through the login screen, in a fresh browser profile each
- * run, and reads the whole history. Environment: BROWSER_RUNS (7), BROWSER_RESULTS (the file the
+ * run, and reads the whole history; then the page is opened again in the same profile, the session
+ * restored, and its first page is drawn from the browser's sealed history cache. Environment: BROWSER_RUNS (7), BROWSER_RESULTS (the file the
  * figures are appended to, bench/RESULTS.md; empty for none), BROWSER_TRACE (a directory for
  * Chromium traces of the first run's two phases, to open in DevTools). The report goes to stdout.
  */
@@ -195,9 +196,42 @@ function loadAllHistory(total: number): Promise<Phase> {
   });
 }
 
+/**
+ * In the page, installed before the app's scripts: every animation frame from the page's start
+ * until the first page is on screen with every message decrypted; the time (the page's clock,
+ * from its navigation) is left in `__firstPageAt`.
+ */
+function watchFirstPage(page: number): void {
+  const check = () => {
+    const items = document.querySelectorAll('[data-message-id]');
+    const log = document.querySelector('[role="log"]');
+    if (items.length >= page && log && !log.textContent?.includes('Decrypting…')) {
+      (window as unknown as { __firstPageAt: number }).__firstPageAt = performance.now();
+    } else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+}
+
+/** Whether the history store of the `enclave` database (the sealed history cache) holds records yet. */
+function historyWritten(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const open = indexedDB.open('enclave');
+    open.onerror = () => resolve(false);
+    open.onsuccess = () => {
+      const db = open.result;
+      const count = db.objectStoreNames.contains('history') ? db.transaction('history').objectStore('history').count() : null;
+      if (!count) return (db.close(), resolve(false));
+      count.onsuccess = () => (db.close(), resolve(count.result > 0));
+    };
+  });
+}
+
 type Run = {
   firstPage: Phase;
   history: Phase;
+  /** The page opened again with the session restored: navigation → first page, drawn from the warm cache. */
+  reopenedMs: number;
+  reopenedBlockMs: number;
   firstPageBlockMs: number;
   historyBlockMs: number;
   transfer: Transfer;
@@ -241,12 +275,24 @@ async function measureOnce(browser: Browser, baseURL: string, token: string, tra
     const firstPage = await traced(page, file('first-page'), () => page.evaluate(signInAndWaitFirstPage, PAGE));
     const history = await traced(page, file('history'), () => page.evaluate(loadAllHistory, MESSAGES));
     const chatScripts = (await recorder.collect()).scripts.slice(transfer.scripts.length);
-    const tasks = await page.evaluate(() => (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks);
-    const longest = (p: Phase) =>
-      Math.max(0, ...tasks.filter((t) => t.start + t.duration > p.start && t.start < p.end).map((t) => t.duration));
+    const readTasks = () => page.evaluate(() => (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks);
+    const tasks = await readTasks();
+    const longest = (p: Pick<Phase, 'start' | 'end'>, within = tasks) =>
+      Math.max(0, ...within.filter((t) => t.start + t.duration > p.start && t.start < p.end).map((t) => t.duration));
+    // A second sign-in in this browser, as the app has one: the page opened again while the
+    // session lasts (a logout, or a session found ended, wipes the cache with the keys). The
+    // reader's history was written to the cache as they read; the page opens once it is there.
+    await page.waitForFunction(historyWritten);
+    await page.addInitScript(watchFirstPage, PAGE);
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { __firstPageAt?: number }).__firstPageAt !== undefined);
+    const reopenedMs = await page.evaluate(() => (window as unknown as { __firstPageAt: number }).__firstPageAt);
+    const reopenedBlockMs = longest({ start: 0, end: reopenedMs }, await readTasks());
     return {
       firstPage,
       history,
+      reopenedMs,
+      reopenedBlockMs,
       firstPageBlockMs: longest(firstPage),
       historyBlockMs: longest(history),
       transfer,
@@ -279,7 +325,8 @@ function gitCommit(): string {
 function report(results: Run[], chromiumVersion: string, started: Date, commit: string): string {
   const first = results.map((r) => r.firstPage.ms);
   const history = results.map((r) => r.history.ms);
-  const blocks = results.map((r) => Math.max(r.firstPageBlockMs, r.historyBlockMs));
+  const reopened = results.map((r) => r.reopenedMs);
+  const blocks = results.map((r) => Math.max(r.firstPageBlockMs, r.historyBlockMs, r.reopenedBlockMs));
   const transfer = results[0]?.transfer ?? { scripts: [], indexCacheControl: '' };
   const wire = transfer.scripts.reduce((n, s) => n + s.wireBytes, 0);
   const body = transfer.scripts.reduce((n, s) => n + s.bodyBytes, 0);
@@ -305,7 +352,8 @@ function report(results: Run[], chromiumVersion: string, started: Date, commit: 
     '|---|---|---|---|',
     `| "Decrypt & Access" → first page (${PAGE} messages) shown | ${ms(median(first))} [${ms(Math.min(...first))}–${ms(Math.max(...first))}] | ≤ ${targets.firstPageMs} ms | ${verdict(median(first) <= targets.firstPageMs)} |`,
     `| all ${MESSAGES.toLocaleString('en-US')} messages decrypted and in the list (${Math.ceil((MESSAGES - PAGE) / OLDER_PAGE)} older pages of ${OLDER_PAGE}, loaded by scrolling up) | ${ms(median(history))} [${ms(Math.min(...history))}–${ms(Math.max(...history))}] | ≤ ${targets.historyMs} ms | ${verdict(median(history) <= targets.historyMs)} |`,
-    `| longest main-thread block (long tasks) during both | ${blockText(median(blocks))} [${blockText(Math.min(...blocks))}–${blockText(Math.max(...blocks))}] | none over ${targets.blockMs} ms | ${verdict(Math.max(...blocks) <= targets.blockMs)} |`,
+    `| page opened again, session restored → first page shown from the browser's history cache (from navigation: page load, session check, cache) | ${ms(median(reopened))} [${ms(Math.min(...reopened))}–${ms(Math.max(...reopened))}] | ≤ ${targets.firstPageMs} ms | ${verdict(median(reopened) <= targets.firstPageMs)} |`,
+    `| longest main-thread block (long tasks) during all three | ${blockText(median(blocks))} [${blockText(Math.min(...blocks))}–${blockText(Math.max(...blocks))}] | none over ${targets.blockMs} ms | ${verdict(Math.max(...blocks) <= targets.blockMs)} |`,
     `| initial JavaScript over the wire (login screen) | ${kb(wire)} (${kb(body)} uncompressed; ${transfer.scripts.length} files, ${encodings}) | ≤ ${targets.initialJsKB} KB | ${verdict(wire <= targets.initialJsKB * 1024)} |`,
     `| hashed assets cached immutably | ${immutable ? 'yes' : 'no'} (\`${[...new Set(hashed.map((s) => s.cacheControl))].join('`, `')}\`; index.html: \`${transfer.indexCacheControl}\`) | \`immutable\` | ${verdict(immutable)} |`,
     '',
@@ -314,11 +362,11 @@ function report(results: Run[], chromiumVersion: string, started: Date, commit: 
         ? ` Loaded after sign-in: ${lateScripts.length} more scripts, ${kb(lateScripts.reduce((n, s) => n + s.wireBytes, 0))} over the wire.`
         : ''),
     '',
-    'Per run (first page / all history / longest block, ms): ' +
+    'Per run (first page / all history / page opened again / longest block, ms): ' +
       results
         .map(
           (r) =>
-            `${Math.round(r.firstPage.ms)} / ${Math.round(r.history.ms)} / ${Math.round(Math.max(r.firstPageBlockMs, r.historyBlockMs))}`,
+            `${Math.round(r.firstPage.ms)} / ${Math.round(r.history.ms)} / ${Math.round(r.reopenedMs)} / ${Math.round(Math.max(r.firstPageBlockMs, r.historyBlockMs, r.reopenedBlockMs))}`,
         )
         .join('; '),
     '',
@@ -339,7 +387,7 @@ try {
     if (traceDir && i === 0) fs.mkdirSync(traceDir, { recursive: true });
     const run = await measureOnce(browser, seeded.server.url, seeded.readerToken, i === 0 ? traceDir : null);
     log(
-      `run ${i + 1}: first page ${ms(run.firstPage.ms)} (longest block ${ms(run.firstPageBlockMs)}), history ${ms(run.history.ms)} (${run.history.shown} shown; longest block ${ms(run.historyBlockMs)})`,
+      `run ${i + 1}: first page ${ms(run.firstPage.ms)} (longest block ${ms(run.firstPageBlockMs)}), history ${ms(run.history.ms)} (${run.history.shown} shown; longest block ${ms(run.historyBlockMs)}), opened again ${ms(run.reopenedMs)} (longest block ${ms(run.reopenedBlockMs)})`,
     );
     results.push(run);
   }

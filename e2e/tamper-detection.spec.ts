@@ -269,7 +269,9 @@ test.describe('forced detections', () => {
     await go.click();
     await expect(breachHeading(page)).toBeVisible();
     // Wiped: storage, caches and the key store; the contacts' pins stay (docs/security.md §3).
-    await expect.poll(() => browserData(page)).toEqual({ local: 0, session: 0, caches: 0, records: { identity: 0, contacts: 1 } });
+    await expect
+      .poll(() => browserData(page))
+      .toEqual({ local: 0, session: 0, caches: 0, records: { identity: 0, contacts: 1, history: 0 } });
     await shot(page, '02-breach-screen');
 
     // The breach screen stays 3 s, then the browser goes to /.

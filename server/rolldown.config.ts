@@ -60,6 +60,8 @@ export default defineConfig({
     restore: 'src/cli/restore.ts',
     migrate: 'src/cli/migrate.ts',
     admin: 'src/cli/admin.ts',
+    // Started as a worker thread by its path (paths.ts embeddedWorkerFile).
+    'embedded-worker': 'src/db/embedded-worker.ts',
   },
   platform: 'node',
   tsconfig: 'tsconfig.json',

@@ -96,15 +96,20 @@ const round = (n: number) => Math.round(n * 10) / 10;
 /**
  * Node's fetch keeps idle connections for as long as the server's Keep-Alive hint allows (71 s
  * with Fastify's); closing its global dispatcher ends them now, and a fresh one of the same kind
- * serves any later call. The symbol is undici's documented hook for the global dispatcher.
+ * serves any later call. The symbols are undici's documented hooks for the global dispatcher:
+ * Node 24 keeps one dispatcher under both, Node 26 keeps it under `.2` and a wrapper of it for the
+ * older interface under `.1`.
  */
 async function closeIdleHttpConnections(): Promise<void> {
-  type Dispatcher = { close(): Promise<void>; constructor: new () => Dispatcher };
+  type Dispatcher = { close(): Promise<void>; constructor: new (inner?: Dispatcher) => Dispatcher };
   const slot = globalThis as unknown as Record<symbol, Dispatcher | undefined>;
-  const key = Symbol.for('undici.globalDispatcher.1');
-  const current = slot[key];
+  const [v2, v1] = [Symbol.for('undici.globalDispatcher.2'), Symbol.for('undici.globalDispatcher.1')];
+  const current = slot[v2] ?? slot[v1];
   if (!current) return;
-  slot[key] = new current.constructor();
+  const fresh = new current.constructor();
+  const older = slot[v1];
+  if (slot[v2]) slot[v2] = fresh;
+  if (older) slot[v1] = older === current ? fresh : new older.constructor(fresh);
   await current.close();
 }
 

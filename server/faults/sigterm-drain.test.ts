@@ -86,7 +86,6 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
     await lock.connect();
     await lock.query('BEGIN');
     await lock.query('SELECT id FROM conversations WHERE id = $1 FOR UPDATE', [conversationId]);
-    const inFlight = Promise.all([1, 2, 3].map((i) => witness.send(`drain-witness in flight ${i}`, members[1]!.member.id)));
     // Backends waiting on the test's lock, or in line behind one that is.
     const waiting = async () =>
       Number(
@@ -99,7 +98,14 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
           )
         ).rows[0]!.n,
       );
-    await expect.poll(waiting).toBe(3);
+    // One after the other, each once the one before waits: sends arriving together share a
+    // transaction (db/group-commit.ts), so each of these waits in a transaction of its own.
+    const sends: Promise<Message>[] = [];
+    for (const i of [1, 2, 3]) {
+      sends.push(witness.send(`drain-witness in flight ${i}`, members[1]!.member.id));
+      await expect.poll(waiting).toBe(i);
+    }
+    const inFlight = Promise.all(sends);
 
     const termAt = Date.now();
     a.signal('SIGTERM');

@@ -20,8 +20,9 @@ import { conversationRoutes } from './conversations/routes';
 import { groupRoutes } from './groups/routes';
 import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
-import type { Db } from './db/client';
+import { embeddedClient, type Db } from './db/client';
 import { Scrubber } from './db/erasure';
+import { GroupCommit } from './db/group-commit';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
 import { serveMetrics, Tally, type MetricsListener } from './http/metrics';
 import { createLogger, ProbesAtDebug } from './logging';
@@ -67,6 +68,9 @@ type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaCont
  * compiler for the root context, which may be any compiler `setValidatorCompiler` and
  * `setSerializerCompiler` take.
  */
+/** Sends committed together at most: past it a batch's transaction holds its locks longer than a commit saves. */
+const SEND_BATCH_MAX = 64;
+
 const zodCompilers = { buildValidator: () => validatorCompiler, buildSerializer: () => serializerCompiler } as unknown as CompilersFactory;
 
 /** Builds the HTTP + WebSocket server over an open database and bus. `logStream` lets tests read the log. */
@@ -151,7 +155,10 @@ export async function buildApp(opts: {
     },
     app.log,
   );
-  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally, push };
+  // The embedded database has one connection: one transaction at a time. On PostgreSQL, half the
+  // pool, leaving the rest to reads and the other writes.
+  const sends = new GroupCommit(db, SEND_BATCH_MAX, embeddedClient(db) ? 1 : Math.max(1, Math.floor((config.databasePoolMax ?? 10) / 2)));
+  const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally, push, sends };
   const stopSweeping = startSweeping(db, attachmentStore, {
     orphanAfterMs: config.attachments.orphanAfterMs,
     everyMs: config.attachments.sweepEveryMs,

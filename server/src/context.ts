@@ -2,6 +2,7 @@ import type { AttachmentStore } from './attachments/blobs';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Scrubber } from './db/erasure';
+import type { GroupCommit } from './db/group-commit';
 import type { Tally } from './http/metrics';
 import type { WorkGate } from './http/overload';
 import type { PushSender } from './push/sender';
@@ -20,4 +21,6 @@ export type AppContext = {
   tally: Tally;
   /** Web Push to members with no socket open (push/sender.ts). */
   push: PushSender;
+  /** The sends' inserts, committed in groups (db/group-commit.ts). */
+  sends: GroupCommit;
 };

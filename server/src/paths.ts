@@ -13,3 +13,8 @@ export const migrationsFolder = path.join(serverDir, 'drizzle');
 
 /** The built web app (`npm run build`). */
 export const webDistDir = path.resolve(serverDir, '../web/dist');
+
+/** The embedded database's thread (db/embedded-worker.ts): the source in development and tests, its bundle in `dist/`. */
+export const embeddedWorkerFile = import.meta.filename.endsWith('.ts')
+  ? path.join(serverDir, 'src/db/embedded-worker.ts')
+  : path.join(serverDir, 'dist/embedded-worker.js');

@@ -10,11 +10,16 @@
  *
  * A conversation's timeline also holds its events (timer changes, "message deleted" notes) in the
  * same id order. A message past its `expiresAt` (by this browser's clock) or erased on the server
- * is dropped with its decrypted text: nothing of it stays in memory, and nothing of a message is
- * ever written to the browser's storage.
+ * is dropped with its decrypted text: nothing of it stays in memory.
+ *
+ * With a {@link HistoryCache}, a conversation opened for the first time is drawn from it at once
+ * and the server's newest page then has the last word (cached-history.ts).
  */
 import { limits, type EpochShare, type HistoryResponse, type Message, type MessageContent, type TimelineEvent } from '@enclave/protocol';
+import { isApiFailure } from './api-failure';
 import { emptyView, lastTimer, newConversation, nextView, type Conversation, type ConversationView, type Outgoing } from './conversation';
+import { drawFromCache, mergeServerPage, undraw, type StoreSteps } from './cached-history';
+import { CacheWriter, pageSpanning, type HistoryCache } from './history-cache';
 import type { DecryptResult } from './message-decryptor';
 
 /** A history request (routes.history's query): a conversation, and a page before or after an id. */
@@ -30,6 +35,8 @@ export type ChatStoreOptions = {
   pageSize?: number;
   /** Pages of older messages: large, so that reading back costs few round trips. */
   olderPageSize?: number;
+  /** The member's copy of their recent history (none: every conversation starts from the server). */
+  cache?: HistoryCache;
 };
 
 /** Bound on catch-up pages per reconnect; a longer absence pages in on the next open. */
@@ -42,9 +49,17 @@ export class ChatStore {
   /** Wakes the store at the next expiry among the messages held. */
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private nextExpiry = Infinity;
+  private readonly cacheWriter: CacheWriter | null;
+  private readonly steps: StoreSteps = {
+    insert: (conversation, messages) => this.insert(conversation, messages),
+    markSynced: (conversation, page) => this.markSynced(conversation, page),
+    refresh: (conversation, changed) => this.refreshView(conversation, changed),
+    decrypt: (messages, shares) => this.options.decrypt(messages, shares),
+  };
 
   constructor(options: ChatStoreOptions) {
     this.options = options;
+    this.cacheWriter = options.cache ? new CacheWriter(options.cache) : null;
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -128,6 +143,7 @@ export class ChatStore {
    */
   removed(conversationId: string, ids: readonly number[], reason: 'expired' | 'deleted'): void {
     const conversation = this.conversations.get(conversationId);
+    if (!conversation || conversation.fromCache.size > 0) this.cacheWriter?.prune(conversationId, ids);
     if (!conversation) return;
     const held = ids.flatMap((id) => conversation.messages.get(id) ?? []);
     if (reason === 'deleted') {
@@ -200,6 +216,16 @@ export class ChatStore {
     );
   }
 
+  /** Writes every conversation changed since its last write to the cache now (tests; otherwise soon after a change). */
+  flushCache(): Promise<void> {
+    return this.cacheWriter?.flush() ?? Promise.resolve();
+  }
+
+  /** The member's groups as the server lists them: the cache lets go of any other group. */
+  keepGroups(groupIds: readonly string[]): void {
+    this.cacheWriter?.keepGroups(this.conversations.values(), groupIds);
+  }
+
   private get pageSize(): number {
     return this.options.pageSize ?? limits.historyPageSize;
   }
@@ -209,7 +235,7 @@ export class ChatStore {
   }
 
   private create(conversationId: string, receiverId: string): Conversation {
-    const conversation = newConversation(receiverId);
+    const conversation = newConversation(conversationId, receiverId);
     this.conversations.set(conversationId, conversation);
     this.refreshView(conversation);
     return conversation;
@@ -218,6 +244,8 @@ export class ChatStore {
   /** Loads run one after another per conversation, so each starts from the previous one's cursor. */
   private enqueue(conversation: Conversation, task: () => Promise<void>): Promise<void> {
     const run = conversation.queue.then(task).catch((error: unknown) => {
+      // The member may no longer read it (removed from a private group): nothing of it is shown from the cache again.
+      if (this.cacheWriter && (isApiFailure(error, 404) || isApiFailure(error, 403))) undraw(conversation, this.cacheWriter, this.steps);
       // docs/spec.md §2: chat load failures are only logged.
       console.error('could not load messages', error);
       if (conversation.status === 'loading') this.update(conversation, { status: 'error' });
@@ -227,7 +255,10 @@ export class ChatStore {
   }
 
   private async loadRecent(conversation: Conversation): Promise<void> {
-    const page = await this.options.history({ receiverId: conversation.receiverId, limit: this.pageSize });
+    const fromCache = this.cacheWriter && (await drawFromCache(conversation, this.cacheWriter, this.steps));
+    const limit = fromCache ? pageSpanning(fromCache, this.pageSize) : this.pageSize;
+    const page = await this.options.history({ receiverId: conversation.receiverId, limit });
+    if (conversation.fromCache.size) return mergeServerPage(conversation, page, this.steps);
     conversation.hasOlder = page.hasMore;
     this.markSynced(conversation, page);
     await this.add(conversation, page.messages, page.shares);
@@ -279,6 +310,7 @@ export class ChatStore {
     for (const id of ids) {
       conversation.messages.delete(id);
       conversation.results.delete(id);
+      conversation.fromCache.delete(id);
     }
     conversation.resultsChanged = true;
     this.refreshView(conversation, { messages: true });
@@ -361,6 +393,7 @@ export class ChatStore {
 
   /** A new snapshot for the screens (conversation.ts), and the listeners told. */
   private refreshView(conversation: Conversation, changed: { messages?: boolean } = {}): void {
+    if (changed.messages || conversation.resultsChanged) this.cacheWriter?.changed(conversation);
     nextView(conversation, changed);
     for (const listener of this.listeners) listener();
   }

@@ -31,6 +31,7 @@ export type ConversationView = {
 
 /** The store's state of one conversation; the screens read only its {@link ConversationView}. */
 export type Conversation = {
+  id: string;
   receiverId: string;
   messages: Map<number, Message>;
   results: Map<number, DecryptResult>;
@@ -42,6 +43,8 @@ export type Conversation = {
   outgoing: Outgoing[];
   /** The highest id up to which the conversation is known to hold everything (chat-store.ts). */
   cursor: number;
+  /** Ids of the items drawn from the member's cache that no server answer has confirmed yet (history-cache.ts). */
+  fromCache: Set<number>;
   /** Loads of this conversation, one after another. */
   queue: Promise<void>;
   view: ConversationView;
@@ -63,8 +66,9 @@ export const emptyView: ConversationView = {
 };
 
 /** A conversation being loaded for the first time. */
-export function newConversation(receiverId: string): Conversation {
+export function newConversation(id: string, receiverId: string): Conversation {
   return {
+    id,
     receiverId,
     messages: new Map(),
     results: new Map(),
@@ -75,6 +79,7 @@ export function newConversation(receiverId: string): Conversation {
     loadingOlder: false,
     outgoing: [],
     cursor: 0,
+    fromCache: new Set(),
     queue: Promise.resolve(),
     view: emptyView,
     resultsChanged: false,

@@ -12,6 +12,8 @@ export type { ConversationView, Outgoing } from './conversation';
 export { FrameDispatcher } from './frame-dispatcher';
 export type { FrameOf, FrameSource } from './frame-dispatcher';
 export { Groups } from './groups';
+export { CACHED_ITEMS_PER_CONVERSATION } from './history-cache';
+export type { CachedHistory, HistoryCache } from './history-cache';
 export type { GroupView, GroupsOptions } from './groups';
 export { KEY_CHANGED, KeyTrust, RecipientKeyError } from './key-trust';
 export type {

@@ -22,6 +22,7 @@ import { Groups } from './groups';
 import { isApiFailure } from './api-failure';
 import { ChatStore } from './chat-store';
 import type { FrameSource } from './frame-dispatcher';
+import type { HistoryCache } from './history-cache';
 import { KeyTrust, type MemberList, type PinStore } from './key-trust';
 import { MessageDecryptor, type DecryptResult } from './message-decryptor';
 import { SenderKeys, type Outbound } from './sender-keys';
@@ -45,6 +46,8 @@ export type MemberClientOptions = {
   members?: MemberList;
   /** SenderKeys' waits before resending a message that got no answer. */
   sendRetryDelaysMs?: readonly number[];
+  /** The member's sealed copy of their recent history (the browser's IndexedDB); none by default. */
+  historyCache?: HistoryCache;
 };
 
 /** A live message once the store has decrypted it (undefined: in a conversation never opened). */
@@ -132,6 +135,7 @@ export class MemberClient {
       selfId: self.id,
       history: (query) => call(routes.history, { query }),
       decrypt: (messages, shares) => decryptor.decrypt(messages, shares),
+      ...(options.historyCache ? { cache: options.historyCache } : {}),
     });
     this.unsubscribe = [
       frames.on('chat_message', ({ message }) => {

@@ -289,7 +289,7 @@ describe('backup and restore of the embedded database', () => {
   it('restores an archive of the older form (the database alone), leaving the attachment files as they are', async () => {
     database = await openDatabase({ dataDir });
     const older = path.join(dataDir, 'elsewhere', 'older.tar.gz');
-    fs.writeFileSync(older, new Uint8Array(await (await embeddedClient(database.db)!.dumpDataDir('gzip')).arrayBuffer()));
+    fs.writeFileSync(older, new Uint8Array(await (await embeddedClient(database.db)!.dumpDataDir()).arrayBuffer()));
     await database.close();
     database = null;
     fs.writeFileSync(path.join(attachmentsDir(), crypto.randomUUID()), 'kept as it is');

@@ -92,7 +92,7 @@ export async function backupEmbedded(db: Db, file: string, attachmentsDir: strin
   const client = embeddedClient(db);
   if (!client) throw new Error('not an embedded database');
   await scrub(db, erasableTables);
-  const database = Buffer.from(await (await client.dumpDataDir('gzip')).arrayBuffer());
+  const database = Buffer.from(await (await client.dumpDataDir()).arrayBuffer());
   const ids = attachmentsDir ? (await db.select({ id: attachments.id }).from(attachments)).map((r) => r.id) : [];
 
   // 'wx': never overwrite an earlier backup; 0600: the archive is as secret as the database.

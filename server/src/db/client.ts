@@ -7,6 +7,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { migrationsFolder } from '../paths';
+import { EmbeddedDatabase } from './embedded';
 import * as schema from './schema';
 
 type Schema = typeof schema;
@@ -74,9 +75,15 @@ export async function openDatabase(opts: {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Finished log segments are deleted, not renamed for reuse with their old records in them:
   // erased rows must leave every file (db/erasure.ts).
-  const client = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'wal_recycle=off'] });
-  const db = drizzlePglite(client, { schema, logger });
-  await migratePglite(db, { migrationsFolder });
+  const client = await EmbeddedDatabase.open({ dataDir: dir, startParams: [...PGlite.defaultStartParams, '-c', 'wal_recycle=off'] });
+  // Drizzle's PGlite driver calls only `query` and `transaction`, which the thread's proxy speaks.
+  const db = drizzlePglite(client as unknown as PGlite, { schema, logger });
+  try {
+    await migratePglite(db, { migrationsFolder });
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
   return { db: db as unknown as Db, close: () => client.close() };
 }
 
@@ -84,10 +91,10 @@ const CONNECT_TIMEOUT_MS = 5000;
 /** The session-level advisory lock the migrator runs under (PostgreSQL scopes it to the database). */
 const MIGRATION_LOCK = "hashtext('enclave.migrations')";
 
-/** The PGlite under a Drizzle handle, or null for PostgreSQL. */
-export function embeddedClient(db: Db): PGlite | null {
+/** The embedded database under a Drizzle handle, or null for PostgreSQL. */
+export function embeddedClient(db: Db): EmbeddedDatabase | null {
   const client = (db as { $client?: unknown }).$client;
-  return client instanceof PGlite ? client : null;
+  return client instanceof EmbeddedDatabase ? client : null;
 }
 
 function defaultPoolError(err: Error): void {

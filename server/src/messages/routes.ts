@@ -135,8 +135,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       if (body.targetId !== undefined && body.attachmentIds?.length) {
         throw new HttpError(400, errorCodes.invalidRequest, 'A reaction or an edit carries no attachments');
       }
-      // The hot path, one statement: the session was read by the access check (policy.ts). A message
-      // with attachments links them in the same transaction: a refused link stores nothing.
+      // The hot path, one statement: the session was read by the access check (policy.ts).
       const store = (tx: Db) =>
         insertMessage(tx, {
           sessionId: auth.sessionId,
@@ -150,20 +149,24 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
           targetId: body.targetId ?? null,
           disappearingCapMs: ctx.config.disappearingCapMs ?? null,
         });
-      const inserted = body.attachmentIds?.length
-        ? await db.transaction(async (tx) => {
-            const row = await store(tx);
-            if (row)
-              await linkAttachments(tx, {
-                ids: body.attachmentIds,
-                senderId: me,
-                conversationId,
-                messageId: row.id,
-                orphanAfterMs: ctx.config.attachments.orphanAfterMs,
-              });
-            return row;
-          })
-        : await store(db);
+      // Committed with the sends that arrive meanwhile, and answered only after the commit
+      // (db/group-commit.ts); a message with attachments links them in the same transaction.
+      const attachmentIds = body.attachmentIds ?? [];
+      const inserted = await ctx.sends.run(
+        async (tx) => {
+          const row = await store(tx);
+          if (row && attachmentIds.length)
+            await linkAttachments(tx, {
+              ids: attachmentIds,
+              senderId: me,
+              conversationId,
+              messageId: row.id,
+              orphanAfterMs: ctx.config.attachments.orphanAfterMs,
+            });
+          return row;
+        },
+        { single: !attachmentIds.length },
+      );
       const row = inserted ?? (await resentOrRefused(db, auth.sessionId, auth.user, conversationId, body));
       const message = toMessage({ ...row, encryptedContent: body.encryptedContent, senderUsername: auth.user.username });
       // The message is stored: nothing after this may turn it into an error, or the sender would

@@ -1,8 +1,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { clearKeyStore, loadIdentity, saveIdentity } from './key-store';
 
-/** Both stores of the `enclave` database as plain maps, behind stand-ins for its helpers (Node has no IndexedDB). */
-const stores = vi.hoisted(() => ({ identity: new Map<string, unknown>(), contacts: new Map<string, unknown>() }));
+/** The stores of the `enclave` database as plain maps, behind stand-ins for its helpers (Node has no IndexedDB). */
+const stores = vi.hoisted(() => ({
+  identity: new Map<string, unknown>(),
+  contacts: new Map<string, unknown>(),
+  history: new Map<string, unknown>(),
+}));
 
 vi.mock('../lib/enclave-db', () => {
   type Name = keyof typeof stores;
@@ -15,6 +19,7 @@ vi.mock('../lib/enclave-db', () => {
   return {
     IDENTITY_STORE: 'identity',
     CONTACTS_STORE: 'contacts',
+    HISTORY_STORE: 'history',
     withStore,
     clearStore: async (name: Name) => void (await withStore(name, 'readwrite', (s) => (s as { clear(): void }).clear())),
     writeBatch: async (name: Name, write: (store: unknown) => void) => write(fakeStore(name)),
@@ -37,6 +42,7 @@ async function privateIdentity() {
 beforeEach(() => {
   stores.identity.clear();
   stores.contacts.clear();
+  stores.history.clear();
 });
 
 describe('key store', () => {

@@ -98,8 +98,10 @@ function ChatScreen({ session }: { session: Session }) {
   const { keepGroups } = unread;
 
   useEffect(() => {
-    if (groups.data) keepGroups(groups.data.map((g) => g.id));
-  }, [groups.data, keepGroups]);
+    if (!groups.data) return;
+    keepGroups(groups.data.map((g) => g.id));
+    client.store.keepGroups(groups.data.map((g) => g.id));
+  }, [groups.data, keepGroups, client]);
   // Removed from the open group (or left it in another tab): nothing more can be read or sent
   // there, so the channel opens instead, and the member is told once each time.
   const [groupsDropped, setGroupsDropped] = useState(0);

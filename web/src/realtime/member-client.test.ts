@@ -130,7 +130,7 @@ function signIn(server: FakeServer, id: string, username: string, account: Accou
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const call = fakeCall(server.api(id));
   const pins = new MemoryPinStore();
-  const services = createMemberClient(session, queryClient, new FrameDispatcher(), { call, pins });
+  const services = createMemberClient(session, queryClient, new FrameDispatcher(), { call, pins, historyCache: null });
   return { services, queryClient, call, pins };
 }
 

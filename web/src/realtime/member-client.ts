@@ -1,18 +1,20 @@
 /**
  * The member's one client (@enclave/client's MemberClient) wired to this browser: the route table
- * over fetch (net/http.ts), the socket's frames, the pins in IndexedDB (chat/key-pins.ts) and the
- * member list held by TanStack Query (chat/use-users.ts). Nothing is decided here.
+ * over fetch (net/http.ts), the socket's frames, the pins and the sealed history cache in IndexedDB
+ * (chat/key-pins.ts, chat/history-cache.ts) and the member list held by TanStack Query
+ * (chat/use-users.ts). Nothing is decided here.
  */
-import { MemberClient, type CallRoute, type FrameSource, type PinStore } from '@enclave/client';
+import { MemberClient, type CallRoute, type FrameSource, type HistoryCache, type PinStore } from '@enclave/client';
 import { routes } from '@enclave/protocol';
 import type { QueryClient } from '@tanstack/react-query';
 import type { Session } from '../auth/auth-context';
+import { indexedDbHistoryCache } from '../chat/history-cache';
 import { indexedDbPinStore } from '../chat/key-pins';
 import { ensureUsers, refetchUsers } from '../chat/use-users';
 import * as http from '../net/http';
 
-/** What the browser provides by default, replaceable in tests. */
-export type MemberClientDeps = { call?: CallRoute; pins?: PinStore };
+/** What the browser provides by default, replaceable in tests (`historyCache: null`: none). */
+export type MemberClientDeps = { call?: CallRoute; pins?: PinStore; historyCache?: HistoryCache | null };
 
 /** The client of one signed-in member, reading `frames` (the socket's, through its one dispatcher). */
 export function createMemberClient(
@@ -30,5 +32,6 @@ export function createMemberClient(
     transport: { call, frames },
     pins: deps.pins ?? indexedDbPinStore,
     members: { current: () => ensureUsers(queryClient, listUsers), fresh: () => refetchUsers(queryClient, listUsers) },
+    ...(deps.historyCache === null ? {} : { historyCache: deps.historyCache ?? indexedDbHistoryCache(session.user.id) }),
   });
 }
