@@ -13,11 +13,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { limits } from '@enclave/protocol';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freshDatabase } from './soak/database';
-import { retryAfterMs } from './soak/members';
+import { sendUntilStored } from './soak/members';
 import { SoakNetwork } from './soak/network';
 import { repoRoot, ServerProcess } from './soak/server-process';
 
@@ -79,13 +78,7 @@ async function seed(): Promise<Seeded> {
     await Promise.all(
       batch.map(async (s, k) => {
         const i = round * SENDERS + k;
-        for (;;) {
-          const outcome = await s.tm.send('all', messageText(i, s.name));
-          if (outcome.status === 201) break;
-          // A machine fast enough to pass the per-member send limit waits as the server asks.
-          if (outcome.status !== 429) throw new Error(`send ${i} answered ${outcome.status}`);
-          await sleep(retryAfterMs(outcome.headers));
-        }
+        await sendUntilStored(s.tm, 'all', messageText(i, s.name));
       }),
     );
   }

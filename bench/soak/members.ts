@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { routes, type Message, type ServerFrame } from '@enclave/protocol';
 import { defaultRateLimits } from '../../server/src/config';
-import { TestMember, type Outcome, type TestSocket } from '../../server/src/testing/member';
+import { ReplyError, TestMember, type Outcome, type TestSocket } from '../../server/src/testing/member';
 
 /** TestMember keeps every payload for the tests' secret scans; over 100,000 messages that would be gigabytes. */
 class Discarded extends Array<string> {
@@ -60,6 +60,28 @@ export const addressGates = (windowMs: number): AddressGates => ({
 
 /** Milliseconds a 429 asks to wait (`retry-after`, in seconds). */
 export const retryAfterMs = (headers: Headers): number => Number(headers.get('retry-after') ?? '1') * 1000;
+
+/**
+ * Sends until the message is stored, waiting as the server asks between tries: a machine fast
+ * enough to pass the per-member send limit is answered 429, and many first sends at once from one
+ * address pass its share of the work in flight (docs/security.md §9), which refuses the member
+ * list of a rotation with 503.
+ */
+export async function sendUntilStored(member: TestMember, to: string, text: string): Promise<void> {
+  for (;;) {
+    let outcome;
+    try {
+      outcome = await member.send(to, text);
+    } catch (err) {
+      if (!(err instanceof ReplyError) || err.status !== 503) throw err;
+      await sleep(err.retryAfterMs ?? 1000);
+      continue;
+    }
+    if (outcome.status === 201) return;
+    if (outcome.status !== 429) throw new Error(`a send answered ${outcome.status}`);
+    await sleep(retryAfterMs(outcome.headers));
+  }
+}
 
 export class SoakMember {
   state: MemberState = 'signed-out';
