@@ -20,7 +20,7 @@ import { conversationRoutes } from './conversations/routes';
 import { groupRoutes } from './groups/routes';
 import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
-import { embeddedClient, type Db } from './db/client';
+import { connectionsOf, type Db } from './db/client';
 import { Scrubber } from './db/erasure';
 import { GroupCommit } from './db/group-commit';
 import { HttpError, registerErrorHandler, shuttingDown } from './http/errors';
@@ -63,14 +63,15 @@ export type App = {
 };
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
+/** Sends committed together at most: past it a batch's transaction holds its locks longer than a commit saves. */
+const SEND_BATCH_MAX = 64;
+
 /**
  * Fastify types these factories as Ajv's and fast-json-stringify's; at run time each returns the
  * compiler for the root context, which may be any compiler `setValidatorCompiler` and
  * `setSerializerCompiler` take.
  */
-/** Sends committed together at most: past it a batch's transaction holds its locks longer than a commit saves. */
-const SEND_BATCH_MAX = 64;
-
 const zodCompilers = { buildValidator: () => validatorCompiler, buildSerializer: () => serializerCompiler } as unknown as CompilersFactory;
 
 /** Builds the HTTP + WebSocket server over an open database and bus. `logStream` lets tests read the log. */
@@ -155,9 +156,9 @@ export async function buildApp(opts: {
     },
     app.log,
   );
-  // The embedded database has one connection: one transaction at a time. On PostgreSQL, half the
-  // pool, leaving the rest to reads and the other writes.
-  const sends = new GroupCommit(db, SEND_BATCH_MAX, embeddedClient(db) ? 1 : Math.max(1, Math.floor((config.databasePoolMax ?? 10) / 2)));
+  // Half the database's connections at most (the embedded database's one), leaving the rest to
+  // reads and the other writes.
+  const sends = new GroupCommit(db, SEND_BATCH_MAX, Math.max(1, Math.floor(connectionsOf(db) / 2)));
   const ctx: AppContext = { db, config, gateway, blocks, attachments: attachmentStore, gate, scrubber, tally, push, sends };
   const stopSweeping = startSweeping(db, attachmentStore, {
     orphanAfterMs: config.attachments.orphanAfterMs,

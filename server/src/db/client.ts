@@ -97,6 +97,12 @@ export function embeddedClient(db: Db): EmbeddedDatabase | null {
   return client instanceof EmbeddedDatabase ? client : null;
 }
 
+/** Connections the database may use at once: the PostgreSQL pool's bound, or the embedded database's one. */
+export function connectionsOf(db: Db): number {
+  if (embeddedClient(db)) return 1;
+  return (db as unknown as { $client: pg.Pool }).$client.options.max;
+}
+
 function defaultPoolError(err: Error): void {
   console.error('database connection lost while idle:', err.message);
 }

@@ -120,10 +120,10 @@ async function preparedQuery(sql: string, params: unknown[], options: PgliteQuer
   return inTransaction ? query() : pg._runExclusiveTransaction(query);
 }
 
+/** A statement without parameters (DDL, `select 1`) goes as PGlite runs it; the others as named statements. */
 function runQuery(txId: number | undefined, sql: string, params: unknown[], options: PgliteQueryOptions): Promise<Results> {
-  if (!params.length) return target(txId).query(sql, params, options);
-  if (txId !== undefined) target(txId);
-  return preparedQuery(sql, params, options, txId !== undefined);
+  const on = target(txId);
+  return params.length ? preparedQuery(sql, params, options, on !== pg) : on.query(sql, params, options);
 }
 
 /** Opens a transaction (once PGlite's transaction lock is ours) and answers its id. */

@@ -23,11 +23,18 @@ type Queryable = Pick<Transaction, 'query' | 'exec'>;
 /** Drizzle reads a value of these types as text; parsers are functions, which cannot cross threads. */
 function textOids(parsers: PgliteQueryOptions['parsers']): number[] | undefined {
   if (!parsers) return undefined;
-  return Object.entries(parsers).map(([oid, parse]) => {
-    if (parse('probe', Number(oid)) !== 'probe') throw new Error(`a parser for type ${oid} cannot run on the database's thread`);
-    return Number(oid);
-  });
+  let oids = checkedParsers.get(parsers);
+  if (!oids) {
+    oids = Object.entries(parsers).map(([oid, parse]) => {
+      if (parse('probe', Number(oid)) !== 'probe') throw new Error(`a parser for type ${oid} cannot run on the database's thread`);
+      return Number(oid);
+    });
+    checkedParsers.set(parsers, oids);
+  }
+  return oids;
 }
+/** Drizzle passes one parsers object per prepared query: each is checked once, not on every call. */
+const checkedParsers = new WeakMap<NonNullable<PgliteQueryOptions['parsers']>, number[]>();
 
 function unavailable(message: string, code: '08006' | '57P03'): Error {
   return Object.assign(new Error(message), { code });

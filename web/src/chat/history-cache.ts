@@ -15,6 +15,7 @@
  * record, which also lets the cache of a group the member is no longer in be dropped.
  */
 import type { CachedHistory, HistoryCache } from '@enclave/client';
+import { toHex } from '@enclave/crypto';
 import { isGroupConversation } from '@enclave/protocol';
 import { historyKeysOf, loadHistoryKeys, type HistoryKeys } from '../auth/key-store';
 import { HISTORY_STORE, IDENTITY_STORE, transact, withStore } from '../lib/enclave-db';
@@ -27,8 +28,6 @@ type Sealed = { iv: Uint8Array<ArrayBuffer>; ciphertext: ArrayBuffer };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
 
 async function seal(keys: HistoryKeys, slot: string, value: unknown): Promise<Sealed> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
@@ -90,7 +89,7 @@ export function indexedDbHistoryCache(userId: string): HistoryCache {
     return keys;
   };
   const slotOf = async (k: HistoryKeys, name: string) =>
-    hex(await crypto.subtle.sign('HMAC', k.nameKey, encoder.encode(`${userId}\n${name}`)));
+    toHex(new Uint8Array(await crypto.subtle.sign('HMAC', k.nameKey, encoder.encode(`${userId}\n${name}`))));
   // Writes one after another: each reads and rewrites the list of conversations.
   let writes: Promise<unknown> = Promise.resolve();
 
