@@ -19,14 +19,20 @@ describe('the embedded database thread', () => {
     expect((await alice.send('all', 'before the crash')).status).toBe(201);
     expect((await bob.send('all', 'bob before the crash')).status).toBe(201);
 
-    // Sends in flight when the thread dies: each is either acknowledged (201) or refused as
-    // unavailable (503), never lost once acknowledged.
-    const inFlight = Array.from({ length: 12 }, (_, i) => alice.send('all', `in flight ${i}`));
-    const crashed = inFlight[2]!.then(() => embedded.crash());
+    // Sends in flight when the thread dies, once three of them (whichever) are acknowledged: each
+    // is either acknowledged (201) or refused as unavailable (503), never lost once acknowledged.
+    let acknowledgedSoFar = 0;
+    let crashed: Promise<void> | undefined;
+    const inFlight = Array.from({ length: 12 }, async (_, i) => {
+      const outcome = await alice.send('all', `in flight ${i}`);
+      if (outcome.status === 201 && ++acknowledgedSoFar === 3) crashed = embedded.crash();
+      return outcome;
+    });
     const outcomes = await Promise.all(inFlight);
     await crashed;
-    expect(outcomes.slice(0, 3).map((o) => o.status)).toEqual([201, 201, 201]);
-    expect(outcomes.map((o) => o.status)).toContain(503);
+    // How many were still in flight at the crash depends on the machine (a group commit may have
+    // stored all twelve by then): each is acknowledged or refused, and the refusal is checked below.
+    expect(outcomes.filter((o) => o.status === 201).length).toBeGreaterThanOrEqual(3);
     expect(outcomes.every((o) => o.status === 201 || o.status === 503)).toBe(true);
 
     // The thread is replaced after a pause (a second): a send meanwhile is refused, to be sent again.
