@@ -12,9 +12,9 @@ import { expect, test } from './support/network';
 const TOTAL = FIRST_PAGE + 10;
 
 /** The records of the `history` store, each value's raw bytes as text (both ways a search could read them). */
-function historyStore(page: Page): Promise<{ records: number; valueKeys: string[][]; text: string }> {
+function historyStore(page: Page): Promise<{ records: number; valueKeys: string[][]; text: string; largest: number }> {
   return page.evaluate(async () => {
-    if (!(await indexedDB.databases()).some((d) => d.name === 'enclave')) return { records: 0, valueKeys: [], text: '' };
+    if (!(await indexedDB.databases()).some((d) => d.name === 'enclave')) return { records: 0, valueKeys: [], text: '', largest: 0 };
     return new Promise((resolve, reject) => {
       const open = indexedDB.open('enclave');
       open.onerror = () => reject(open.error);
@@ -22,7 +22,7 @@ function historyStore(page: Page): Promise<{ records: number; valueKeys: string[
         const db = open.result;
         if (!db.objectStoreNames.contains('history')) {
           db.close();
-          return resolve({ records: 0, valueKeys: [], text: '' });
+          return resolve({ records: 0, valueKeys: [], text: '', largest: 0 });
         }
         const tx = db.transaction('history', 'readonly');
         const keys = tx.objectStore('history').getAllKeys();
@@ -31,15 +31,17 @@ function historyStore(page: Page): Promise<{ records: number; valueKeys: string[
           db.close();
           const parts: string[] = keys.result.map(String);
           const valueKeys: string[][] = [];
+          let largest = 0;
           for (const value of values.result as Record<string, unknown>[]) {
             valueKeys.push(Object.keys(value).sort());
             for (const field of Object.values(value)) {
               const bytes = field instanceof ArrayBuffer ? new Uint8Array(field) : field instanceof Uint8Array ? field : null;
               if (!bytes) continue;
+              largest = Math.max(largest, bytes.length);
               parts.push(new TextDecoder().decode(bytes), String.fromCharCode(...bytes));
             }
           }
-          resolve({ records: values.result.length, valueKeys, text: parts.join('\n') });
+          resolve({ records: values.result.length, valueKeys, text: parts.join('\n'), largest });
         };
       };
     });
@@ -64,6 +66,9 @@ test('the channel is drawn from this browser before the server answers, then eac
 
   // The page she read is written to the sealed copy: records of {iv, ciphertext} only, nothing readable.
   await expect.poll(async () => (await historyStore(page)).records).toBeGreaterThanOrEqual(2);
+  // A write made while messages were still being decrypted holds none of them; the page is there
+  // once a record is as large as 50 messages (each sealed message is more than 200 bytes).
+  await expect.poll(async () => (await historyStore(page)).largest).toBeGreaterThan(FIRST_PAGE * 200);
   const expectNothingReadable = async () => {
     const stored = await historyStore(page);
     for (const keys of stored.valueKeys) expect(keys).toEqual(['ciphertext', 'iv']);
