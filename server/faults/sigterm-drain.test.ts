@@ -99,11 +99,12 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
         ).rows[0]!.n,
       );
     // One after the other, each once the one before waits: sends arriving together share a
-    // transaction (db/group-commit.ts), so each of these waits in a transaction of its own.
+    // transaction (db/group-commit.ts), so each of these waits in a transaction of its own. The
+    // wait is for the event, however long a busy machine takes to reach it.
     const sends: Promise<Message>[] = [];
     for (const i of [1, 2, 3]) {
       sends.push(witness.send(`drain-witness in flight ${i}`, members[1]!.member.id));
-      await expect.poll(waiting).toBe(i);
+      await expect.poll(waiting, { timeout: 20_000 }).toBe(i);
     }
     const inFlight = Promise.all(sends);
 
