@@ -6,7 +6,7 @@
  * run, and reads the whole history; then the page is opened again in the same profile, the session
  * restored, and its first page is drawn from the browser's sealed history cache. Environment: BROWSER_RUNS (7), BROWSER_RESULTS (the file the
  * figures are appended to, bench/RESULTS.md; empty for none), BROWSER_TRACE (a directory for
- * Chromium traces of the first run's two phases, to open in DevTools). The report goes to stdout.
+ * Chromium traces of the first run's three phases, to open in DevTools). The report goes to stdout.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { limits } from '@enclave/protocol';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  historyWritten,
+  installLongTaskObserver,
+  loadAllHistory,
+  signInAndWaitFirstPage,
+  timeline,
+  watchFirstPage,
+  type Phase,
+} from './browser/page';
 import { freshDatabase } from './soak/database';
 import { sendUntilStored } from './soak/members';
 import { SoakNetwork } from './soak/network';
@@ -129,96 +138,6 @@ function recordScripts(page: Page): { collect(): Promise<Transfer> } {
   };
 }
 
-/** Long tasks (≥ 50 ms, the browser's own threshold) from the page's start, read by the phases below. */
-function installLongTaskObserver(): void {
-  const tasks: { start: number; duration: number }[] = [];
-  (window as unknown as { __longTasks: typeof tasks }).__longTasks = tasks;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) tasks.push({ start: e.startTime, duration: e.duration });
-  }).observe({ type: 'longtask', buffered: true });
-}
-
-type Phase = { ms: number; start: number; end: number; shown: number; readable: number };
-
-/**
- * In the page: clicks "Decrypt & Access" and waits, frame by frame, until the first page is on
- * screen with every message decrypted. Times are the page's own clock.
- */
-function signInAndWaitFirstPage(page: number): Promise<Phase> {
-  const button = Array.from(document.querySelectorAll('button')).find((b) => b.textContent?.trim() === 'Decrypt & Access');
-  if (!button) throw new Error('no Decrypt & Access button');
-  const start = performance.now();
-  button.click();
-  return new Promise((resolve) => {
-    const check = () => {
-      // The text is read only once every row is there: reading it each frame would cost the page more than it measures.
-      const items = document.querySelectorAll('[data-message-id]');
-      const log = document.querySelector('[role="log"]');
-      if (items.length >= page && log && !log.textContent?.includes('Decrypting…')) {
-        const end = performance.now();
-        const readable = Array.from(items).filter((i) => i.textContent?.includes('Message ')).length;
-        resolve({ ms: end - start, start, end, shown: items.length, readable });
-      } else requestAnimationFrame(check);
-    };
-    requestAnimationFrame(check);
-  });
-}
-
-/**
- * In the page: the reader scrolls the conversation to the top every frame (older pages load as it
- * nears the top, and the list keeps the row they were reading in place, so the next frame scrolls
- * up again), until there is no older page and every message is in the list decrypted.
- */
-function loadAllHistory(total: number): Promise<Phase> {
-  const start = performance.now();
-  return new Promise((resolve) => {
-    const step = () => {
-      const log = document.querySelector('[role="log"]');
-      if (log && log.scrollTop > 0) log.scrollTop = 0;
-      const older = Array.from(document.querySelectorAll('button')).find((b) =>
-        /^(Load older messages|Loading…)$/.test(b.textContent?.trim() ?? ''),
-      );
-      const items = document.querySelectorAll('[data-message-id]');
-      if (!older && items.length >= total && log && !log.textContent?.includes('Decrypting…')) {
-        const end = performance.now();
-        const readable = Array.from(items).filter((i) => i.textContent?.includes('Message ')).length;
-        resolve({ ms: end - start, start, end, shown: items.length, readable });
-      } else requestAnimationFrame(step);
-    };
-    step();
-  });
-}
-
-/**
- * In the page, installed before the app's scripts: every animation frame from the page's start
- * until the first page is on screen with every message decrypted; the time (the page's clock,
- * from its navigation) is left in `__firstPageAt`.
- */
-function watchFirstPage(page: number): void {
-  const check = () => {
-    const items = document.querySelectorAll('[data-message-id]');
-    const log = document.querySelector('[role="log"]');
-    if (items.length >= page && log && !log.textContent?.includes('Decrypting…')) {
-      (window as unknown as { __firstPageAt: number }).__firstPageAt = performance.now();
-    } else requestAnimationFrame(check);
-  };
-  requestAnimationFrame(check);
-}
-
-/** Whether the history store of the `enclave` database (the sealed history cache) holds records yet. */
-function historyWritten(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const open = indexedDB.open('enclave');
-    open.onerror = () => resolve(false);
-    open.onsuccess = () => {
-      const db = open.result;
-      const count = db.objectStoreNames.contains('history') ? db.transaction('history').objectStore('history').count() : null;
-      if (!count) return (db.close(), resolve(false));
-      count.onsuccess = () => (db.close(), resolve(count.result > 0));
-    };
-  });
-}
-
 type Run = {
   firstPage: Phase;
   history: Phase;
@@ -277,10 +196,13 @@ async function measureOnce(browser: Browser, baseURL: string, token: string, tra
     // reader's history was written to the cache as they read; the page opens once it is there.
     await page.waitForFunction(historyWritten);
     await page.addInitScript(watchFirstPage, PAGE);
-    await page.reload();
-    await page.waitForFunction(() => (window as unknown as { __firstPageAt?: number }).__firstPageAt !== undefined);
+    await traced(page, file('opened-again'), async () => {
+      await page.reload();
+      await page.waitForFunction(() => (window as unknown as { __firstPageAt?: number }).__firstPageAt !== undefined);
+    });
     const reopenedMs = await page.evaluate(() => (window as unknown as { __firstPageAt: number }).__firstPageAt);
     const reopenedBlockMs = longest({ start: 0, end: reopenedMs }, await readTasks());
+    log(`  opened again, where the time went (ms from navigation): ${await page.evaluate(timeline)}`);
     return {
       firstPage,
       history,

@@ -1,7 +1,7 @@
 import type { HistoryResponse, Message, TimelineEvent } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import { ChatStore, type HistoryParams } from './chat-store';
-import type { CachedHistory, HistoryCache } from './history-cache';
+import { CACHED_ITEMS_PER_CONVERSATION, type CachedHistory, type HistoryCache } from './history-cache';
 import type { DecryptResult } from './message-decryptor';
 import { storedMessage } from './testing';
 
@@ -225,7 +225,9 @@ describe('chat store with a history cache', () => {
     await older;
     expect(t.ids().length).toBe(250);
     await t.store.flushCache();
-    expect(t.cache.held.get('general')!.messages.map((m) => m.id)).toEqual(range(51, 250).map((m) => m.id));
+    expect(t.cache.held.get('general')!.messages.map((m) => m.id)).toEqual(
+      range(251 - CACHED_ITEMS_PER_CONVERSATION, 250).map((m) => m.id),
+    );
   });
 
   it('takes a message erased on the server out of the cached copy of a conversation not open', async () => {

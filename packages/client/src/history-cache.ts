@@ -28,8 +28,12 @@ export type HistoryCache = {
   keepGroups(groupIds: readonly string[]): Promise<void>;
 };
 
-/** Items (messages and events) kept per conversation: enough for the first page and a scroll back. */
-export const CACHED_ITEMS_PER_CONVERSATION = 200;
+/**
+ * Items (messages and events) kept per conversation: the first page. More would be drawn, and
+ * verified again once the server answers, before anything is shown, and each row drawn costs the
+ * opening page its time; reading back is the server's.
+ */
+export const CACHED_ITEMS_PER_CONVERSATION = limits.historyPageSize;
 
 /** A result worth keeping: one that decrypting again could change (a key not loaded yet) is left to the server's page. */
 const isSettled = (result: DecryptResult | undefined): result is DecryptResult =>

@@ -18,8 +18,13 @@ const service = await TestPushService.start();
 afterAll(() => service.close());
 
 describe.each(backends)('Web Push (%s)', (backend) => {
+  // The look-ups of whom to push, as the database sees them.
+  let lookUps = 0;
   const suite = oneInstance(backend, {
     config: { rateLimits: relaxedRateLimits, pushEndpointAllow: [service.origin], pushEndpointCa: service.caFile },
+    onQuery: (query) => {
+      if (/from "push_subscriptions" inner join "sessions"/.test(query)) lookUps += 1;
+    },
   });
   let n = 0;
   // Each test its own members: a member is pushed at most once per 30 s.
@@ -143,6 +148,23 @@ describe.each(backends)('Web Push (%s)', (backend) => {
     await service.firstPush(daveBrowser.endpoint);
     expect(service.pushesTo(aliceBrowser.endpoint)).toHaveLength(1);
     expect(service.pushesTo(carolBrowser.endpoint)).toHaveLength(1);
+  });
+
+  it('looks up the messages of a conversation stored together once, and pushes each of two senders about the other', async () => {
+    const [alice, bob] = await pair();
+    const [carol] = await suite.members(`together${n}`);
+    const browsers = [service.browser(), service.browser(), service.browser()] as const;
+    for (const [i, member] of [alice, bob, carol!].entries()) await subscribe(member, browsers[i]!);
+    const before = lookUps;
+    const sent = 10;
+    await Promise.all(Array.from({ length: sent }, (_, i) => (i % 2 ? bob : carol!).send('all', `together ${i}`)));
+    // Nobody has a socket: each is pushed, the two senders too (each wrote to the other), once.
+    await Promise.all(browsers.map((b) => service.firstPush(b.endpoint)));
+    for (const b of browsers) expect(service.pushesTo(b.endpoint)).toHaveLength(1);
+    // Sent at once, the ten messages share their look-ups (one, unless the machine spread them
+    // over more than one wait of PUSH_LOOKUP_DELAY_MS).
+    expect(lookUps - before).toBeGreaterThan(0);
+    expect(lookUps - before).toBeLessThan(sent);
   });
 
   it("pushes a group's members, and nobody outside it", async () => {

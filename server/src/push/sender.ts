@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import tls from 'node:tls';
 import { GENERAL_CONVERSATION, isGroupConversation, PUSH_PAYLOAD } from '@enclave/protocol';
-import { and, eq, gt, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import webpush from 'web-push';
 import { inGoodStanding } from '../auth/sessions';
@@ -22,8 +22,13 @@ import type { VapidKeys } from './vapid';
 
 /** At most one push per member per this long, whatever the number of messages (per instance). */
 export const PUSH_COALESCE_MS = 30_000;
-/** Stored messages waiting for their look-up; past this, new ones push nobody. */
-export const PUSH_PENDING_MESSAGES = 64;
+/** Conversations with stored messages waiting for their look-up; past this, new ones push nobody. */
+export const PUSH_PENDING_CONVERSATIONS = 64;
+/**
+ * Messages stored within this long of each other share one look-up per conversation: a busy
+ * channel costs the database a few look-ups a second, not one per message.
+ */
+export const PUSH_LOOKUP_DELAY_MS = 250;
 /** Requests to push services waiting; past this, new ones are dropped. */
 export const PUSH_PENDING_REQUESTS = 512;
 /** Requests to push services in flight at once. */
@@ -41,6 +46,8 @@ const SWEEP_MS = 10 * 60 * 1000;
 
 type Target = { userId: string; endpoint: string; p256dh: string; auth: string };
 type Stored = { conversationId: string; senderId: string; peerId: string | null };
+/** A conversation's messages waiting for their look-up: who sent them, and the DMs' peers. */
+type Pending = { conversationId: string; senders: Set<string>; peers: Set<string> };
 
 export type PushOptions = {
   keys: VapidKeys;
@@ -51,7 +58,8 @@ export type PushOptions = {
 };
 
 export class PushSender {
-  private readonly messages: Stored[] = [];
+  /** By conversation, in the order their first message came. */
+  private readonly pending = new Map<string, Pending>();
   private readonly requests: Target[] = [];
   /** When each member was last pushed (ms), the oldest first (a Map keeps insertion order). */
   private readonly lastPushed = new Map<string, number>();
@@ -77,9 +85,16 @@ export class PushSender {
   }
 
   /** A message was stored: its conversation's other members may be told. Returns at once. */
-  messageStored(stored: Stored): void {
-    if (this.closed || this.messages.length >= PUSH_PENDING_MESSAGES) return;
-    this.messages.push(stored);
+  messageStored({ conversationId, senderId, peerId }: Stored): void {
+    if (this.closed) return;
+    let entry = this.pending.get(conversationId);
+    if (!entry) {
+      if (this.pending.size >= PUSH_PENDING_CONVERSATIONS) return;
+      entry = { conversationId, senders: new Set(), peers: new Set() };
+      this.pending.set(conversationId, entry);
+    }
+    entry.senders.add(senderId);
+    if (peerId) entry.peers.add(peerId);
     this.lookingUp ??= this.lookUp().finally(() => (this.lookingUp = null));
   }
 
@@ -87,38 +102,52 @@ export class PushSender {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweepTimer);
-    this.messages.length = 0;
+    this.pending.clear();
     this.requests.length = 0;
     await this.lookingUp;
     await Promise.all(this.inFlight);
     this.agent?.destroy();
   }
 
+  /** Waits for the messages stored meanwhile, then looks up each conversation once, in order; again while more come. */
   private async lookUp(): Promise<void> {
-    for (let next = this.messages.shift(); next && !this.closed; next = this.messages.shift()) {
-      try {
-        const targets = await this.targetsOf(next);
-        const now = Date.now();
-        // Every subscription of a member is pushed, then the member waits PUSH_COALESCE_MS.
-        const pushed = new Set<string>();
-        for (const t of targets) {
-          if (!pushed.has(t.userId) && !this.mayPush(t.userId, now)) continue;
-          if (this.requests.length >= PUSH_PENDING_REQUESTS) break;
-          pushed.add(t.userId);
-          this.requests.push(t);
-        }
-        for (const userId of pushed) this.markPushed(userId, now);
-        this.startRequests();
-      } catch (err) {
-        this.log.warn({ err }, 'could not look up whom to push');
-      }
+    while (this.pending.size && !this.closed) {
+      await new Promise((resolve) => setTimeout(resolve, PUSH_LOOKUP_DELAY_MS).unref());
+      const batch = [...this.pending.values()];
+      this.pending.clear();
+      for (const next of batch) if (!this.closed) await this.pushFor(next);
     }
   }
 
-  /** Subscriptions of the conversation's members other than the sender, in good standing, with a live session and no socket. */
-  private async targetsOf({ conversationId, senderId, peerId }: Stored): Promise<Target[]> {
+  private async pushFor(next: Pending): Promise<void> {
+    try {
+      const targets = await this.targetsOf(next);
+      const now = Date.now();
+      // Every subscription of a member is pushed, then the member waits PUSH_COALESCE_MS.
+      const pushed = new Set<string>();
+      for (const t of targets) {
+        if (!pushed.has(t.userId) && !this.mayPush(t.userId, now)) continue;
+        if (this.requests.length >= PUSH_PENDING_REQUESTS) break;
+        pushed.add(t.userId);
+        this.requests.push(t);
+      }
+      for (const userId of pushed) this.markPushed(userId, now);
+      this.startRequests();
+    } catch (err) {
+      this.log.warn({ err }, 'could not look up whom to push');
+    }
+  }
+
+  /**
+   * Subscriptions of the members the conversation's messages went to (a DM's peers; else every
+   * member but a sole sender: each of several senders was written to by another), in good
+   * standing, with a live session and no socket.
+   */
+  private async targetsOf({ conversationId, senders, peers }: Pending): Promise<Target[]> {
     const group = isGroupConversation(conversationId);
-    if (conversationId !== GENERAL_CONVERSATION && !group && !peerId) return [];
+    const dm = conversationId !== GENERAL_CONVERSATION && !group;
+    if (dm && !peers.size) return [];
+    const [soleSender] = senders.size === 1 ? senders : [];
     const recent = this.recentlyPushed(Date.now());
     const liveSince = new Date(Date.now() - PRESENCE_TTL_MS);
     return this.db
@@ -135,8 +164,8 @@ export class PushSender {
         and(
           openSession(),
           inGoodStanding(),
-          ne(pushSubscriptions.userId, senderId),
-          peerId ? eq(pushSubscriptions.userId, peerId) : undefined,
+          soleSender && !dm ? ne(pushSubscriptions.userId, soleSender) : undefined,
+          dm ? inArray(pushSubscriptions.userId, [...peers]) : undefined,
           group
             ? sql`exists (select 1 from ${groupMembers} where ${groupMembers.groupId} = ${conversationId} and ${groupMembers.userId} = ${pushSubscriptions.userId})`
             : undefined,

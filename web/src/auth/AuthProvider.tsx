@@ -45,7 +45,10 @@ async function restore(): Promise<Session | null> {
   // No profile stored: this browser is signed out (or never signed in), so there is no session to
   // ask about, and a signed-out visitor's console gets no 401 (docs/spec.md §4 restores only from
   // stored user data too).
-  if (readStoredUser() === null) return null;
+  const stored = readStoredUser();
+  if (stored === null) return null;
+  // The keys are read while the server is asked: neither waits for the other.
+  const storedIdentity = loadIdentity(stored.id).catch(() => null);
   let response: SessionResponse;
   try {
     response = await api.me();
@@ -56,7 +59,7 @@ async function restore(): Promise<Session | null> {
     }
     return null;
   }
-  const identity = await loadIdentity(response.user.id).catch(() => null);
+  const identity = response.user.id === stored.id ? await storedIdentity : await loadIdentity(response.user.id).catch(() => null);
   const mismatch = identity !== null && !samePublicIdentity(identity.publicIdentity, publicIdentityOf(response));
   if (!identity || mismatch) {
     // A live cookie without keys is useless to the member, and one whose server lies about their

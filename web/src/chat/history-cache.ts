@@ -9,8 +9,8 @@
  * moved to another key does not open). Both keys are non-extractable and kept in the member's
  * identity record (auth/key-store.ts), so clearing the identity leaves nothing that opens the
  * records, and clearKeyStore deletes the records too. A write happens only in a transaction that
- * still finds those keys, so a save racing a logout cannot put a record back. Bounds: 200 items
- * per conversation (CACHED_ITEMS_PER_CONVERSATION) and the {@link MAX_CACHED_CONVERSATIONS} most
+ * still finds those keys, so a save racing a logout cannot put a record back. Bounds: a page of
+ * items per conversation (CACHED_ITEMS_PER_CONVERSATION) and the {@link MAX_CACHED_CONVERSATIONS} most
  * recently written conversations, listed (record key and conversation id) in one more sealed
  * record, which also lets the cache of a group the member is no longer in be dropped.
  */
@@ -88,6 +88,8 @@ export function indexedDbHistoryCache(userId: string): HistoryCache {
     });
     return keys;
   };
+  // Read now, while the chat screen is still being drawn: the first conversation opened needs them.
+  void keysNow();
   const slotOf = async (k: HistoryKeys, name: string) =>
     toHex(new Uint8Array(await crypto.subtle.sign('HMAC', k.nameKey, encoder.encode(`${userId}\n${name}`))));
   // Writes one after another: each reads and rewrites the list of conversations.
