@@ -19,6 +19,7 @@ import { securityEvents, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { OPERATOR_ACTOR } from '../operator/admin-commands';
 import { askOperator, OperatorRefusal, operatorSocketPath, startOperatorSocket } from '../operator/socket';
+import { requestOf } from './admin-request';
 import { backends, creatorHeaders, makeDatabase, redisEnabled, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember } from '../testing/member';
 
@@ -44,7 +45,7 @@ describe('admin arguments', () => {
   // Refused before any socket is asked: DATA_DIR points at nothing.
   const env = { DATA_DIR: path.join(os.tmpdir(), 'enclave-admin-never-asked') };
 
-  it('refuses bad arguments with exit code 2, a reason and the usage on standard error, nothing on standard output', async () => {
+  it('names the reason for each bad command line', () => {
     const cases: [string[], RegExp][] = [
       [[], /a command is needed/],
       [['frobnicate'], /unknown command frobnicate/],
@@ -60,16 +61,27 @@ describe('admin arguments', () => {
       [['emergency'], /emergency takes on or off/],
       [['emergency', 'maybe'], /emergency takes on or off, not maybe/],
     ];
-    // Independent processes: run together.
-    const runs = await Promise.all(cases.map(([args]) => admin(args, env)));
-    for (const [i, run] of runs.entries()) {
-      const [args, reason] = cases[i]!;
+    for (const [args, reason] of cases) expect(() => requestOf(args), args.join(' ')).toThrow(reason);
+    expect(requestOf(['ban', 'alice', '--reason', 'spam'])).toMatchObject({ path: '/ban', body: { username: 'alice', reason: 'spam' } });
+  });
+
+  it('refuses bad arguments with exit code 2, the reason and the usage on standard error, nothing on standard output', async () => {
+    // One of each kind: no command, an option the parser refuses, a value the schema refuses.
+    const cases: [string[], RegExp][] = [
+      [[], /a command is needed/],
+      [['members', '--bogus'], /Unknown option '--bogus'/],
+      [['ban', 'not a name'], /Username may contain/],
+    ];
+    // One after the other: each process compiles the command's sources (tsx), which on a busy
+    // machine is seconds each.
+    for (const [args, reason] of cases) {
+      const run = await admin(args, env);
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(run.stderr).toMatch(reason);
       expect(run.stderr).toMatch(/^usage: npm run admin -- members \[--json\]$/m);
     }
     expect(fs.existsSync(env.DATA_DIR)).toBe(false);
-  });
+  }, 120_000);
 
   it('says no server answers, and how to start one, with exit code 1', async () => {
     const dataDir = tempDir();
