@@ -7,7 +7,9 @@
  * on, dropped afterwards; the embedded database without it), BENCH_SERVER_MAIN (another server
  * bundle than server/dist/main.js, to measure a before and an after in one sitting),
  * BENCH_INSTANCES (1; more needs DATABASE_URL, and shares events through Redis at REDIS_URL,
- * default 127.0.0.1:6379), BENCH_NOTE (a line for RESULTS.md), BENCH_RESULTS=0 (print only).
+ * default 127.0.0.1:6379), BENCH_NOTE (a line for RESULTS.md), BENCH_RESULTS=0 (print only),
+ * BENCH_HEAP_SNAPSHOTS (a directory for heap snapshots of the servers before and after the join,
+ * to compare with bench/heap-diff.ts).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,6 +44,7 @@ const options: LoadOptions = {
   redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
   pin: pinned,
   progress,
+  heapSnapshots: process.env.BENCH_HEAP_SNAPSHOTS || null,
 };
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();

@@ -2,11 +2,12 @@
  * Preloaded into the server under soak, and only there (`node --expose-gc --import
  * bench/server-probe.mjs server/dist/main.js`, started by bench/soak/server-process.ts). Over the
  * IPC channel the bench opened, it answers each `soak:sample` request with the process's heap
- * figures (after a full garbage collection when asked) and the event-loop delay since the previous
- * answer. The server itself gains no route, no flag and no file: without an IPC channel this does
+ * figures (after a full garbage collection when asked, and a heap snapshot to a file when asked)
+ * and the event-loop delay since the previous answer. The server itself gains no route, no flag and no file: without an IPC channel this does
  * nothing. RSS and open sockets are read from /proc by the bench, outside the process.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 const MS = 1e6;
@@ -29,6 +30,8 @@ if (process.send) {
       globalThis.gc();
     }
     const memory = process.memoryUsage();
+    // A heap snapshot when asked (bench:load's BENCH_HEAP_SNAPSHOTS), after the figures are read.
+    if (typeof message.snapshot === 'string') writeHeapSnapshot(message.snapshot);
     if (message.gc) {
       // The pause we caused is not the server's lag: let the sampler record it, then drop it.
       await sleep(3 * RESOLUTION_MS);

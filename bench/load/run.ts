@@ -36,6 +36,8 @@ export type LoadOptions = {
   /** Pin the server to core 0 and the client to core 1 (when taskset and two cores are there). */
   pin: boolean;
   progress: (line: string) => void;
+  /** A directory for heap snapshots of each server before and after the join (BENCH_HEAP_SNAPSHOTS), or null. */
+  heapSnapshots: string | null;
 };
 
 export type LoadResult = {
@@ -216,13 +218,19 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
   const target = kind === 'enclave' ? await enclaveTarget(o) : await bareTarget(o);
   const { servers } = target;
   const cpuSeconds = () => servers.reduce((sum, s) => sum + s.cpuSeconds(), 0);
-  const heapUsed = async (gc: boolean) => (await Promise.all(servers.map((s) => s.probe(gc)))).reduce((sum, p) => sum + p.heapUsed, 0);
+  const snapshot = (i: number, moment: string) =>
+    o.heapSnapshots ? path.join(o.heapSnapshots, `${kind}-${i}-${moment}.heapsnapshot`) : undefined;
+  const heapUsed = async (gc: boolean, moment?: string) =>
+    (await Promise.all(servers.map((s, i) => s.probe(gc, moment ? snapshot(i, moment) : undefined)))).reduce(
+      (sum, p) => sum + p.heapUsed,
+      0,
+    );
   const log = (line: string) => o.progress(`[${target.label}] ${line}`);
   const deliveries = new Deliveries();
   const sockets: LoadSocket[] = [];
   const senders = Math.min(o.senders, o.members);
   try {
-    const before = await heapUsed(true);
+    const before = await heapUsed(true, 'before-join');
 
     log(`connecting ${o.members} sockets`);
     const joinStart = performance.now();
@@ -234,7 +242,7 @@ export async function runLoad(kind: 'enclave' | 'bare-ws', o: LoadOptions): Prom
     await quiet(deliveries, 1000, 120_000);
     const joinCpuS = cpuSeconds() - joinCpuStart;
     const presenceFrames = deliveries.presence;
-    const after = await heapUsed(true);
+    const after = await heapUsed(true, 'after-join');
     log(`joined in ${round(joinMs)} ms, ${presenceFrames} presence frames`);
 
     // Each sender's first message uploads its epoch (one share per member); not measured.

@@ -127,7 +127,8 @@ export class ServerProcess {
   }
 
   /** Heap and event-loop delay since the last sample, from the probe; after a full GC with `gc`. */
-  async probe(gc: boolean): Promise<ProbeAnswer> {
+  /** The probe's figures, after a full collection when `gc`; with `snapshot`, a heap snapshot written to that file too. */
+  async probe(gc: boolean, snapshot?: string): Promise<ProbeAnswer> {
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -142,7 +143,7 @@ export class ServerProcess {
         else resolve(value);
       };
       this.child.on('message', onMessage);
-      this.child.send({ type: 'soak:sample', id, gc });
+      this.child.send({ type: 'soak:sample', id, gc, snapshot });
     });
   }
 
