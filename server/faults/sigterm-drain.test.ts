@@ -86,17 +86,21 @@ describe.runIf(needs.run)('SIGTERM drains an instance', () => {
     await lock.connect();
     await lock.query('BEGIN');
     await lock.query('SELECT id FROM conversations WHERE id = $1 FOR UPDATE', [conversationId]);
-    // Backends waiting on the test's lock, or in line behind one that is.
+    // Backends waiting on the test's lock, or in line behind one that is. Asked outside the
+    // holder's transaction: pg_stat_activity is read once per transaction, and a connection the
+    // pool opens after that read would never be counted.
+    const holder = (await lock.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const waiting = async () =>
       Number(
         (
-          await lock.query<{ n: string }>(
+          await cluster.sql<{ n: string }>(
             `WITH RECURSIVE blocked AS (
-               SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))
+               SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))
                UNION SELECT a.pid FROM pg_stat_activity a JOIN blocked b ON b.pid = ANY(pg_blocking_pids(a.pid)))
              SELECT count(*) AS n FROM blocked`,
+            [holder],
           )
-        ).rows[0]!.n,
+        )[0]!.n,
       );
     // One after the other, each once the one before waits: sends arriving together share a
     // transaction (db/group-commit.ts), so each of these waits in a transaction of its own. The
