@@ -44,7 +44,7 @@ const options: LoadOptions = {
   redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
   pin: pinned,
   progress,
-  heapSnapshots: process.env.BENCH_HEAP_SNAPSHOTS || null,
+  heapSnapshots: process.env.BENCH_HEAP_SNAPSHOTS || undefined,
 };
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();

@@ -36,8 +36,8 @@ export type LoadOptions = {
   /** Pin the server to core 0 and the client to core 1 (when taskset and two cores are there). */
   pin: boolean;
   progress: (line: string) => void;
-  /** A directory for heap snapshots of each server before and after the join (BENCH_HEAP_SNAPSHOTS), or null. */
-  heapSnapshots: string | null;
+  /** A directory for heap snapshots of each server before and after the join (BENCH_HEAP_SNAPSHOTS). */
+  heapSnapshots?: string;
 };
 
 export type LoadResult = {
