@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import https from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import { GENERAL_CONVERSATION, isGroupConversation, PUSH_PAYLOAD } from '@enclave/protocol';
 import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
@@ -112,7 +113,7 @@ export class PushSender {
   /** Waits for the messages stored meanwhile, then looks up each conversation once, in order; again while more come. */
   private async lookUp(): Promise<void> {
     while (this.pending.size && !this.closed) {
-      await new Promise((resolve) => setTimeout(resolve, PUSH_LOOKUP_DELAY_MS).unref());
+      await sleep(PUSH_LOOKUP_DELAY_MS, undefined, { ref: false });
       const batch = [...this.pending.values()];
       this.pending.clear();
       for (const next of batch) if (!this.closed) await this.pushFor(next);
