@@ -24,6 +24,7 @@ import {
   watchFirstPage,
   type Phase,
 } from './browser/page';
+import { chromiumArgs } from './chromium';
 import { freshDatabase } from './soak/database';
 import { sendUntilStored } from './soak/members';
 import { SoakNetwork } from './soak/network';
@@ -42,18 +43,6 @@ if (!Number.isInteger(runs) || runs <= 0)
 const resultsFile = process.env.BROWSER_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
 const traceDir = process.env.BROWSER_TRACE || null;
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-/** Chromium as the e2e suite runs it (e2e/playwright.config.ts). */
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** A text of 20 to 200 characters, different for each message, with no randomness. */
 function messageText(i: number, sender: string): string {

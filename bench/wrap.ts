@@ -1,70 +1,113 @@
 /**
- * `npm run bench:wrap`: what one rotation of today's sender keys costs a sender in Node, for a
- * channel of N members (docs/scaling.md §6): `createEpoch` of @enclave/crypto (one RSA-OAEP-2048
- * wrap and one ECDSA P-256 signature per member), its time and CPU, and the size of the upload it
- * makes (`POST /api/epochs`'s body). The recipients' ids are all different; their public keys are
- * WRAP_KEYS distinct RSA-2048 keys used in turn (making 100,000 would take hours, and a wrap costs
- * the same whichever key it uses: each recipient's key is imported anew, as createEpoch does for a
- * real member list). Environment: WRAP_MEMBERS (1000,10000,100000), WRAP_KEYS (16), WRAP_RESULTS
- * (the file the table is appended to, bench/RESULTS.md; empty for none).
+ * `npm run bench:wrap`: what wrapping a channel's key for N members costs (docs/scaling.md §6),
+ * today's sender keys against the channel key:
+ * - today: `createEpoch` of @enclave/crypto, one RSA-OAEP-2048 wrap and one ECDSA P-256 signature
+ *   per member, which every active sender pays at every membership change;
+ * - channel key: `startWrap` and `wrapShares`, one X25519 agreement, HKDF and 40-byte AES-KW wrap
+ *   per member and one signature per upload, which one member pays at a removal (a join costs
+ *   one share, for the newcomer).
+ * Each is timed in Node on one thread and in Debian's Chromium: today's on the page's thread, as
+ * the web app runs it; the channel key across `navigator.hardwareConcurrency` Web Workers with the
+ * page's longest task meanwhile (bench/wrap/). The upload is the JSON body each would post. The
+ * recipients' ids are all different; their public keys are WRAP_KEYS distinct keys used in turn
+ * (making 100,000 RSA keys would take hours, and a wrap costs the same whichever key it uses: each
+ * recipient's key is imported anew, as for a real member list). Environment: WRAP_MEMBERS
+ * (1000,10000,100000), WRAP_KEYS (16), WRAP_CHROMIUM (1; 0 for Node only), WRAP_RESULTS (the file
+ * the table is appended to, bench/RESULTS.md; empty for none).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEpoch, toBase64 } from '@enclave/crypto';
+import { createEpoch, newChannelSecret, startWrap, toBase64, wrapShares } from '@enclave/crypto';
 import { repoRoot } from './soak/server-process';
+import { wrapInChromium } from './wrap/chromium';
 
 const sizes = (process.env.WRAP_MEMBERS ?? '1000,10000,100000').split(',').map(Number);
 const keyCount = Number(process.env.WRAP_KEYS ?? '16');
 if (!sizes.every((n) => Number.isInteger(n) && n > 0) || !Number.isInteger(keyCount) || keyCount <= 0)
   throw new Error('WRAP_MEMBERS is a comma-separated list of positive whole numbers, WRAP_KEYS a positive whole number');
+const withChromium = (process.env.WRAP_CHROMIUM ?? '1') !== '0';
 const resultsFile = process.env.WRAP_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+type Kind = 'today' | 'channel';
+type Row = { kind: Kind; where: string; members: number; ms: number; uploadBytes: number; longestTaskMs?: number };
 
 const rsa = { name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
-const publicKeys = await Promise.all(
-  Array.from({ length: keyCount }, async () => {
-    const pair = await crypto.subtle.generateKey(rsa, true, ['encrypt', 'decrypt']);
-    return toBase64(new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey)));
-  }),
-);
+const [rsaKeys, shareKeys] = await Promise.all([
+  Promise.all(
+    Array.from({ length: keyCount }, async () => {
+      const pair = await crypto.subtle.generateKey(rsa, true, ['encrypt', 'decrypt']);
+      return toBase64(new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey)));
+    }),
+  ),
+  Promise.all(
+    Array.from({ length: keyCount }, async () => {
+      const pair = (await crypto.subtle.generateKey({ name: 'X25519' }, true, ['deriveKey'])) as CryptoKeyPair;
+      return toBase64(new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey)));
+    }),
+  ),
+]);
 const { privateKey: signKey } = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
 
-type Row = { members: number; ms: number; cpuMs: number; uploadBytes: number };
-const rows: Row[] = [];
-for (const members of sizes) {
-  const recipients = Array.from({ length: members }, (_, i) => ({
-    id: crypto.randomUUID(),
-    encryptionPublicKey: publicKeys[i % keyCount]!,
-  }));
-  const cpu = process.cpuUsage();
+/** One wrap in Node: its wall time and the size of the body it would post. */
+async function inNode(kind: Kind, members: number): Promise<Row> {
+  const ids = Array.from({ length: members }, () => crypto.randomUUID());
   const start = performance.now();
-  const { epoch, shares } = await createEpoch({
-    conversationId: 'general',
-    senderId: crypto.randomUUID(),
-    membershipVersion: 1,
-    recipients,
-    signKey,
-  });
+  let body: string;
+  if (kind === 'today') {
+    const recipients = ids.map((id, i) => ({ id, encryptionPublicKey: rsaKeys[i % keyCount]! }));
+    const { epoch, shares } = await createEpoch({
+      conversationId: 'general',
+      senderId: crypto.randomUUID(),
+      membershipVersion: 1,
+      recipients,
+      signKey,
+    });
+    body = JSON.stringify({ epochId: epoch.epochId, receiverId: 'all', membershipVersion: 1, shares });
+  } else {
+    const recipients = ids.map((id, i) => ({ id, sharePublicKey: shareKeys[i % keyCount]! }));
+    const secret = await newChannelSecret('general', crypto.randomUUID());
+    const { header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: crypto.randomUUID(), signKey });
+    body = JSON.stringify({ header, shares: await wrapShares({ header, secret, ephemeralPrivateKey, recipients }) });
+  }
   const ms = performance.now() - start;
-  const used = process.cpuUsage(cpu);
-  const body = JSON.stringify({ epochId: epoch.epochId, receiverId: 'all', membershipVersion: 1, shares });
-  rows.push({ members, ms, cpuMs: (used.user + used.system) / 1000, uploadBytes: Buffer.byteLength(body) });
-  process.stderr.write(`${members} members: ${Math.round(ms)} ms\n`);
+  log(`Node, ${kind}, ${members} members: ${Math.round(ms)} ms`);
+  return { kind, where: 'Node, one thread', members, ms, uploadBytes: Buffer.byteLength(body) };
+}
+
+const rows: Row[] = [];
+for (const members of sizes) for (const kind of ['today', 'channel'] as const) rows.push(await inNode(kind, members));
+if (withChromium) {
+  const runs = sizes.flatMap((members) => (['today', 'channel'] as const).map((kind) => ({ kind, members })));
+  for (const r of await wrapInChromium(runs, keyCount, log)) {
+    const where = r.kind === 'today' ? 'Chromium, page thread' : `Chromium, ${r.workers} workers`;
+    rows.push({ kind: r.kind, where, members: r.members, ms: r.ms, uploadBytes: r.uploadBytes, longestTaskMs: r.longestTaskMs });
+  }
 }
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+const chromiumVersion = withChromium
+  ? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  : 'not run';
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
+const label = { today: "today's sender keys (RSA-OAEP + ECDSA a member)", channel: 'channel key (X25519 + AES-KW a member)' };
+const order = (r: Row) => [r.members, r.kind === 'today' ? 0 : 1, r.where.startsWith('Node') ? 0 : 1];
+rows.sort((a, b) => {
+  const [x, y] = [order(a), order(b)];
+  return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+});
 const table = [
-  `### Epoch wrap in Node, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — today's sender keys (RSA-OAEP-2048 + ECDSA P-256 per member)`,
+  `### Channel key wrap, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: today's sender keys against the channel key`,
   '',
-  `- machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, Node ${process.version}; commit ${commit}; \`createEpoch\` of @enclave/crypto, ${keyCount} distinct recipient keys in turn`,
+  `- machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, Node ${process.version}, ${chromiumVersion}; commit ${commit}; ${keyCount} distinct recipient keys in turn`,
   '',
-  '| members | wrap time | CPU | per member | upload (`POST /api/epochs` body) | per member |',
-  '|---|---|---|---|---|---|',
+  '| members | design | where | wrap time | per member | upload | per member | longest page task |',
+  '|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.members.toLocaleString('en')} | ${Math.round(r.ms)} ms | ${Math.round(r.cpuMs)} ms | ${((r.ms * 1000) / r.members).toFixed(0)} µs | ${mb(r.uploadBytes)} | ${(r.uploadBytes / r.members).toFixed(0)} bytes |`,
+      `| ${r.members.toLocaleString('en')} | ${label[r.kind]} | ${r.where} | ${Math.round(r.ms).toLocaleString('en')} ms | ${((r.ms * 1000) / r.members).toFixed(0)} µs | ${mb(r.uploadBytes)} | ${(r.uploadBytes / r.members).toFixed(0)} bytes | ${r.longestTaskMs === undefined ? '' : r.longestTaskMs === 0 ? 'none over 50 ms' : `${Math.round(r.longestTaskMs)} ms`} |`,
   ),
   '',
 ].join('\n');

@@ -40,3 +40,5 @@ export type { Outbound, RecipientTrust, SenderKeysApi, SenderKeysCrypto, SenderK
 export { SendingEpochs } from './sending-epochs';
 export type { CreatedEpoch, EncryptedMessage, EpochTransport, SendingCrypto, SendingEpochsOptions } from './sending-epochs';
 export { SkippedRecipients } from './skipped-recipients';
+export { PROGRESS_EVERY, serveWrapRequests, wrapInWorkers } from './wrap-pool';
+export type { WrapReply, WrapRequest, WrapScope, WrapWorker } from './wrap-pool';

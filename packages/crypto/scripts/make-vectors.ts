@@ -5,7 +5,16 @@
  * nothing from src/. Run with `npm run vectors -w packages/crypto` and commit the result; rerunning
  * gives the same file, since every input is derived from a fixed label.
  */
-import { createCipheriv, createHash, hkdfSync, pbkdf2Sync } from 'node:crypto';
+import {
+  createCipheriv,
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  hkdfSync,
+  pbkdf2Sync,
+} from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -156,6 +165,77 @@ function bodyMessageVector() {
   };
 }
 
+/** An X25519 key pair from 32 fixed bytes (PKCS8 is the fixed prefix followed by the private scalar). */
+function x25519Pair(label: string) {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b656e04220420', 'hex'), fixedBytes(label, 32)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const raw = createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-32);
+  return {
+    privateKey,
+    pkcs8Hex: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('hex'),
+    publicBase64: raw.toString('base64'),
+  };
+}
+
+function channelKeysVector() {
+  const [conversationId, epochId, wrapperId, recipientId, senderId, senderEpochId] = [
+    'general',
+    '3c2d1e0f-9a8b-4c7d-8e6f-5a4b3c2d1e0f',
+    '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+    '1a2b3c4d-5e6f-4a0b-9c1d-2e3f4a5b6c7d',
+    '7d6c5b4a-3f2e-4d1c-8b0a-9f8e7d6c5b4a',
+    '0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b',
+  ];
+  const hmac = (key: Buffer, fields: (string | number)[]) => createHmac('sha256', key).update(JSON.stringify(fields), 'utf8').digest();
+  const secrets = [fixedBytes('channel secret', 32)];
+  for (let g = 1; g <= 2; g++) secrets.push(hmac(secrets[g - 1]!, ['enclave/channel-join/v1', conversationId, epochId, g]));
+  const generation = 2;
+  const chain = hmac(secrets[generation]!, ['enclave/channel-sender/v1', conversationId, epochId, generation, senderId, senderEpochId]);
+  // Message 0 of that sender epoch, as message.ts encrypts it under the derived chain.
+  const iv = fixedBytes('message iv', 12);
+  const plaintext = 'derived from the channel secret';
+  const messageKey = Buffer.from(
+    hkdfSync('sha256', chain, Buffer.alloc(0), Buffer.concat([Buffer.from('msg', 'utf8'), Buffer.from([0, 0, 0, 0])]), 32),
+  );
+  const aad = Buffer.from(JSON.stringify(['enclave/msg/v1', conversationId, senderId, senderEpochId, 0]), 'utf8');
+  // One share of generation 2, wrapped with a fixed ephemeral key for a fixed recipient.
+  const ephemeral = x25519Pair('channel ephemeral');
+  const recipient = x25519Pair('channel recipient');
+  const agreed = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: createPublicKey(recipient.privateKey) });
+  const info = JSON.stringify([
+    'enclave/channel-share/v1',
+    conversationId,
+    epochId,
+    generation,
+    wrapperId,
+    ephemeral.publicBase64,
+    recipientId,
+    recipient.publicBase64,
+  ]);
+  const kek = Buffer.from(hkdfSync('sha256', agreed, Buffer.alloc(0), Buffer.from(info, 'utf8'), 32));
+  const wrap = createCipheriv('id-aes256-wrap', kek, Buffer.from('a6a6a6a6a6a6a6a6', 'hex'));
+  const wrappedKey = Buffer.concat([wrap.update(secrets[generation]!), wrap.final()]);
+  return {
+    conversationId,
+    epochId,
+    wrapperId,
+    recipientId,
+    senderId,
+    senderEpochId,
+    secretsHex: secrets.map((s) => s.toString('hex')),
+    ivHex: iv.toString('hex'),
+    plaintext,
+    messageCtBase64: aesGcm(messageKey, iv, Buffer.from(plaintext, 'utf8'), aad).toString('base64'),
+    ephemeralPublicKey: ephemeral.publicBase64,
+    recipientPkcs8Hex: recipient.pkcs8Hex,
+    recipientPublicKey: recipient.publicBase64,
+    wrappedKey: wrappedKey.toString('base64'),
+  };
+}
+
 const vectors = {
   generatedBy: 'packages/crypto/scripts/make-vectors.ts (node:crypto); do not edit by hand',
   loginKey: ['login token 1', 'login token 2', 'login token 3'].map((label) => {
@@ -168,6 +248,7 @@ const vectors = {
   attachment: attachmentVector(),
   fingerprint: fingerprintVector(),
   safetyNumber: safetyNumberVector(),
+  channelKeys: channelKeysVector(),
 };
 
 const target = fileURLToPath(new URL('../src/vectors.json', import.meta.url));

@@ -6,6 +6,8 @@ describe('package index', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         'CryptoError',
+        'advanceChannelSecret',
+        'certifyShareKey',
         'checkAccessToken',
         'createAccount',
         'createEpoch',
@@ -18,6 +20,13 @@ describe('package index', () => {
         'fromBase64',
         'fromHex',
         'generateAccessToken',
+        'generateShareKey',
+        'newChannelSecret',
+        'openChannelShare',
+        'senderChainKey',
+        'startWrap',
+        'verifyShareKey',
+        'wrapShares',
         'importPublicIdentity',
         'openEpochShare',
         'openPrivateKeys',

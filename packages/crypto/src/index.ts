@@ -17,6 +17,18 @@ export { sealPrivateKeys, openPrivateKeys } from './key-bundle';
 export { fingerprint, safetyNumber } from './fingerprint';
 export { createEpoch, openEpochShare } from './sender-keys';
 export type { Epoch, EpochShareUpload, EpochShareInput } from './sender-keys';
+export {
+  newChannelSecret,
+  advanceChannelSecret,
+  senderChainKey,
+  generateShareKey,
+  certifyShareKey,
+  verifyShareKey,
+  startWrap,
+  wrapShares,
+  openChannelShare,
+} from './channel-keys';
+export type { ChannelSecret, ChannelWrapHeader, ChannelShare, ShareRecipient } from './channel-keys';
 export { encryptMessage, decryptMessage } from './message';
 export type { MessagePlaintext } from './message';
 export { encryptAttachment, decryptAttachment } from './attachment';
