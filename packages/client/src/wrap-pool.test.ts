@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import {
-  generateShareKey,
+  createAccount,
+  generateAccessToken,
   newChannelSecret,
   openChannelShare,
   startWrap,
@@ -37,7 +38,7 @@ beforeAll(async () => {
   signing = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify'])) as CryptoKeyPair;
   secret = await newChannelSecret('general', crypto.randomUUID());
   ({ header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: crypto.randomUUID(), signKey: signing.privateKey }));
-  const keys = await Promise.all(Array.from({ length: 3 }, () => generateShareKey()));
+  const keys = await Promise.all(Array.from({ length: 3 }, async () => (await createAccount(generateAccessToken())).share));
   // More members than one progress step, so each worker reports progress before its shares.
   recipients = Array.from({ length: PROGRESS_EVERY * 2 + 7 }, (_, i) => ({
     id: crypto.randomUUID(),

@@ -218,7 +218,17 @@ function channelKeysVector() {
   const kek = Buffer.from(hkdfSync('sha256', agreed, Buffer.alloc(0), Buffer.from(info, 'utf8'), 32));
   const wrap = createCipheriv('id-aes256-wrap', kek, Buffer.from('a6a6a6a6a6a6a6a6', 'hex'));
   const wrappedKey = Buffer.concat([wrap.update(secrets[generation]!), wrap.final()]);
+  // A member's share key, derived from the PKCS8 of their signing key as sealed in the bundle.
+  const signingPkcs8 = Buffer.from(bundleVector().signingPkcs8Hex, 'hex');
+  const scalar = Buffer.from(hkdfSync('sha256', signingPkcs8, Buffer.alloc(0), 'enclave/share-key/v1', 32));
+  const derived = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b656e04220420', 'hex'), scalar]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return {
+    signingPkcs8Hex: signingPkcs8.toString('hex'),
+    sharePublicKey: createPublicKey(derived).export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64'),
     conversationId,
     epochId,
     wrapperId,

@@ -54,7 +54,9 @@ describe('createAccount', () => {
   it('derives, from the opened bundle, exactly the public keys createAccount returned', async () => {
     const opened = await openPrivateKeys(token, account.encryptedPrivateKey);
     expect(opened.publicIdentity).toEqual(account.publicIdentity);
-    expect(Object.keys(opened).sort()).toEqual(['decryptKey', 'publicIdentity', 'signKey']);
+    expect(Object.keys(opened).sort()).toEqual(['decryptKey', 'publicIdentity', 'share', 'signKey']);
+    expect(opened.share.sharePublicKey).toBe(account.share.sharePublicKey);
+    expect(opened.share.privateKey.extractable).toBe(false);
     // Deriving the public half does not leave the private keys extractable.
     expect(opened.decryptKey.extractable).toBe(false);
     expect(opened.signKey.extractable).toBe(false);

@@ -5,6 +5,7 @@ import { ecdsaKeyGen, rsaOaepKeyGen } from './algorithms';
 import { importPrivateIdentity } from './identity';
 import type { PrivateIdentity, PublicIdentity } from './identity';
 import { sealPrivateKeys } from './key-bundle';
+import { deriveShareIdentity, type ShareIdentity } from './channel-keys';
 import { checkAccessToken } from './token';
 
 /** Everything registration produces: the public keys and bundle to upload, the keys to keep. */
@@ -12,6 +13,8 @@ export type NewAccount = {
   publicIdentity: PublicIdentity;
   privateIdentity: PrivateIdentity;
   encryptedPrivateKey: string;
+  /** The share key channel secrets are wrapped to, derived from the signing key (channel-keys.ts). */
+  share: ShareIdentity;
 };
 
 /**
@@ -43,7 +46,9 @@ export async function createAccount(token: string): Promise<NewAccount> {
   const pkcs8 = { encryption: new Uint8Array(encryptionPkcs8), signing: new Uint8Array(signingPkcs8) };
   try {
     const [encryptedPrivateKey, privateIdentity] = await Promise.all([sealPrivateKeys(token, pkcs8), importPrivateIdentity(pkcs8)]);
+    const share = await deriveShareIdentity(pkcs8.signing, privateIdentity.signKey);
     return {
+      share,
       publicIdentity: {
         encryptionPublicKey: toBase64(new Uint8Array(encryptionSpki)),
         signingPublicKey: toBase64(new Uint8Array(signingSpki)),

@@ -1,8 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import {
   advanceChannelSecret,
-  certifyShareKey,
-  generateShareKey,
+  deriveShareIdentity,
   newChannelSecret,
   openChannelShare,
   senderChainKey,
@@ -14,6 +13,7 @@ import {
   type ChannelWrapHeader,
 } from './channel-keys';
 import { ecdsaKeyGen, ecdsaSha256 } from './algorithms';
+import { randomBytes } from './bytes';
 import { fromBase64, fromHex, toBase64, toHex } from './encoding';
 import { decryptMessage, encryptMessage, encryptMessageBody } from './message';
 import vectors from './vectors.json';
@@ -22,9 +22,10 @@ const v = vectors.channelKeys;
 
 type Member = { id: string; sharePublicKey: string; sharePrivateKey: CryptoKey; signKey: CryptoKey; verifyKey: CryptoKey };
 
+/** A member with a share key derived as a bundle's would be, from stand-in signing key bytes. */
 async function makeMember(): Promise<Member> {
-  const { privateKey, sharePublicKey } = await generateShareKey();
   const signing = (await crypto.subtle.generateKey(ecdsaKeyGen, false, ['sign', 'verify'])) as CryptoKeyPair;
+  const { privateKey, sharePublicKey } = await deriveShareIdentity(randomBytes(138), signing.privateKey);
   return {
     id: crypto.randomUUID(),
     sharePublicKey,
@@ -216,16 +217,24 @@ describe('wrapping and opening', () => {
   });
 });
 
-describe('share key certificates', () => {
-  it("verify the member's own signature over their id and share key, and nothing else", async () => {
+describe('share keys', () => {
+  it('derives the share key node:crypto derives from the same signing key bytes', async () => {
+    const signing = (await crypto.subtle.generateKey(ecdsaKeyGen, false, ['sign'])) as CryptoKeyPair;
+    const share = await deriveShareIdentity(fromHex(v.signingPkcs8Hex), signing.privateKey);
+    expect(share.sharePublicKey).toBe(v.sharePublicKey);
+    expect(share.privateKey.extractable).toBe(false);
+  });
+
+  it("are signed by the member's signing key, and the signature covers the key", async () => {
     const member = await makeMember();
     const other = await makeMember();
-    const signature = await certifyShareKey({ memberId: member.id, sharePublicKey: member.sharePublicKey, signKey: member.signKey });
-    const check = (overrides: Partial<{ memberId: string; sharePublicKey: string; verifyKey: CryptoKey }>) =>
-      verifyShareKey({ memberId: member.id, sharePublicKey: member.sharePublicKey, signature, verifyKey: member.verifyKey, ...overrides });
+    const { signature } = await deriveShareIdentity(randomBytes(138), member.signKey);
+    const mine = await deriveShareIdentity(randomBytes(138), member.signKey);
+    const check = (overrides: Partial<{ sharePublicKey: string; verifyKey: CryptoKey; signature: string }>) =>
+      verifyShareKey({ sharePublicKey: mine.sharePublicKey, signature: mine.signature, verifyKey: member.verifyKey, ...overrides });
     expect(await check({})).toBe(true);
-    expect(await check({ memberId: other.id })).toBe(false);
     expect(await check({ sharePublicKey: other.sharePublicKey })).toBe(false);
     expect(await check({ verifyKey: other.verifyKey })).toBe(false);
+    expect(await check({ signature })).toBe(false);
   });
 });

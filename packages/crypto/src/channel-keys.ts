@@ -9,8 +9,8 @@
  * private key (and the recipient) can make a wrap that opens under the key agreement.
  */
 import { CryptoError, translateErrors } from './errors';
-import { fromBase64, toBase64, utf8 } from './encoding';
-import { randomBytes, wipe } from './bytes';
+import { fromBase64, fromHex, toBase64, utf8 } from './encoding';
+import { concatBytes, randomBytes, wipe } from './bytes';
 import { ecdsaSha256 } from './algorithms';
 
 const SECRET_BYTES = 32;
@@ -111,33 +111,56 @@ export async function senderChainKey(secret: ChannelSecret, senderId: string, se
   }
 }
 
-/** A member's X25519 share key pair; the private key is extractable so it can be sealed in the key bundle. */
-export async function generateShareKey(): Promise<{ privateKey: CryptoKey; sharePublicKey: string }> {
-  const pair = (await crypto.subtle.generateKey(x25519, true, ['deriveKey'])) as CryptoKeyPair;
-  return { privateKey: pair.privateKey, sharePublicKey: toBase64(new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey))) };
-}
+/** A member's X25519 share key: the private half, its raw public key (base64) and the member's signature over it. */
+export type ShareIdentity = { privateKey: CryptoKey; sharePublicKey: string; signature: string };
 
 /** The bytes a member's signature over their own share public key covers. */
-function shareKeyBytes(memberId: string, sharePublicKey: string): Uint8Array<ArrayBuffer> {
-  return utf8(JSON.stringify(['enclave/share-key/v1', memberId, sharePublicKey]));
+function shareKeyBytes(sharePublicKey: string): Uint8Array<ArrayBuffer> {
+  return utf8(JSON.stringify(['enclave/share-key/v1', sharePublicKey]));
 }
 
-/** The member's signature binding their share public key to their identity, base64. */
-export async function certifyShareKey(args: { memberId: string; sharePublicKey: string; signKey: CryptoKey }): Promise<string> {
-  const bytes = shareKeyBytes(args.memberId, args.sharePublicKey);
-  return toBase64(new Uint8Array(await crypto.subtle.sign(ecdsaSha256, args.signKey, bytes)));
+/** PKCS8 of an X25519 private key: this fixed prefix, then the 32 bytes of the scalar (RFC 8410). */
+const X25519_PKCS8_PREFIX = fromHex('302e020100300506032b656e04220420');
+
+/**
+ * The member's share key, derived from the PKCS8 of their signing key as sealed in their key
+ * bundle: the scalar is HKDF-SHA256(pkcs8, salt empty, info "enclave/share-key/v1"), so every
+ * account has one without the bundle changing, and the same one on every sign-in. The signature
+ * binds it to the member's signing key, so a server cannot hand out a key of its own in its place.
+ * Internal: used by account creation and the bundle opener.
+ */
+export async function deriveShareIdentity(signingPkcs8: Uint8Array<ArrayBuffer>, signKey: CryptoKey): Promise<ShareIdentity> {
+  const base = await crypto.subtle.importKey('raw', signingPkcs8, 'HKDF', false, ['deriveBits']);
+  const scalar = new Uint8Array(
+    await crypto.subtle.deriveBits(
+      { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(), info: utf8('enclave/share-key/v1') },
+      base,
+      SECRET_BYTES * 8,
+    ),
+  );
+  const pkcs8 = concatBytes(X25519_PKCS8_PREFIX, scalar);
+  try {
+    const [privateKey, jwk] = await Promise.all([
+      crypto.subtle.importKey('pkcs8', pkcs8, x25519, false, ['deriveKey']),
+      crypto.subtle.importKey('pkcs8', pkcs8, x25519, true, ['deriveKey']).then((key) => crypto.subtle.exportKey('jwk', key)),
+    ]);
+    // JWK's `x` is the raw public key in base64url; the wire carries base64.
+    const x = jwk.x ?? '';
+    const sharePublicKey = x
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(x.length / 4) * 4, '=');
+    const signature = toBase64(new Uint8Array(await crypto.subtle.sign(ecdsaSha256, signKey, shareKeyBytes(sharePublicKey))));
+    return { privateKey, sharePublicKey, signature };
+  } finally {
+    wipe(scalar, pkcs8);
+  }
 }
 
-/** Whether `signature` is the member's signature over this share public key. */
-export async function verifyShareKey(args: {
-  memberId: string;
-  sharePublicKey: string;
-  signature: string;
-  verifyKey: CryptoKey;
-}): Promise<boolean> {
-  const bytes = shareKeyBytes(args.memberId, args.sharePublicKey);
+/** Whether `signature` is the member's signature (under `verifyKey`, their signing key) over this share public key. */
+export async function verifyShareKey(args: { sharePublicKey: string; signature: string; verifyKey: CryptoKey }): Promise<boolean> {
   return translateErrors('malformed', 'share key signature is not base64', async () =>
-    crypto.subtle.verify(ecdsaSha256, args.verifyKey, fromBase64(args.signature), bytes),
+    crypto.subtle.verify(ecdsaSha256, args.verifyKey, fromBase64(args.signature), shareKeyBytes(args.sharePublicKey)),
   );
 }
 

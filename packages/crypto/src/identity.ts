@@ -1,6 +1,7 @@
 import { CryptoError, translateErrors } from './errors';
 import { fromBase64, toBase64 } from './encoding';
 import { ecdsaImport, rsaOaepImport, rsaOaepKeyGen } from './algorithms';
+import type { ShareIdentity } from './channel-keys';
 
 /** A member's public keys as the server stores and hands them out: SPKI, base64. */
 export type PublicIdentity = { encryptionPublicKey: string; signingPublicKey: string };
@@ -17,7 +18,7 @@ export type PrivateIdentity = { decryptKey: CryptoKey; signKey: CryptoKey };
  * server: a server that hands out its own key for the member would otherwise be sent every chain
  * key the member wraps.
  */
-export type OpenedIdentity = PrivateIdentity & { publicIdentity: PublicIdentity };
+export type OpenedIdentity = PrivateIdentity & { publicIdentity: PublicIdentity; share: ShareIdentity };
 
 /**
  * Import the two PKCS8 private keys as non-extractable CryptoKeys. Internal: used by account

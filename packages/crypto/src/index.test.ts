@@ -7,7 +7,6 @@ describe('package index', () => {
       [
         'CryptoError',
         'advanceChannelSecret',
-        'certifyShareKey',
         'checkAccessToken',
         'createAccount',
         'createEpoch',
@@ -20,7 +19,6 @@ describe('package index', () => {
         'fromBase64',
         'fromHex',
         'generateAccessToken',
-        'generateShareKey',
         'newChannelSecret',
         'openChannelShare',
         'senderChainKey',

@@ -21,14 +21,12 @@ export {
   newChannelSecret,
   advanceChannelSecret,
   senderChainKey,
-  generateShareKey,
-  certifyShareKey,
   verifyShareKey,
   startWrap,
   wrapShares,
   openChannelShare,
 } from './channel-keys';
-export type { ChannelSecret, ChannelWrapHeader, ChannelShare, ShareRecipient } from './channel-keys';
+export type { ChannelSecret, ChannelWrapHeader, ChannelShare, ShareIdentity, ShareRecipient } from './channel-keys';
 export { encryptMessage, decryptMessage } from './message';
 export type { MessagePlaintext } from './message';
 export { encryptAttachment, decryptAttachment } from './attachment';

@@ -4,6 +4,7 @@ import { concatBytes, randomBytes, wipe } from './bytes';
 import { AES_KEY_BITS, IV_BYTES } from './algorithms';
 import { derivePublicIdentity, importPrivateIdentity } from './identity';
 import type { OpenedIdentity } from './identity';
+import { deriveShareIdentity } from './channel-keys';
 
 // docs/security.md §3. The iteration count is the specification's (docs/spec.md §9); it is low by
 // today's advice, which is acceptable only because the password is a 256-bit random token, not a
@@ -121,7 +122,8 @@ export async function openPrivateKeys(token: string, encryptedPrivateKey: string
     const pkcs8 = parseContents(plaintext);
     try {
       const [privateIdentity, publicIdentity] = await Promise.all([importPrivateIdentity(pkcs8), derivePublicIdentity(pkcs8)]);
-      return { ...privateIdentity, publicIdentity };
+      const share = await deriveShareIdentity(pkcs8.signing, privateIdentity.signKey);
+      return { ...privateIdentity, publicIdentity, share };
     } finally {
       wipe(pkcs8.encryption, pkcs8.signing);
     }

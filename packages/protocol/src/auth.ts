@@ -1,6 +1,14 @@
 /** Invite keys, accounts and sessions: bodies and answers of /api/keys and /api/auth. */
 import { z } from 'zod';
-import { encryptedPrivateKeySchema, inviteKeySchema, isoDate, loginKeySchema, publicKeySchema, usernameSchema } from './primitives';
+import {
+  encryptedPrivateKeySchema,
+  inviteKeySchema,
+  isoDate,
+  loginKeySchema,
+  publicKeySchema,
+  shareKeySchema,
+  usernameSchema,
+} from './primitives';
 import { selfUserSchema } from './users';
 
 /**
@@ -39,6 +47,8 @@ export const registerRequestSchema = z.strictObject({
   encryptionPublicKey: publicKeySchema,
   signingPublicKey: publicKeySchema,
   encryptedPrivateKey: encryptedPrivateKeySchema,
+  /** The share key derived from the signing key; a client that leaves it out publishes it at sign-in. */
+  shareKey: shareKeySchema.optional(),
 });
 /** The body of `POST /api/auth/register`. */
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;

@@ -11,6 +11,7 @@ import {
   isoDate,
   publicKeySchema,
   receiverIdSchema,
+  shareKeySchema,
   userIdSchema,
 } from './primitives';
 
@@ -36,7 +37,14 @@ export const conversationMembersQuerySchema = z.strictObject({ receiverId: recei
 export const conversationMembersResponseSchema = z.object({
   conversationId: conversationIdSchema,
   membershipVersion: z.number().int().nonnegative(),
-  members: z.array(z.object({ id: userIdSchema, encryptionPublicKey: publicKeySchema })),
+  members: z.array(
+    z.object({
+      id: userIdSchema,
+      encryptionPublicKey: publicKeySchema,
+      /** Absent for a member whose client has not published one yet. */
+      shareKey: shareKeySchema.optional(),
+    }),
+  ),
 });
 /** The answer of `GET /api/conversations/members`. */
 export type ConversationMembersResponse = z.infer<typeof conversationMembersResponseSchema>;

@@ -23,6 +23,14 @@ export const base64Bytes = (min: number, max: number) =>
       min === max ? `must encode ${min} bytes` : `must encode ${min} to ${max} bytes`,
     );
 
+/**
+ * A member's share key (docs/scaling.md §6): the raw X25519 public key channel secrets are wrapped
+ * to, and the member's ECDSA signature over it, both canonical base64.
+ */
+export const shareKeySchema = z.strictObject({ sharePublicKey: base64Bytes(32, 32), signature: base64Bytes(64, 64) });
+/** A member's share key with their signature. */
+export type ShareKey = z.infer<typeof shareKeySchema>;
+
 /** Invite keys are case-sensitive: 64 lowercase hex characters. */
 export const inviteKeySchema = z.string().regex(/^[0-9a-f]{64}$/, 'Please enter a valid 64-character access key');
 /** HKDF output of the access token; what login sends instead of the token (docs/security.md §2). */

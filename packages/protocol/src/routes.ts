@@ -77,7 +77,7 @@ import {
   removeGroupMemberRequestSchema,
 } from './groups';
 import { pushKeyResponseSchema, pushSubscribeRequestSchema, pushUnsubscribeRequestSchema } from './push';
-import { okResponseSchema } from './primitives';
+import { okResponseSchema, shareKeySchema } from './primitives';
 import {
   blockIpRequestSchema,
   blockIpResponseSchema,
@@ -207,6 +207,7 @@ export const routes = {
   // Accounts and sessions.
   register: route({ method: 'POST', path: '/api/auth/register', access: 'public', summary: 'Redeems an invite key and creates the member', body: registerRequestSchema, status: 201, response: registerResponseSchema }),
   login: route({ method: 'POST', path: '/api/auth/login', access: 'public', summary: 'Signs in with the key derived from the access token; sets the session cookie', body: loginRequestSchema, status: 200, response: sessionResponseSchema }),
+  publishShareKey: route({ method: 'POST', path: '/api/auth/share-key', access: 'member', summary: "Publishes the member's share key, once (the same key again changes nothing)", body: shareKeySchema, status: 200, response: okResponseSchema }),
   logout: route({ method: 'POST', path: '/api/auth/logout', access: 'member', summary: "Ends this browser's session and closes its sockets", status: 200, response: okResponseSchema }),
   me: route({ method: 'GET', path: '/api/auth/me', access: 'member', summary: 'The signed-in member and their sealed keys', status: 200, response: sessionResponseSchema }),
   sessions: route({ method: 'GET', path: '/api/auth/sessions', access: 'member', summary: "The signed-in member's active sessions", status: 200, response: sessionsResponseSchema }),

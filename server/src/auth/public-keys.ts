@@ -6,7 +6,9 @@
  * check) makes its member "unusable", which lets senders leave them out of an epoch
  * (conversations/routes.ts).
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { verifyShareKey } from '@enclave/crypto';
+import type { ShareKey } from '@enclave/protocol';
 
 export type PublicKeyField = 'encryptionPublicKey' | 'signingPublicKey';
 
@@ -53,4 +55,33 @@ export function publicIdentityRefusal(keys: Record<PublicKeyField, string>): str
     if (why) return `${field}: ${why}`;
   }
   return null;
+}
+
+/** A key pair of the server's own, only to check that a member's share key agrees to something. */
+const probe = generateKeyPairSync('x25519');
+
+/**
+ * Why a member's share key (packages/crypto/src/channel-keys.ts) is not acceptable, or null: it
+ * must be an X25519 key of full order (a low-order point agrees to zero, which would make every
+ * wrap for the whole channel fail) and carry the member's own signature under their signing key.
+ */
+export async function shareKeyRefusal(signingPublicKey: string, shareKey: ShareKey): Promise<string | null> {
+  try {
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(shareKey.sharePublicKey, 'base64').toString('base64url') },
+      format: 'jwk',
+    });
+    diffieHellman({ privateKey: probe.privateKey, publicKey });
+  } catch {
+    return 'sharePublicKey: must be an X25519 public key of full order';
+  }
+  const verifyKey = await crypto.subtle.importKey(
+    'spki',
+    Buffer.from(signingPublicKey, 'base64'),
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    false,
+    ['verify'],
+  );
+  const signed = await verifyShareKey({ ...shareKey, verifyKey }).catch(() => false);
+  return signed ? null : "signature: must be the member's signature over their share key";
 }

@@ -7,7 +7,7 @@ import {
   type SelfUser,
   type SessionResponse,
 } from '@enclave/protocol';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
@@ -20,7 +20,7 @@ import { limitedAddress } from '../security/blocks';
 import { eventTypes, recordEvent } from '../security/events';
 import { bumpMembership } from '../conversations/membership';
 import { emergencyState, registrationOpen } from '../creator/emergency-state';
-import { publicIdentityRefusal } from './public-keys';
+import { publicIdentityRefusal, shareKeyRefusal } from './public-keys';
 import { createSession, revokeSession, sha256Hex, SESSION_COOKIE, SESSION_TTL_MS } from './sessions';
 import type { WindowCounter } from '../http/rate-limit-store';
 import { membershipChanged, sessionEnded, usersChanged } from '../realtime/publish';
@@ -174,6 +174,37 @@ export async function authRoutes(
     if (!user) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
     return sessionResponse(user);
   });
+
+  // A member's share key is derived from their signing key, so it never changes: the first one
+  // published stays, the same one again is a no-op, another is refused.
+  serve(app, routes.publishShareKey, async (req) => {
+    const me = requireAuth(req).user.id;
+    const { body } = req;
+    const held = async () => {
+      const [row] = await db
+        .select({ signingPublicKey: users.signingPublicKey, sharePublicKey: users.sharePublicKey })
+        .from(users)
+        .where(eq(users.id, me))
+        .limit(1);
+      if (!row) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
+      if (row.sharePublicKey !== null && row.sharePublicKey !== body.sharePublicKey) {
+        throw new HttpError(409, errorCodes.conflict, 'This member already has another share key, and it does not change');
+      }
+      return row;
+    };
+    const row = await held();
+    if (row.sharePublicKey !== null) return { ok: true as const };
+    const refused = await shareKeyRefusal(row.signingPublicKey, body);
+    if (refused) throw new HttpError(400, errorCodes.invalidRequest, refused);
+    const set = await db
+      .update(users)
+      .set({ sharePublicKey: body.sharePublicKey, shareKeySignature: body.signature })
+      .where(and(eq(users.id, me), isNull(users.sharePublicKey)))
+      .returning({ id: users.id });
+    // Another tab published first: it must have been this very key.
+    if (set.length === 0) await held();
+    return { ok: true as const };
+  });
 }
 
 export function setSessionCookie(req: Pick<FastifyRequest, 'protocol'>, reply: FastifyReply, token: string): void {
@@ -205,7 +236,7 @@ async function register(db: Db, body: RegisterRequest): Promise<{ user: UserRow;
     }
     // After the invite key, so that a refused or canary key answers the same whatever keys come
     // with it; inside the transaction, so that a refusal here leaves the invite key unspent.
-    const keyRefusal = publicIdentityRefusal(body);
+    const keyRefusal = publicIdentityRefusal(body) ?? (body.shareKey ? await shareKeyRefusal(body.signingPublicKey, body.shareKey) : null);
     if (keyRefusal) throw new HttpError(400, errorCodes.invalidRequest, keyRefusal);
     let user: UserRow | undefined;
     try {
@@ -217,6 +248,8 @@ async function register(db: Db, body: RegisterRequest): Promise<{ user: UserRow;
           encryptionPublicKey: body.encryptionPublicKey,
           signingPublicKey: body.signingPublicKey,
           encryptedPrivateKey: body.encryptedPrivateKey,
+          sharePublicKey: body.shareKey?.sharePublicKey ?? null,
+          shareKeySignature: body.shareKey?.signature ?? null,
         })
         .returning();
     } catch (err) {

@@ -33,10 +33,18 @@ export async function membershipVersion(db: Db, conversationId: string): Promise
   return row?.v ?? 0;
 }
 
+/** A member as an epoch's upload is checked against: id and public keys (a share key once published). */
+type ConversationMember = { id: string; encryptionPublicKey: string; sharePublicKey: string | null; shareKeySignature: string | null };
+
 /** Members of a conversation who may receive its keys now. */
-export async function conversationMembers(db: Db, conversationId: string): Promise<{ id: string; encryptionPublicKey: string }[]> {
+export async function conversationMembers(db: Db, conversationId: string): Promise<ConversationMember[]> {
   const active = writableUser();
-  const cols = { id: users.id, encryptionPublicKey: users.encryptionPublicKey };
+  const cols = {
+    id: users.id,
+    encryptionPublicKey: users.encryptionPublicKey,
+    sharePublicKey: users.sharePublicKey,
+    shareKeySignature: users.shareKeySignature,
+  };
   if (conversationId === GENERAL_CONVERSATION) return db.select(cols).from(users).where(active);
   if (isGroupConversation(conversationId)) {
     return db

@@ -85,7 +85,15 @@ export async function conversationRoutes(app: FastifyInstance, { ctx }: { ctx: A
   serve(app, routes.conversationMembers, async (req) => {
     const conversationId = await conversationFor(db, requireAuth(req).user.id, req.query.receiverId, 'write');
     const [version, members] = await Promise.all([membershipVersion(db, conversationId), conversationMembers(db, conversationId)]);
-    return { conversationId, membershipVersion: version, members };
+    return {
+      conversationId,
+      membershipVersion: version,
+      members: members.map(({ id, encryptionPublicKey, sharePublicKey, shareKeySignature }) => ({
+        id,
+        encryptionPublicKey,
+        ...(sharePublicKey && shareKeySignature ? { shareKey: { sharePublicKey, signature: shareKeySignature } } : {}),
+      })),
+    };
   });
 
   serve(

@@ -14,6 +14,12 @@ export const users = pgTable(
     loginKeyHash: text('login_key_hash').notNull(),
     encryptionPublicKey: text('encryption_public_key').notNull(),
     signingPublicKey: text('signing_public_key').notNull(),
+    /**
+     * The X25519 key channel secrets are wrapped to (raw, base64) and the member's ECDSA signature
+     * over it (packages/crypto/src/channel-keys.ts); null until their client first sends them.
+     */
+    sharePublicKey: text('share_public_key'),
+    shareKeySignature: text('share_key_signature'),
     /** PBKDF2/AES-GCM bundle only the access token opens; WIPED_BUNDLE once the breach policy wiped it. */
     encryptedPrivateKey: text('encrypted_private_key').notNull(),
     role: text('role', { enum: ['member', 'admin'] })

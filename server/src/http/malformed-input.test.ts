@@ -33,12 +33,13 @@ import { oneInstance } from '../testing/one-instance';
 import { bodyRows } from './malformed-input/body-rows';
 import { memberRouteRows } from './malformed-input/member-route-rows';
 import { readReceiptRows } from './malformed-input/read-receipt-rows';
+import { shareKeyRows } from './malformed-input/share-key-rows';
 import { pushRows } from './malformed-input/push-rows';
 import { groupRows } from './malformed-input/group-rows';
 import { routeRows } from './malformed-input/route-rows';
 import { hostBody, upper, type Fixture, type Who } from './malformed-input/table';
 
-const rows = [...bodyRows, ...routeRows, ...memberRouteRows, ...readReceiptRows, ...pushRows, ...groupRows];
+const rows = [...bodyRows, ...routeRows, ...memberRouteRows, ...readReceiptRows, ...pushRows, ...groupRows, ...shareKeyRows];
 
 type Reply = { status: number; body: unknown };
 

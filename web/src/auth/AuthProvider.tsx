@@ -100,7 +100,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         try {
           const loginKey = await deriveLoginKey(accessToken);
           const response = await api.login(loginKey, browserId());
-          const { publicIdentity, ...privateIdentity } = await openPrivateKeys(accessToken, response.encryptedPrivateKey);
+          const { publicIdentity, share, ...privateIdentity } = await openPrivateKeys(accessToken, response.encryptedPrivateKey);
           if (!samePublicIdentity(publicIdentity, publicIdentityOf(response))) {
             // The server would hand out keys that are not the member's: refuse, keep nothing, and
             // end the session it just opened.
@@ -108,6 +108,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
             throw new OwnKeysMismatchError();
           }
           await saveIdentity(response.user.id, { privateIdentity, publicIdentity });
+          // Accounts made before share keys publish theirs at sign-in; a failure waits for the next one.
+          await api.publishShareKey({ sharePublicKey: share.sharePublicKey, signature: share.signature }).catch(() => undefined);
           storeUser(response.user);
           const session: Session = { user: response.user, publicIdentity, privateIdentity };
           setState({ status: 'loggedIn', session });
@@ -132,6 +134,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         encryptionPublicKey: account.publicIdentity.encryptionPublicKey,
         signingPublicKey: account.publicIdentity.signingPublicKey,
         encryptedPrivateKey: account.encryptedPrivateKey,
+        shareKey: { sharePublicKey: account.share.sharePublicKey, signature: account.share.signature },
       });
       return accessToken;
     } finally {

@@ -9,6 +9,7 @@ import {
   type DisappearingTimer,
   type PublicUser,
   type RegisterRequest,
+  type ShareKey,
   type RouteDefinition,
   type RouteInput,
   type RouteResponse,
@@ -115,6 +116,11 @@ export async function register(body: RegisterRequest): Promise<SelfUser> {
 /** `browserId`: this browser's id, for the server's count of its failed sign-ins. */
 export function login(loginKey: string, browserId: string | undefined): Promise<SessionResponse> {
   return call(routes.login, { body: { loginKey, ...(browserId ? { browserId } : {}) } });
+}
+
+/** Publishes the member's share key (the same key again changes nothing). */
+export async function publishShareKey(shareKey: ShareKey): Promise<void> {
+  await call(routes.publishShareKey, { body: shareKey });
 }
 
 export async function logout(): Promise<void> {

@@ -1,0 +1,2 @@
+ALTER TABLE "users" ADD COLUMN "share_public_key" text;--> statement-breakpoint
+ALTER TABLE "users" ADD COLUMN "share_key_signature" text;
