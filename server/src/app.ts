@@ -17,6 +17,7 @@ import type { MasterKeyHashes } from './creator/master-key';
 import { creatorRoutes } from './creator/routes';
 import { authRoutes } from './auth/routes';
 import { conversationRoutes } from './conversations/routes';
+import { channelKeyRoutes } from './conversations/channel-key';
 import { groupRoutes } from './groups/routes';
 import type { Config, TrustProxy } from './config';
 import type { AppContext } from './context';
@@ -277,6 +278,7 @@ export async function buildApp(opts: {
   await app.register(authRoutes, { ctx, failures: counter, failurePrefix: `${config.redisPrefix}:rl:login-failures:` });
   await app.register(userRoutes, { ctx });
   await app.register(conversationRoutes, { ctx });
+  await app.register(channelKeyRoutes, { ctx });
   await app.register(messageRoutes, { ctx });
   await app.register(groupRoutes, { ctx });
   await app.register(attachmentRoutes, { ctx });

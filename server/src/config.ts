@@ -144,6 +144,8 @@ export const defaultRateLimits = {
   send: { max: 30, windowMs: 10_000 },
   /** Epoch rotations: one writes a share per member, far rarer than messages. */
   epoch: { max: 20, windowMs: 60_000 },
+  /** Uploads of channel-key shares: a new channel epoch for 100,000 members is 20 of them. */
+  channelShares: { max: 60, windowMs: 60_000 },
   /** Group creations, additions and removals per member (each seals a name for up to 1,000 members, or moves a member set). */
   groupChange: { max: 20, windowMs: 60_000 },
   /** Disappearing-timer changes per member (each is a timeline event every member of the conversation sees). */

@@ -9,6 +9,7 @@ export * from './errors';
 export * from './auth';
 export * from './messages';
 export * from './groups';
+export * from './channel-keys';
 export * from './read-receipts';
 export * from './attachments';
 export * from './frames';

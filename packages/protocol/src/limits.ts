@@ -44,6 +44,8 @@ export const limits = {
   sharesMaxEpochs: 100,
   /** Members a single epoch can be wrapped for. */
   epochMaxRecipients: 10_000,
+  /** Shares of the channel key per upload: a channel epoch for 100,000 members is 20 uploads of about 500 KB. */
+  channelSharesPerUpload: 5000,
   /** Members of a private group, its creator included. */
   groupMaxMembers: 1000,
   /** Groups one member may belong to. */

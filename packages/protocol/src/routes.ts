@@ -79,6 +79,13 @@ import {
 import { pushKeyResponseSchema, pushSubscribeRequestSchema, pushUnsubscribeRequestSchema } from './push';
 import { okResponseSchema, shareKeySchema } from './primitives';
 import {
+  activateChannelEpochSchema,
+  channelKeyStateSchema,
+  claimChannelEpochSchema,
+  createSenderEpochSchema,
+  uploadChannelSharesSchema,
+} from './channel-keys';
+import {
   blockIpRequestSchema,
   blockIpResponseSchema,
   blockedIpsResponseSchema,
@@ -217,6 +224,11 @@ export const routes = {
   users: route({ method: 'GET', path: '/api/users/all', access: 'member', summary: 'Every member with presence and public keys', status: 200, response: userListResponseSchema }),
 
   // Sender keys and messages.
+  channelKey: route({ method: 'GET', path: '/api/channel-key', access: 'member', summary: "The general channel's key: the epoch in force, the caller's share, the members still without one, who makes the next", status: 200, response: channelKeyStateSchema }),
+  claimChannelEpoch: route({ method: 'POST', path: '/api/channel-key/claim', access: 'member', summary: "Claims the making of the channel's next epoch after a removal (409 while another member's claim holds)", body: claimChannelEpochSchema, status: 200, response: okResponseSchema }),
+  uploadChannelShares: route({ method: 'POST', path: '/api/channel-key/shares', access: 'member', summary: 'Shares of the channel key for members who have none, or of the claimed epoch, under one signed header', body: uploadChannelSharesSchema, status: 200, response: okResponseSchema }),
+  activateChannelEpoch: route({ method: 'POST', path: '/api/channel-key/activate', access: 'member', summary: "Makes the claimed, uploaded epoch the channel's", body: activateChannelEpochSchema, status: 200, response: okResponseSchema }),
+  createSenderEpoch: route({ method: 'POST', path: '/api/channel-key/sender-epochs', access: 'member', summary: "A sender's new epoch in the channel, derived from the channel key (no shares)", body: createSenderEpochSchema, status: 201, response: okResponseSchema }),
   conversationMembers: route({ method: 'GET', path: '/api/conversations/members', access: 'member', summary: 'Who a new epoch of a conversation must be wrapped for', query: conversationMembersQuerySchema, status: 200, response: conversationMembersResponseSchema }),
   createEpoch: route({ method: 'POST', path: '/api/epochs', access: 'member', summary: "Stores a new sender-key epoch's wrapped shares", body: createEpochRequestSchema, status: 201, response: okResponseSchema }),
   epochShares: route({ method: 'GET', path: '/api/epochs/shares', access: 'member', summary: "The caller's own shares of these epochs", query: sharesQuerySchema, status: 200, response: sharesResponseSchema }),

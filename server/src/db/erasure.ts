@@ -22,7 +22,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { embeddedClient, type Db } from './client';
 
 /** The tables whose rows can hold a secret that gets erased. */
-export const erasableTables = ['messages', 'users', 'epoch_shares'] as const;
+export const erasableTables = ['messages', 'users', 'epoch_shares', 'channel_shares'] as const;
 export type ErasableTable = (typeof erasableTables)[number];
 
 /** Rewrites `tables` so that erased rows' old versions are in no file of the embedded database (see above). */

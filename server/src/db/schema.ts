@@ -74,6 +74,17 @@ export const conversations = pgTable('conversations', {
   id: text('id').primaryKey(),
   membershipVersion: integer('membership_version').notNull().default(0),
   disappearingSeconds: integer('disappearing_seconds').notNull().default(0),
+  /**
+   * The general channel's key (docs/scaling.md §6): the channel epoch in force, null when a removal
+   * asks for a new one, and the membership version it took effect at (its generation 0: each join
+   * since is one generation).
+   */
+  channelEpochId: uuid('channel_epoch_id'),
+  channelBaseVersion: integer('channel_base_version'),
+  /** The member whose client is making the next channel epoch, which one, and until when the claim holds. */
+  rekeyBy: uuid('rekey_by'),
+  rekeyEpochId: uuid('rekey_epoch_id'),
+  rekeyUntil: timestamp('rekey_until', { withTimezone: true }),
 });
 
 /** A sender's chain key for one conversation and one member set (docs/security.md §4). */
@@ -86,6 +97,9 @@ export const epochs = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     membershipVersion: integer('membership_version').notNull(),
+    /** For a chain derived from the channel key: its channel epoch and generation (no shares of its own). */
+    channelEpochId: uuid('channel_epoch_id'),
+    channelGeneration: integer('channel_generation'),
     createdAt: createdAt(),
   },
   (t) => [index('epochs_conversation_idx').on(t.conversationId, t.senderId)],
@@ -360,3 +374,4 @@ export const pushSubscriptions = pgTable(
 
 export { users } from './users-schema';
 export { groupMembers, groups } from './groups-schema';
+export { channelEpochs, channelShares, channelWraps } from './channel-keys-schema';

@@ -34,12 +34,22 @@ import { bodyRows } from './malformed-input/body-rows';
 import { memberRouteRows } from './malformed-input/member-route-rows';
 import { readReceiptRows } from './malformed-input/read-receipt-rows';
 import { shareKeyRows } from './malformed-input/share-key-rows';
+import { channelKeyRows } from './malformed-input/channel-key-rows';
 import { pushRows } from './malformed-input/push-rows';
 import { groupRows } from './malformed-input/group-rows';
 import { routeRows } from './malformed-input/route-rows';
 import { hostBody, upper, type Fixture, type Who } from './malformed-input/table';
 
-const rows = [...bodyRows, ...routeRows, ...memberRouteRows, ...readReceiptRows, ...pushRows, ...groupRows, ...shareKeyRows];
+const rows = [
+  ...bodyRows,
+  ...routeRows,
+  ...memberRouteRows,
+  ...readReceiptRows,
+  ...pushRows,
+  ...groupRows,
+  ...shareKeyRows,
+  ...channelKeyRows,
+];
 
 type Reply = { status: number; body: unknown };
 

@@ -17,7 +17,7 @@ import { errorTexts, type BreachPolicy } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import type { Db } from '../db/client';
-import { epochShares, users } from '../db/schema';
+import { channelShares, epochShares, users } from '../db/schema';
 import { removeP2pOf, type P2pConnection } from '../p2p/registry';
 import { announceConnection } from '../p2p/signaling';
 import { announceMoves, moveConversationsOf, revokeSessionsOf, type MovedConversation } from '../users/moderation';
@@ -57,6 +57,7 @@ export async function applyBreachPolicy(
     } else {
       await tx.update(users).set({ encryptedPrivateKey: WIPED_BUNDLE, isCompromised: true }).where(eq(users.id, userId));
       await tx.delete(epochShares).where(eq(epochShares.recipientId, userId));
+      await tx.delete(channelShares).where(eq(channelShares.recipientId, userId));
     }
     await revokeSessionsOf(tx, [userId]);
     if (action === 'wiped') moved = await moveConversationsOf(tx, [userId]);
@@ -71,7 +72,7 @@ export async function applyBreachPolicy(
   for (const c of done.ended) await announceConnection(ctx, c, 'closed');
   if (action === 'wiped') {
     // The sealed bundle and the shares must leave the database's files too, not only its rows.
-    ctx.scrubber.erased('users', 'epoch_shares');
+    ctx.scrubber.erased('users', 'epoch_shares', 'channel_shares');
     await announceMoves(ctx, done.moved);
   }
   return action;

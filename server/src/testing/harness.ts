@@ -89,6 +89,7 @@ export const relaxedRateLimits: Config['rateLimits'] = {
   register: { max: 10_000, windowMs: 60_000 },
   send: { max: 10_000, windowMs: 60_000 },
   epoch: { max: 10_000, windowMs: 60_000 },
+  channelShares: { max: 10_000, windowMs: 60_000 },
   timerChange: { max: 10_000, windowMs: 60_000 },
   groupChange: { max: 10_000, windowMs: 60_000 },
   readPosition: { max: 10_000, windowMs: 60_000 },

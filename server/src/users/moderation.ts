@@ -4,6 +4,7 @@
  * epoch is wrapped for them. Unbanning moves them again, to let the member back in. Each ban
  * records who made it, and who may lift it is decided by access/rules.ts.
  */
+import { retireChannelKey } from '../conversations/channel-key';
 import { GENERAL_CONVERSATION, errorCodes, type Role } from '@enclave/protocol';
 import { and, eq, inArray, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AppContext } from '../context';
@@ -138,6 +139,8 @@ export async function revokeSessionsOf(tx: Db, ids: readonly string[]): Promise<
  */
 export async function moveConversationsOf(tx: Db, ids: readonly string[]): Promise<MovedConversation[]> {
   await tx.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
+  // A ban, an unban or a wipe: the channel's next key is made for the members as they are now.
+  await retireChannelKey(tx);
   // Direct messages are named dm:<id>:<id>.
   return tx
     .update(conversations)

@@ -1,0 +1,243 @@
+/**
+ * The general channel's key over the server (server/src/conversations/channel-key.ts), driven with
+ * the members' real keys and @enclave/crypto: a removal takes the key out of force and one client's
+ * claim makes the next, uploaded in batches; a join costs the senders no wrap (one share for the
+ * newcomer), and the newcomer reads from their generation on and nothing before; a removed member
+ * gets no share of the next epoch and cannot open a later message with their real keys.
+ */
+import {
+  advanceChannelSecret,
+  decryptMessage,
+  encryptMessage,
+  newChannelSecret,
+  openChannelShare,
+  senderChainKey,
+  startWrap,
+  wrapShares,
+  importPublicIdentity,
+  type ChannelSecret,
+} from '@enclave/crypto';
+import { routes, type ChannelKeyState, type ChannelWrapHeader } from '@enclave/protocol';
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { channelShares, channelWraps, epochShares } from '../db/schema';
+import { mintKeys } from '../keys/service';
+import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
+import { TestMember } from '../testing/member';
+import { oneInstance } from '../testing/one-instance';
+
+describe.each(backends)("the general channel's key (%s)", (backend) => {
+  const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
+  const creator = () => new TestMember.Anonymous(suite.server.url);
+
+  const byId = new Map<string, TestMember>();
+  /** A new member whose client has published its share key, as the web app does at sign-in. */
+  const join = async (name: string) => {
+    const member = await TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, name);
+    const { sharePublicKey, signature } = member.identity.share;
+    await member.call(routes.publishShareKey, { body: { sharePublicKey, signature } });
+    byId.set(member.id, member);
+    return member;
+  };
+  /** Takes the key in force out of force, as any removal does: the creator bans a member who joined for it. */
+  const removeSomeone = async () => {
+    if ((await state(alice)).epoch)
+      await creator().call(routes.creatorBan, { body: { userId: (await join('removed')).id } }, creatorHeaders);
+  };
+  const state = (m: TestMember): Promise<ChannelKeyState> => m.call(routes.channelKey, {});
+  const self = (m: TestMember) => ({ id: m.id, sharePublicKey: m.identity.share.sharePublicKey });
+
+  /** What a member's client does after a removal: claim, wrap for every member in `batch`-sized uploads, activate. */
+  async function rekey(by: TestMember, batch = 2): Promise<ChannelSecret> {
+    const secret = await newChannelSecret('general', crypto.randomUUID());
+    expect((await by.attempt(routes.claimChannelEpoch, { body: { epochId: secret.epochId } })).status).toBe(200);
+    const { members } = await by.call(routes.conversationMembers, { query: { receiverId: 'all' } });
+    const recipients = members.flatMap((m) => (m.shareKey ? [{ id: m.id, sharePublicKey: m.shareKey.sharePublicKey }] : []));
+    const { header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: by.id, signKey: by.identity.signKey });
+    const shares = await wrapShares({ header, secret, ephemeralPrivateKey, recipients });
+    for (let i = 0; i < shares.length; i += batch) {
+      expect((await by.attempt(routes.uploadChannelShares, { body: { header, shares: shares.slice(i, i + batch) } })).status).toBe(200);
+    }
+    expect((await by.attempt(routes.activateChannelEpoch, { body: { epochId: secret.epochId } })).status).toBe(200);
+    return secret;
+  }
+
+  /** A member's channel secret at the current generation, from their own share as the server gives it. */
+  async function secretOf(m: TestMember): Promise<ChannelSecret> {
+    const { epoch, membershipVersion } = await state(m);
+    const own = epoch?.ownShare;
+    if (!epoch || !own) throw new Error(`${m.user.username} has no share`);
+    const { verifyKey } = await importPublicIdentity(byId.get(own.header.wrapperId)!.identity.publicIdentity);
+    const opened = await openChannelShare({
+      header: own.header,
+      wrappedKey: own.wrappedKey,
+      self: self(m),
+      sharePrivateKey: m.identity.share.privateKey,
+      wrapperVerifyKey: verifyKey,
+    });
+    return advanceChannelSecret(opened, membershipVersion - epoch.baseVersion);
+  }
+
+  /** Sends `text` on a sender epoch derived from `secret`; the server's answer status. */
+  async function sendDerived(m: TestMember, secret: ChannelSecret, text: string) {
+    const { epoch, membershipVersion } = await state(m);
+    const epochId = crypto.randomUUID();
+    const made = await m.attempt(routes.createSenderEpoch, {
+      body: { epochId, channelEpochId: epoch?.id ?? secret.epochId, membershipVersion },
+    });
+    if (made.status !== 201) return { status: made.status, code: made.error?.code };
+    const chainKey = await senderChainKey(secret, m.id, epochId);
+    const senderEpoch = { epochId, conversationId: 'general', senderId: m.id, membershipVersion, chainKey };
+    const encryptedContent = await encryptMessage({ epoch: senderEpoch, index: 0, plaintext: text, signKey: m.identity.signKey });
+    const sent = await m.attempt(routes.sendMessage, {
+      body: { receiverId: 'all', epochId, index: 0, encryptedContent, messageType: 'text' },
+    });
+    return { status: sent.status, code: sent.error?.code, message: sent.body?.message };
+  }
+
+  /** Whether `reader`, holding `secret`, opens `text`'s message from `sender` (its chain derived from the reader's secret). */
+  async function opens(secret: ChannelSecret, sender: TestMember, sent: { epochId: string; index: number; encryptedContent: string }) {
+    try {
+      const chainKey = await senderChainKey(secret, sender.id, sent.epochId);
+      const { verifyKey } = await importPublicIdentity(sender.identity.publicIdentity);
+      const epoch = { epochId: sent.epochId, conversationId: 'general', senderId: sender.id, membershipVersion: 0, chainKey };
+      return (await decryptMessage({ epoch, index: sent.index, encryptedContent: sent.encryptedContent, senderVerifyKey: verifyKey }))
+        .plaintext;
+    } catch {
+      return null;
+    }
+  }
+
+  let alice: TestMember;
+  let bob: TestMember;
+
+  beforeAll(async () => {
+    alice = await join('alice');
+    bob = await join('bob');
+  });
+
+  it('has no key in force at first; one claim makes it, a second claim is refused, and only the claimer uploads', async () => {
+    await removeSomeone();
+    expect((await state(alice)).epoch).toBeNull();
+
+    const secret = await newChannelSecret('general', crypto.randomUUID());
+    expect((await alice.attempt(routes.claimChannelEpoch, { body: { epochId: secret.epochId } })).status).toBe(200);
+    const other = await bob.attempt(routes.claimChannelEpoch, { body: { epochId: crypto.randomUUID() } });
+    expect(other.status).toBe(409);
+    expect((await state(bob)).rekey).toMatchObject({ by: alice.id, epochId: secret.epochId });
+
+    // Bob cannot upload into Alice's epoch, even under a header of his own.
+    const bobs = await startWrap({ secret, wrapperId: bob.id, signKey: bob.identity.signKey });
+    const intruding = await wrapShares({ ...bobs, secret, recipients: [self(bob)] });
+    expect((await bob.attempt(routes.uploadChannelShares, { body: { header: bobs.header, shares: intruding } })).status).toBe(409);
+    expect((await bob.attempt(routes.activateChannelEpoch, { body: { epochId: secret.epochId } })).status).toBe(409);
+    // Nor can anyone claim a header that names someone else as its wrapper.
+    const forged: ChannelWrapHeader = { ...bobs.header, wrapperId: alice.id };
+    expect((await bob.attempt(routes.uploadChannelShares, { body: { header: forged, shares: intruding } })).status).toBe(400);
+  });
+
+  it('gives every member one share in batches, and a sender epoch derived from it sends and reads with no wrap', async () => {
+    await removeSomeone();
+    const secret = await rekey(alice, 1);
+    const after = await state(bob);
+    expect(after.epoch?.id).toBe(secret.epochId);
+    expect(after.pending).toEqual([]);
+    expect(after.rekey).toBeNull();
+
+    const mine = await secretOf(bob);
+    const sent = await sendDerived(alice, await advanceChannelSecret(secret, mine.generation), 'under the channel key');
+    expect(sent.status).toBe(201);
+    expect(await opens(mine, alice, sent.message!)).toBe('under the channel key');
+    // The sender epoch has no shares: joining cost nobody a wrap.
+    expect(await suite.database.db.select().from(epochShares).where(eq(epochShares.epochId, sent.message!.epochId))).toEqual([]);
+  });
+
+  it('lets a newcomer read from their join on, not before: the first sender wraps one share for them, the others none', async () => {
+    if (!(await state(alice)).epoch) await rekey(alice);
+    const before = await sendDerived(alice, await secretOf(alice), 'before carol');
+    expect(before.status).toBe(201);
+
+    const carol = await join('carol');
+    // The join moved the version: Alice's epoch is stale, and no sender epoch is taken while Carol has no share.
+    const stale = await alice.attempt(routes.sendMessage, {
+      body: {
+        receiverId: 'all',
+        epochId: before.message!.epochId,
+        index: 1,
+        encryptedContent: before.message!.encryptedContent,
+        messageType: 'text',
+      },
+    });
+    expect(stale.error?.code).toBe('membership_changed');
+    const pending = await state(bob);
+    expect(pending.pending.map((p) => p.id)).toEqual([carol.id]);
+    const bobSecret = await secretOf(bob);
+    expect(await sendDerived(bob, bobSecret, 'too early')).toMatchObject({ status: 409, code: 'membership_changed' });
+
+    // Bob, the first sender, wraps the current generation for Carol alone: one share.
+    const { header, ephemeralPrivateKey } = await startWrap({ secret: bobSecret, wrapperId: bob.id, signKey: bob.identity.signKey });
+    const shares = await wrapShares({ header, secret: bobSecret, ephemeralPrivateKey, recipients: [self(carol)] });
+    // A share at another generation is refused: a newcomer gets exactly the one they joined at.
+    const earlier = await startWrap({
+      secret: { ...bobSecret, generation: bobSecret.generation - 1 },
+      wrapperId: bob.id,
+      signKey: bob.identity.signKey,
+    });
+    expect((await bob.attempt(routes.uploadChannelShares, { body: { header: earlier.header, shares } })).status).toBe(409);
+    expect((await bob.attempt(routes.uploadChannelShares, { body: { header, shares } })).status).toBe(200);
+    // The same upload again stores nothing, not even its header: Carol keeps the share she has.
+    const wraps = async () => (await suite.database.db.select().from(channelWraps)).length;
+    const held = await wraps();
+    expect((await bob.attempt(routes.uploadChannelShares, { body: { header, shares } })).status).toBe(200);
+    expect(await wraps()).toBe(held);
+
+    const afterBob = await sendDerived(bob, bobSecret, 'after carol, from bob');
+    expect(afterBob.status).toBe(201);
+    const afterAlice = await sendDerived(alice, await secretOf(alice), 'after carol, from alice');
+    expect(afterAlice.status).toBe(201);
+
+    const carolSecret = await secretOf(carol);
+    expect(carolSecret.generation).toBe(bobSecret.generation);
+    expect(await opens(carolSecret, bob, afterBob.message!)).toBe('after carol, from bob');
+    expect(await opens(carolSecret, alice, afterAlice.message!)).toBe('after carol, from alice');
+    expect(await opens(carolSecret, alice, before.message!)).toBeNull();
+    await expect(advanceChannelSecret(carolSecret, carolSecret.generation - 1)).rejects.toMatchObject({ kind: 'malformed' });
+  });
+
+  it("after a creator's ban: the key leaves force, the next epoch gives the banned member no share, and they open nothing later", async () => {
+    if (!(await state(alice)).epoch) await rekey(alice);
+    const dave = await join('dave');
+    // Dave gets his share as a newcomer and can read the channel.
+    const aliceSecret = await secretOf(alice);
+    const { header, ephemeralPrivateKey } = await startWrap({ secret: aliceSecret, wrapperId: alice.id, signKey: alice.identity.signKey });
+    const shares = await wrapShares({ header, secret: aliceSecret, ephemeralPrivateKey, recipients: [self(dave)] });
+    await alice.call(routes.uploadChannelShares, { body: { header, shares } });
+    const daveOld = await secretOf(dave);
+
+    await creator().call(routes.creatorBan, { body: { userId: dave.id, reason: 'leaked' } }, creatorHeaders);
+    expect((await state(alice)).epoch).toBeNull();
+    expect(await sendDerived(alice, aliceSecret, 'after the ban, old key')).toMatchObject({ status: 409 });
+
+    const next = await rekey(bob, 3);
+    const rows = await suite.database.db.select().from(channelShares).where(eq(channelShares.channelEpochId, next.epochId));
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows.map((r) => r.recipientId)).not.toContain(dave.id);
+
+    const sent = await sendDerived(alice, await secretOf(alice), 'after the ban');
+    expect(sent.status).toBe(201);
+    expect(await opens(await secretOf(bob), alice, sent.message!)).toBe('after the ban');
+    // Dave's real keys: his share of the old epoch, ratcheted any distance, opens nothing sent under the new one.
+    for (const g of [0, 1, 5])
+      expect(await opens(await advanceChannelSecret(daveOld, daveOld.generation + g), alice, sent.message!)).toBeNull();
+  });
+
+  it('lets concurrent claimers converge on one epoch: one claim holds, the others are refused', async () => {
+    await removeSomeone();
+    const claimers = [alice, bob, await join('claimer')];
+    const ids = claimers.map(() => crypto.randomUUID());
+    const answers = await Promise.all(claimers.map((m, i) => m.attempt(routes.claimChannelEpoch, { body: { epochId: ids[i]! } })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
+    const winner = answers.findIndex((a) => a.status === 200);
+    expect((await state(alice)).rekey).toMatchObject({ by: claimers[winner]!.id, epochId: ids[winner] });
+  });
+});

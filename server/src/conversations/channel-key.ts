@@ -1,0 +1,265 @@
+/**
+ * The general channel's key (docs/scaling.md §6). One channel epoch is in force at a time; a join
+ * moves the membership version, which is one generation of its secret, and costs the senders no
+ * wrap: the first sender after it wraps the secret for the newcomer, since no sender epoch is taken
+ * while a member with a share key has no share. A removal (moderation.ts) takes the epoch out of
+ * force, and one member's client, which claims it first, makes the next: it uploads the shares in
+ * batches that lock nothing a send needs, then activates it.
+ */
+import { errorCodes, GENERAL_CONVERSATION, limits, routes, type ChannelKeyState, type UploadChannelShares } from '@enclave/protocol';
+import { and, eq, inArray, isNotNull, notExists, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { requireAuth } from '../access/policy';
+import { writableUser } from '../access/rules';
+import type { AppContext } from '../context';
+import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
+import { channelEpochs, channelShares, channelWraps, conversations, epochs, users } from '../db/schema';
+import { HttpError } from '../http/errors';
+import { rateLimit, serve } from '../http/routes';
+import { membershipChanged, perMember } from './routes';
+
+/** How long a claim holds without an upload before another member may make the epoch instead. */
+export const CLAIM_MS = 2 * 60_000;
+
+const conflict = (message: string) => new HttpError(409, errorCodes.conflict, message);
+
+type ChannelRow = typeof conversations.$inferSelect;
+
+async function channelRow(db: Db, lock?: 'share' | 'no key update'): Promise<ChannelRow> {
+  await db.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
+  const query = db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
+  const [row] = await (lock ? query.for(lock) : query);
+  if (!row) throw new Error('the general channel has no row');
+  return row;
+}
+
+const claimHolds = (row: ChannelRow, now = new Date()) => row.rekeyBy !== null && row.rekeyUntil !== null && row.rekeyUntil > now;
+
+/** Members of the channel with a share key and no share of `epochId`: whom it must still be wrapped for. */
+function pendingMembers(db: Db, epochId: string, limit: number) {
+  return db
+    .select({ id: users.id, sharePublicKey: users.sharePublicKey, signature: users.shareKeySignature })
+    .from(users)
+    .where(
+      and(
+        writableUser(),
+        isNotNull(users.sharePublicKey),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(channelShares)
+            .where(and(eq(channelShares.channelEpochId, epochId), eq(channelShares.recipientId, users.id))),
+        ),
+      ),
+    )
+    .limit(limit);
+}
+
+async function channelState(db: Db, me: string): Promise<ChannelKeyState> {
+  const row = await channelRow(db);
+  let epoch: ChannelKeyState['epoch'] = null;
+  let pending: ChannelKeyState['pending'] = [];
+  if (row.channelEpochId !== null && row.channelBaseVersion !== null) {
+    const [own] = await db
+      .select({ share: channelShares, wrap: channelWraps })
+      .from(channelShares)
+      .innerJoin(channelWraps, eq(channelWraps.id, channelShares.wrapId))
+      .where(and(eq(channelShares.channelEpochId, row.channelEpochId), eq(channelShares.recipientId, me)));
+    epoch = {
+      id: row.channelEpochId,
+      baseVersion: row.channelBaseVersion,
+      ownShare: own
+        ? {
+            header: {
+              conversationId: GENERAL_CONVERSATION,
+              epochId: own.wrap.channelEpochId,
+              generation: own.wrap.generation,
+              wrapperId: own.wrap.wrapperId,
+              ephemeralPublicKey: own.wrap.ephemeralPublicKey,
+              signature: own.wrap.signature,
+            },
+            wrappedKey: own.share.wrappedKey,
+          }
+        : null,
+    };
+    const rows = await pendingMembers(db, row.channelEpochId, limits.channelSharesPerUpload);
+    pending = rows.flatMap((m) =>
+      m.sharePublicKey && m.signature ? [{ id: m.id, shareKey: { sharePublicKey: m.sharePublicKey, signature: m.signature } }] : [],
+    );
+  }
+  const rekey =
+    claimHolds(row) && row.rekeyEpochId ? { by: row.rekeyBy!, epochId: row.rekeyEpochId, until: row.rekeyUntil!.toISOString() } : null;
+  return { membershipVersion: row.membershipVersion, epoch, pending, rekey };
+}
+
+/** The caller's client will make the next channel epoch: refused while one is in force or another member's claim holds. */
+async function claim(db: Db, me: string, epochId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const row = await channelRow(tx, 'no key update');
+    if (row.channelEpochId !== null) throw conflict('The channel already has a key in force');
+    if (claimHolds(row) && row.rekeyBy !== me) throw conflict("Another member's client is making the channel's next key");
+    // An abandoned claim's epoch, shares and all, gives way.
+    if (row.rekeyEpochId !== null && row.rekeyEpochId !== epochId)
+      await tx.delete(channelEpochs).where(eq(channelEpochs.id, row.rekeyEpochId));
+    // The same claim again (a retry) is this member's own epoch; anyone else's id is a replay.
+    await tx.insert(channelEpochs).values({ id: epochId, conversationId: GENERAL_CONVERSATION, createdBy: me }).onConflictDoNothing();
+    const [mine] = await tx.select({ by: channelEpochs.createdBy }).from(channelEpochs).where(eq(channelEpochs.id, epochId));
+    if (mine?.by !== me) throw new HttpError(409, errorCodes.replay, 'This epoch already exists');
+    await tx
+      .update(conversations)
+      .set({ rekeyBy: me, rekeyEpochId: epochId, rekeyUntil: new Date(Date.now() + CLAIM_MS) })
+      .where(eq(conversations.id, GENERAL_CONVERSATION));
+  });
+}
+
+/**
+ * Stores one upload of shares. Of the epoch in force, at its current generation, for members who
+ * have none (newcomers); of the caller's claimed epoch, at generation 0, for anyone in the channel.
+ * Nothing here locks the channel's row, so sends never wait on it; a share already held is kept.
+ */
+async function uploadShares(db: Db, me: string, { header, shares }: UploadChannelShares): Promise<void> {
+  if (header.wrapperId !== me) throw new HttpError(400, errorCodes.invalidRequest, "header.wrapperId: must be the caller's id");
+  const row = await channelRow(db);
+  const inForce = header.epochId === row.channelEpochId && row.channelBaseVersion !== null;
+  const claimed = header.epochId === row.rekeyEpochId && row.rekeyBy === me;
+  if (inForce ? header.generation !== row.membershipVersion - row.channelBaseVersion! : !claimed || header.generation !== 0) {
+    throw membershipChanged();
+  }
+  const ids = shares.map((s) => s.recipientId);
+  if (new Set(ids).size !== ids.length) throw new HttpError(400, errorCodes.invalidRequest, 'shares: one share per member');
+  const members = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(inArray(users.id, ids), writableUser(), isNotNull(users.sharePublicKey)));
+  if (members.length !== ids.length) throw membershipChanged();
+  await db.transaction(async (tx) => {
+    const [wrap] = await tx
+      .insert(channelWraps)
+      .values({
+        channelEpochId: header.epochId,
+        wrapperId: me,
+        generation: header.generation,
+        ephemeralPublicKey: header.ephemeralPublicKey,
+        signature: header.signature,
+      })
+      .returning({ id: channelWraps.id });
+    const stored = await tx
+      .insert(channelShares)
+      .values(
+        shares.map((s) => ({ channelEpochId: header.epochId, recipientId: s.recipientId, wrapId: wrap!.id, wrappedKey: s.wrappedKey })),
+      )
+      .onConflictDoNothing()
+      .returning({ id: channelShares.recipientId });
+    // Every member named had a share already: the header is kept for no one, so repeating an upload stores nothing.
+    if (stored.length === 0) await tx.delete(channelWraps).where(eq(channelWraps.id, wrap!.id));
+  });
+  if (claimed) {
+    await db
+      .update(conversations)
+      .set({ rekeyUntil: new Date(Date.now() + CLAIM_MS) })
+      .where(and(eq(conversations.id, GENERAL_CONVERSATION), eq(conversations.rekeyEpochId, header.epochId)));
+  }
+}
+
+/**
+ * The claimed epoch takes force at the current membership version (its generation 0). Shares of
+ * members removed while it was uploaded are deleted first, in the same transaction; members who
+ * joined meanwhile have none, and are wrapped for before the first sender epoch.
+ */
+async function activate(db: Db, me: string, epochId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const row = await channelRow(tx, 'no key update');
+    if (row.rekeyEpochId !== epochId || row.rekeyBy !== me) throw membershipChanged();
+    await tx.delete(channelShares).where(
+      and(
+        eq(channelShares.channelEpochId, epochId),
+        notExists(
+          tx
+            .select({ one: sql`1` })
+            .from(users)
+            .where(and(eq(users.id, channelShares.recipientId), writableUser())),
+        ),
+      ),
+    );
+    await tx
+      .update(conversations)
+      .set({ channelEpochId: epochId, channelBaseVersion: row.membershipVersion, rekeyBy: null, rekeyEpochId: null, rekeyUntil: null })
+      .where(eq(conversations.id, GENERAL_CONVERSATION));
+  });
+}
+
+/** A sender epoch whose chain is derived from the channel key at the current generation. */
+async function createSenderEpoch(
+  db: Db,
+  me: string,
+  body: { epochId: string; channelEpochId: string; membershipVersion: number },
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const row = await channelRow(tx, 'share');
+    if (row.membershipVersion !== body.membershipVersion || row.channelEpochId !== body.channelEpochId || row.channelBaseVersion === null) {
+      throw membershipChanged();
+    }
+    // Every member who can be wrapped for must hold the secret before anyone sends under it.
+    if ((await pendingMembers(tx, body.channelEpochId, 1)).length) throw membershipChanged();
+    try {
+      await tx.insert(epochs).values({
+        id: body.epochId,
+        conversationId: GENERAL_CONVERSATION,
+        senderId: me,
+        membershipVersion: body.membershipVersion,
+        channelEpochId: body.channelEpochId,
+        channelGeneration: body.membershipVersion - row.channelBaseVersion,
+      });
+    } catch (err) {
+      if (pgErrorCode(err) === UNIQUE_VIOLATION) throw new HttpError(409, errorCodes.replay, 'This epoch already exists');
+      throw err;
+    }
+  });
+}
+
+/** Inside a removal's transaction: the channel's key leaves force; the next one is made without the removed. */
+export async function retireChannelKey(tx: Db): Promise<void> {
+  await tx.update(conversations).set({ channelEpochId: null, channelBaseVersion: null }).where(eq(conversations.id, GENERAL_CONVERSATION));
+}
+
+export async function channelKeyRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  const { db, config } = ctx;
+  serve(app, routes.channelKey, async (req) => channelState(db, requireAuth(req).user.id));
+  serve(
+    app,
+    routes.claimChannelEpoch,
+    async (req) => {
+      await claim(db, requireAuth(req).user.id, req.body.epochId);
+      return { ok: true as const };
+    },
+    { rateLimit: rateLimit(config.rateLimits.epoch, perMember) },
+  );
+  serve(
+    app,
+    routes.uploadChannelShares,
+    async (req) => {
+      await uploadShares(db, requireAuth(req).user.id, req.body);
+      return { ok: true as const };
+    },
+    // About 100 bytes a share as JSON.
+    { bodyLimit: limits.channelSharesPerUpload * 128, rateLimit: rateLimit(config.rateLimits.channelShares, perMember) },
+  );
+  serve(
+    app,
+    routes.activateChannelEpoch,
+    async (req) => {
+      await activate(db, requireAuth(req).user.id, req.body.epochId);
+      return { ok: true as const };
+    },
+    { rateLimit: rateLimit(config.rateLimits.epoch, perMember) },
+  );
+  serve(
+    app,
+    routes.createSenderEpoch,
+    async (req) => {
+      await createSenderEpoch(db, requireAuth(req).user.id, req.body);
+      return { ok: true as const };
+    },
+    { rateLimit: rateLimit(config.rateLimits.send, perMember) },
+  );
+}
