@@ -25,7 +25,7 @@ const conflict = (message: string) => new HttpError(409, errorCodes.conflict, me
 
 type ChannelRow = typeof conversations.$inferSelect;
 
-async function channelRow(db: Db, lock?: 'share' | 'no key update'): Promise<ChannelRow> {
+async function channelRow(db: Db, lock?: 'no key update'): Promise<ChannelRow> {
   await db.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
   const query = db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
   const [row] = await (lock ? query.for(lock) : query);
@@ -188,33 +188,35 @@ async function activate(db: Db, me: string, epochId: string): Promise<void> {
   });
 }
 
-/** A sender epoch whose chain is derived from the channel key at the current generation. */
+/**
+ * A sender epoch whose chain is derived from the channel key at the current generation. No lock:
+ * a send checks the epoch's membership version again under the channel's row lock
+ * (messages/store.ts), so an epoch a join or a removal made stale meanwhile stores nothing.
+ */
 async function createSenderEpoch(
   db: Db,
   me: string,
   body: { epochId: string; channelEpochId: string; membershipVersion: number },
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    const row = await channelRow(tx, 'share');
-    if (row.membershipVersion !== body.membershipVersion || row.channelEpochId !== body.channelEpochId || row.channelBaseVersion === null) {
-      throw membershipChanged();
-    }
-    // Every member who can be wrapped for must hold the secret before anyone sends under it.
-    if ((await pendingMembers(tx, body.channelEpochId, 1)).length) throw membershipChanged();
-    try {
-      await tx.insert(epochs).values({
-        id: body.epochId,
-        conversationId: GENERAL_CONVERSATION,
-        senderId: me,
-        membershipVersion: body.membershipVersion,
-        channelEpochId: body.channelEpochId,
-        channelGeneration: body.membershipVersion - row.channelBaseVersion,
-      });
-    } catch (err) {
-      if (pgErrorCode(err) === UNIQUE_VIOLATION) throw new HttpError(409, errorCodes.replay, 'This epoch already exists');
-      throw err;
-    }
-  });
+  const row = await channelRow(db);
+  if (row.membershipVersion !== body.membershipVersion || row.channelEpochId !== body.channelEpochId || row.channelBaseVersion === null) {
+    throw membershipChanged();
+  }
+  // Every member who can be wrapped for must hold the secret before anyone sends under it.
+  if ((await pendingMembers(db, body.channelEpochId, 1)).length) throw membershipChanged();
+  try {
+    await db.insert(epochs).values({
+      id: body.epochId,
+      conversationId: GENERAL_CONVERSATION,
+      senderId: me,
+      membershipVersion: body.membershipVersion,
+      channelEpochId: body.channelEpochId,
+      channelGeneration: body.membershipVersion - row.channelBaseVersion,
+    });
+  } catch (err) {
+    if (pgErrorCode(err) === UNIQUE_VIOLATION) throw new HttpError(409, errorCodes.replay, 'This epoch already exists');
+    throw err;
+  }
 }
 
 /** Inside a removal's transaction: the channel's key leaves force; the next one is made without the removed. */
