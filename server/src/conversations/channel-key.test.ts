@@ -20,7 +20,7 @@ import {
 import { routes, type ChannelKeyState, type ChannelWrapHeader } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { channelShares, channelWraps, epochShares } from '../db/schema';
+import { channelShares, channelWraps, conversations, epochShares } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
@@ -229,6 +229,28 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
     // Dave's real keys: his share of the old epoch, ratcheted any distance, opens nothing sent under the new one.
     for (const g of [0, 1, 5])
       expect(await opens(await advanceChannelSecret(daveOld, daveOld.generation + g), alice, sent.message!)).toBeNull();
+  });
+
+  it("lets another member take over a claim that lapsed, the lapsed claim's epoch and shares deleted with it", async () => {
+    await removeSomeone();
+    const abandoned = await newChannelSecret('general', crypto.randomUUID());
+    await alice.call(routes.claimChannelEpoch, { body: { epochId: abandoned.epochId } });
+    const { header, ephemeralPrivateKey } = await startWrap({ secret: abandoned, wrapperId: alice.id, signKey: alice.identity.signKey });
+    const shares = await wrapShares({ header, secret: abandoned, ephemeralPrivateKey, recipients: [self(alice), self(bob)] });
+    await alice.call(routes.uploadChannelShares, { body: { header, shares: shares.slice(0, 1) } });
+    expect((await bob.attempt(routes.claimChannelEpoch, { body: { epochId: crypto.randomUUID() } })).status).toBe(409);
+
+    // Two minutes without an upload: the claim lapses.
+    await suite.database.db
+      .update(conversations)
+      .set({ rekeyUntil: new Date(Date.now() - 1000) })
+      .where(eq(conversations.id, 'general'));
+    const next = crypto.randomUUID();
+    expect((await bob.attempt(routes.claimChannelEpoch, { body: { epochId: next } })).status).toBe(200);
+    expect(await suite.database.db.select().from(channelShares).where(eq(channelShares.channelEpochId, abandoned.epochId))).toEqual([]);
+    expect((await alice.attempt(routes.uploadChannelShares, { body: { header, shares: shares.slice(1) } })).status).toBe(409);
+    expect((await alice.attempt(routes.activateChannelEpoch, { body: { epochId: abandoned.epochId } })).status).toBe(409);
+    expect((await state(alice)).rekey).toMatchObject({ by: bob.id, epochId: next });
   });
 
   it('lets concurrent claimers converge on one epoch: one claim holds, the others are refused', async () => {

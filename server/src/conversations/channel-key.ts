@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { writableUser } from '../access/rules';
 import type { AppContext } from '../context';
-import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
+import { FOREIGN_KEY_VIOLATION, pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
 import { channelEpochs, channelShares, channelWraps, conversations, epochs, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
@@ -132,7 +132,7 @@ async function uploadShares(db: Db, me: string, { header, shares }: UploadChanne
     .from(users)
     .where(and(inArray(users.id, ids), writableUser(), isNotNull(users.sharePublicKey)));
   if (members.length !== ids.length) throw membershipChanged();
-  await db.transaction(async (tx) => {
+  const upload = db.transaction(async (tx) => {
     const [wrap] = await tx
       .insert(channelWraps)
       .values({
@@ -152,6 +152,10 @@ async function uploadShares(db: Db, me: string, { header, shares }: UploadChanne
       .returning({ id: channelShares.recipientId });
     // Every member named had a share already: the header is kept for no one, so repeating an upload stores nothing.
     if (stored.length === 0) await tx.delete(channelWraps).where(eq(channelWraps.id, wrap!.id));
+  });
+  // A claim that lapsed meanwhile may have given way to another, its epoch deleted with it.
+  await upload.catch((err: unknown) => {
+    throw pgErrorCode(err) === FOREIGN_KEY_VIOLATION ? membershipChanged() : err;
   });
   if (claimed) {
     await db

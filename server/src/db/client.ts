@@ -136,6 +136,7 @@ export function pgErrorCode(err: unknown): string | undefined {
   return undefined;
 }
 export const UNIQUE_VIOLATION = '23505';
+export const FOREIGN_KEY_VIOLATION = '23503';
 
 /**
  * PostgreSQL states that mean "not now" rather than "wrong": class 08 (connection exception),
