@@ -19,9 +19,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEpoch, newChannelSecret, startWrap, toBase64, wrapShares } from '@enclave/crypto';
+import { createEpoch, newChannelSecret, startWrap, wrapShares } from '@enclave/crypto';
 import { repoRoot } from './soak/server-process';
 import { wrapInChromium } from './wrap/chromium';
+import { rsaPublicKeys, sharePublicKeys } from './wrap/keys';
 
 const sizes = (process.env.WRAP_MEMBERS ?? '1000,10000,100000').split(',').map(Number);
 const keyCount = Number(process.env.WRAP_KEYS ?? '16');
@@ -34,21 +35,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 type Kind = 'today' | 'channel';
 type Row = { kind: Kind; where: string; members: number; ms: number; uploadBytes: number; longestTaskMs?: number };
 
-const rsa = { name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
-const [rsaKeys, shareKeys] = await Promise.all([
-  Promise.all(
-    Array.from({ length: keyCount }, async () => {
-      const pair = await crypto.subtle.generateKey(rsa, true, ['encrypt', 'decrypt']);
-      return toBase64(new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey)));
-    }),
-  ),
-  Promise.all(
-    Array.from({ length: keyCount }, async () => {
-      const pair = (await crypto.subtle.generateKey({ name: 'X25519' }, true, ['deriveKey'])) as CryptoKeyPair;
-      return toBase64(new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey)));
-    }),
-  ),
-]);
+const [rsaKeys, shareKeys] = await Promise.all([rsaPublicKeys(keyCount), sharePublicKeys(keyCount)]);
 const { privateKey: signKey } = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
 
 /** One wrap in Node: its wall time and the size of the body it would post. */

@@ -4,30 +4,11 @@
  * channel key across `navigator.hardwareConcurrency` Web Workers, and the page's longest task
  * meanwhile.
  */
-import { createEpoch, newChannelSecret, startWrap, toBase64 } from '@enclave/crypto';
+import { createEpoch, newChannelSecret, startWrap } from '@enclave/crypto';
 import { wrapInWorkers } from '@enclave/client';
+import { rsaPublicKeys, sharePublicKeys } from './keys';
 
 export type PageResult = { ms: number; uploadBytes: number; longestTaskMs: number; progressReports: number; workers: number };
-
-const rsa = { name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
-
-async function rsaKeys(count: number): Promise<string[]> {
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const pair = await crypto.subtle.generateKey(rsa, true, ['encrypt', 'decrypt']);
-      return toBase64(new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey)));
-    }),
-  );
-}
-
-async function shareKeys(count: number): Promise<string[]> {
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const pair = (await crypto.subtle.generateKey({ name: 'X25519' }, true, ['deriveKey'])) as CryptoKeyPair;
-      return toBase64(new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey)));
-    }),
-  );
-}
 
 /** Runs `work` while watching for long tasks on this thread: its wall time, the longest task, and what it made. */
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; longestTaskMs: number; made: T }> {
@@ -50,7 +31,7 @@ async function wrapBench(kind: 'today' | 'channel', members: number, keyCount: n
     'sign',
   ])) as CryptoKeyPair;
   if (kind === 'today') {
-    const keys = await rsaKeys(keyCount);
+    const keys = await rsaPublicKeys(keyCount);
     const recipients = Array.from({ length: members }, (_, i) => ({ id: crypto.randomUUID(), encryptionPublicKey: keys[i % keyCount]! }));
     const { ms, longestTaskMs, made } = await timed(() =>
       createEpoch({ conversationId: 'general', senderId: crypto.randomUUID(), membershipVersion: 1, recipients, signKey }),
@@ -64,7 +45,7 @@ async function wrapBench(kind: 'today' | 'channel', members: number, keyCount: n
     }).length;
     return { ms, longestTaskMs, uploadBytes, progressReports: 0, workers: 0 };
   }
-  const keys = await shareKeys(keyCount);
+  const keys = await sharePublicKeys(keyCount);
   const recipients = Array.from({ length: members }, (_, i) => ({ id: crypto.randomUUID(), sharePublicKey: keys[i % keyCount]! }));
   const workers = Array.from({ length: navigator.hardwareConcurrency }, () => new Worker('/worker.js', { type: 'module' }));
   let progressReports = 0;

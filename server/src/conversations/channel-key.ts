@@ -25,11 +25,17 @@ const conflict = (message: string) => new HttpError(409, errorCodes.conflict, me
 
 type ChannelRow = typeof conversations.$inferSelect;
 
-async function channelRow(db: Db, lock?: 'no key update'): Promise<ChannelRow> {
-  await db.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
-  const query = db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
-  const [row] = await (lock ? query.for(lock) : query);
+/** The general channel's row, locked, made first if missing: for a claim or an activation. */
+async function lockedChannelRow(tx: Db): Promise<ChannelRow> {
+  await tx.insert(conversations).values({ id: GENERAL_CONVERSATION }).onConflictDoNothing();
+  const [row] = await tx.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION)).for('no key update');
   if (!row) throw new Error('the general channel has no row');
+  return row;
+}
+
+/** The general channel's row as it is, without writing: undefined before anything made it. */
+async function channelRow(db: Db): Promise<ChannelRow | undefined> {
+  const [row] = await db.select().from(conversations).where(eq(conversations.id, GENERAL_CONVERSATION));
   return row;
 }
 
@@ -57,6 +63,7 @@ function pendingMembers(db: Db, epochId: string, limit: number) {
 
 async function channelState(db: Db, me: string): Promise<ChannelKeyState> {
   const row = await channelRow(db);
+  if (!row) return { membershipVersion: 0, epoch: null, pending: [], rekey: null };
   let epoch: ChannelKeyState['epoch'] = null;
   let pending: ChannelKeyState['pending'] = [];
   if (row.channelEpochId !== null && row.channelBaseVersion !== null) {
@@ -95,7 +102,7 @@ async function channelState(db: Db, me: string): Promise<ChannelKeyState> {
 /** The caller's client will make the next channel epoch: refused while one is in force or another member's claim holds. */
 async function claim(db: Db, me: string, epochId: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const row = await channelRow(tx, 'no key update');
+    const row = await lockedChannelRow(tx);
     if (row.channelEpochId !== null) throw conflict('The channel already has a key in force');
     if (claimHolds(row) && row.rekeyBy !== me) throw conflict("Another member's client is making the channel's next key");
     // An abandoned claim's epoch, shares and all, gives way.
@@ -120,6 +127,8 @@ async function claim(db: Db, me: string, epochId: string): Promise<void> {
 async function uploadShares(db: Db, me: string, { header, shares }: UploadChannelShares): Promise<void> {
   if (header.wrapperId !== me) throw new HttpError(400, errorCodes.invalidRequest, "header.wrapperId: must be the caller's id");
   const row = await channelRow(db);
+  // No row: no epoch in force and none claimed.
+  if (!row) throw membershipChanged();
   const inForce = header.epochId === row.channelEpochId && row.channelBaseVersion !== null;
   const claimed = header.epochId === row.rekeyEpochId && row.rekeyBy === me;
   if (inForce ? header.generation !== row.membershipVersion - row.channelBaseVersion! : !claimed || header.generation !== 0) {
@@ -172,7 +181,7 @@ async function uploadShares(db: Db, me: string, { header, shares }: UploadChanne
  */
 async function activate(db: Db, me: string, epochId: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const row = await channelRow(tx, 'no key update');
+    const row = await lockedChannelRow(tx);
     if (row.rekeyEpochId !== epochId || row.rekeyBy !== me) throw membershipChanged();
     await tx.delete(channelShares).where(
       and(
@@ -203,7 +212,12 @@ async function createSenderEpoch(
   body: { epochId: string; channelEpochId: string; membershipVersion: number },
 ): Promise<void> {
   const row = await channelRow(db);
-  if (row.membershipVersion !== body.membershipVersion || row.channelEpochId !== body.channelEpochId || row.channelBaseVersion === null) {
+  if (
+    !row ||
+    row.membershipVersion !== body.membershipVersion ||
+    row.channelEpochId !== body.channelEpochId ||
+    row.channelBaseVersion === null
+  ) {
     throw membershipChanged();
   }
   // Every member who can be wrapped for must hold the secret before anyone sends under it.
