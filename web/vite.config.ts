@@ -9,6 +9,8 @@ const backend = 'http://127.0.0.1:5000';
 export default defineConfig({
   // serviceWorker before precompress: both run once the build is written, in this order.
   plugins: [react(), tailwindcss(), serviceWorker(), precompress()],
+  // The channel key's wrap workers (realtime/wrap-worker.ts) are modules, like the app.
+  worker: { format: 'es' },
   server: {
     proxy: {
       '/api': { target: backend, changeOrigin: false },

@@ -4,6 +4,9 @@ import type { EpochShare, HistoryResponse, Message } from '@enclave/protocol';
 import { describe, expect, it } from 'vitest';
 import { ChatStore, type HistoryParams } from './chat-store';
 
+/** A share's wrapped key, whichever way it opens. */
+const keyOf = (s: EpochShare) => ('wrappedKey' in s ? s.wrappedKey : s.channel.share.wrappedKey);
+
 const ME = '00000000-0000-4000-8000-000000000001';
 const BOB = '00000000-0000-4000-8000-000000000002';
 
@@ -48,7 +51,7 @@ function setup(initialCount: number, pageSize = 5, olderPageSize = pageSize) {
     },
     decrypt: async (messages, shares) => {
       decrypted.push(...messages.map((m) => m.id));
-      sharesGiven.push(shares?.map((s) => s.wrappedKey));
+      sharesGiven.push(shares?.map((s) => keyOf(s)));
       return new Map(messages.map((m): [number, DecryptResult] => [m.id, { status: 'ok', text: m.encryptedContent }]));
     },
   });

@@ -28,6 +28,8 @@ export type {
   RecipientCheck,
   SkippedRecipient,
 } from './key-trust';
+export { ChannelKey, NEWCOMER_WAIT_MS } from './channel-key';
+export type { ChannelKeyApi, ChannelKeyCrypto, ChannelKeyOptions, WrapShares } from './channel-key';
 export { fetchedMemberList, MemberClient } from './member-client';
 export type { CallRoute, IncomingListener, MemberClientOptions, MemberTransport, RemovedListener } from './member-client';
 export { MemoryPinStore } from './memory-pin-store';
@@ -38,7 +40,14 @@ export type { ImportedKeys, KeyOwner } from './public-key-cache';
 export { SEND_RETRY_DELAYS_MS, SenderKeys } from './sender-keys';
 export type { Outbound, RecipientTrust, SenderKeysApi, SenderKeysCrypto, SenderKeysOptions } from './sender-keys';
 export { SendingEpochs } from './sending-epochs';
-export type { CreatedEpoch, EncryptedMessage, EpochTransport, SendingCrypto, SendingEpochsOptions } from './sending-epochs';
+export type {
+  CreatedEpoch,
+  EncryptedMessage,
+  EpochTransport,
+  SendingCrypto,
+  SendingEpochsOptions,
+  WrappingTransport,
+} from './sending-epochs';
 export { SkippedRecipients } from './skipped-recipients';
 export { PROGRESS_EVERY, serveWrapRequests, wrapInWorkers } from './wrap-pool';
 export type { WrapReply, WrapRequest, WrapScope, WrapWorker } from './wrap-pool';

@@ -288,6 +288,44 @@ export class KeyTrust {
     return { recipients: recipients.filter((r) => !skipped.some((s) => s.id === r.id)), skipped };
   }
 
+  /**
+   * Whom a channel secret may be wrapped for (packages/crypto/src/channel-keys.ts): every one listed
+   * in the member list and agreeing with their pin (pinned now if first seen), with a share key
+   * signed by that listed signing key, so a server cannot put a key of its own in a member's place.
+   * Throws {@link RecipientKeyError} otherwise. The member's own share key is the caller's local
+   * copy, never checked here.
+   *
+   * @param verifyShareKey `verifyShareKey` of `@enclave/crypto`.
+   */
+  async checkShareRecipients(
+    pending: readonly { id: string; shareKey: { sharePublicKey: string; signature: string } }[],
+    verifyShareKey: (args: { sharePublicKey: string; signature: string; verifyKey: CryptoKey }) => Promise<boolean>,
+  ): Promise<{ id: string; sharePublicKey: string }[]> {
+    if (pending.some((p) => p.id === this.options.self.id)) throw new RecipientKeyError(ownKeyRefused);
+    if (!pending.length) return [];
+    let byId = new Map((await this.options.members.current()).map((u) => [u.id, u]));
+    if (pending.some((p) => !byId.has(p.id))) byId = new Map((await this.options.members.fresh()).map((u) => [u.id, u]));
+    const listed = pending.map((p) => {
+      const user = byId.get(p.id);
+      if (!user) throw new RecipientKeyError(unknownKeyRefused);
+      return user;
+    });
+    const statuses = await this.check(listed);
+    return Promise.all(
+      pending.map(async ({ id, shareKey }, i) => {
+        const user = listed[i]!;
+        if (statuses.get(id)?.changed) {
+          throw new RecipientKeyError(`The key of ${user.username} changed: compare the safety number before sending.`);
+        }
+        const verifyKey = statuses.has(id) ? await this.publicKeys.verifyKey(user) : null;
+        if (!verifyKey || !(await verifyShareKey({ ...shareKey, verifyKey }).catch(() => false))) {
+          throw new RecipientKeyError(unknownKeyRefused);
+        }
+        return { id, sharePublicKey: shareKey.sharePublicKey };
+      }),
+    );
+  }
+
   /** The member's pin status, from the check of them already under way if there is one. */
   private checkOnce(user: PublicUser): Promise<PinStatus | undefined> {
     const key = `${user.id}/${keysOf(user)}`;

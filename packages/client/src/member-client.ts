@@ -6,7 +6,7 @@
  * member adds only a Node transport (server/src/testing/member.ts).
  */
 import * as e2e from '@enclave/crypto';
-import type { PrivateIdentity, PublicIdentity } from '@enclave/crypto';
+import type { PrivateIdentity, PublicIdentity, ShareIdentity } from '@enclave/crypto';
 import {
   conversationIdFor,
   routes,
@@ -20,6 +20,7 @@ import {
 import { isAnnotation } from './annotations';
 import { Groups } from './groups';
 import { isApiFailure } from './api-failure';
+import { ChannelKey, type WrapShares } from './channel-key';
 import { ChatStore } from './chat-store';
 import type { FrameSource } from './frame-dispatcher';
 import type { HistoryCache } from './history-cache';
@@ -39,6 +40,13 @@ export type MemberClientOptions = {
   /** The member, with their own public keys as derived from their private keys at login, never the server's copy. */
   self: { id: string } & PublicIdentity;
   keys: PrivateIdentity;
+  /**
+   * The member's share key (from their key bundle), for the general channel's key; absent in a
+   * session from before share keys, whose channel epochs are then wrapped for every member.
+   */
+  share?: ShareIdentity;
+  /** Wraps the channel's key for many members: by default on this thread, in the browser in Web Workers. */
+  wrap?: WrapShares;
   transport: MemberTransport;
   /** Where the member's pinned fingerprints of their contacts are kept (IndexedDB in the browser). */
   pins: PinStore;
@@ -46,9 +54,14 @@ export type MemberClientOptions = {
   members?: MemberList;
   /** SenderKeys' waits before resending a message that got no answer. */
   sendRetryDelaysMs?: readonly number[];
+  /** After a removal, the window within which this client may make the channel's next key (by default {@link REKEY_SPREAD_MS}). */
+  rekeySpreadMs?: number;
   /** The member's sealed copy of their recent history (the browser's IndexedDB); none by default. */
   historyCache?: HistoryCache;
 };
+
+/** Members' clients spread their attempts to make the channel's next key after a removal over 2 s. */
+export const REKEY_SPREAD_MS = 2000;
 
 /** A live message once the store has decrypted it (undefined: in a conversation never opened). */
 export type IncomingListener = (message: Message, result: DecryptResult | undefined) => void;
@@ -94,6 +107,7 @@ export class MemberClient {
   private readonly incoming = new Set<IncomingListener>();
   private readonly removed = new Set<RemovedListener>();
   private readonly unsubscribe: (() => void)[];
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(options: MemberClientOptions) {
     const { self, keys, transport } = options;
@@ -113,7 +127,43 @@ export class MemberClient {
       fetchShares: async (epochIds) => (await call(routes.epochShares, { query: { ids: epochIds.join(',') } })).shares,
       verifyKeyFor: (userId) => trust.verifyKeyFor(userId),
       crypto: { openEpochShare: e2e.openEpochShare, decryptMessage: e2e.decryptMessage },
+      ...(options.share
+        ? {
+            channel: {
+              share: options.share,
+              crypto: {
+                openChannelShare: e2e.openChannelShare,
+                advanceChannelSecret: e2e.advanceChannelSecret,
+                senderChainKey: e2e.senderChainKey,
+              },
+            },
+          }
+        : {}),
     });
+    const channelKey =
+      options.share &&
+      new ChannelKey({
+        self: { id: self.id, share: options.share },
+        signKey: keys.signKey,
+        api: {
+          state: () => call(routes.channelKey, {}),
+          claim: async (epochId) => void (await call(routes.claimChannelEpoch, { body: { epochId } })),
+          uploadShares: async (body) => void (await call(routes.uploadChannelShares, { body })),
+          activate: async (epochId) => void (await call(routes.activateChannelEpoch, { body: { epochId } })),
+          createSenderEpoch: async (body) => void (await call(routes.createSenderEpoch, { body })),
+        },
+        crypto: {
+          newChannelSecret: e2e.newChannelSecret,
+          advanceChannelSecret: e2e.advanceChannelSecret,
+          openChannelShare: e2e.openChannelShare,
+          senderChainKey: e2e.senderChainKey,
+          startWrap: e2e.startWrap,
+          verifyShareKey: e2e.verifyShareKey,
+        },
+        wrap: options.wrap ?? e2e.wrapShares,
+        trust,
+        members: this.members,
+      });
     this.senderKeys = new SenderKeys({
       self: { id: self.id, encryptionPublicKey: self.encryptionPublicKey },
       signKey: keys.signKey,
@@ -126,6 +176,7 @@ export class MemberClient {
       onEpochCreated: (epoch) => decryptor.addOwnEpoch(epoch),
       onRecipientsSkipped: this.skipped.report,
       trust,
+      ...(channelKey ? { channelKey } : {}),
       ...(options.sendRetryDelaysMs ? { sendRetryDelaysMs: options.sendRetryDelaysMs } : {}),
     });
     this.trust = trust;
@@ -149,12 +200,27 @@ export class MemberClient {
         this.store.removed(conversationId, ids, reason);
         this.removed.forEach((listener) => listener(conversationId, ids));
       }),
-      frames.on('membership_changed', ({ conversationId, membershipVersion }) =>
-        this.senderKeys.membershipChanged(conversationId, membershipVersion),
-      ),
+      frames.on('membership_changed', ({ conversationId, membershipVersion, keyRetired }) => {
+        this.senderKeys.membershipChanged(conversationId, membershipVersion);
+        if (keyRetired && channelKey) this.replaceRetiredKey(channelKey, options.rekeySpreadMs ?? REKEY_SPREAD_MS);
+      }),
       // Every (re)authentication, and the server's call for a catch-up after a gap: the open conversation catches up.
       frames.on('authenticated', () => void this.store.authenticated(this.openConversationId)),
     ];
+  }
+
+  /**
+   * A removal took the channel's key out of force: after a random delay within `spreadMs`, this
+   * member's client makes the next unless another's did, so a ban by the creator (whose console
+   * holds no member keys) is followed by a re-key without waiting for a sender.
+   */
+  private replaceRetiredKey(channelKey: ChannelKey, spreadMs: number): void {
+    const delay = crypto.getRandomValues(new Uint32Array(1))[0]! % (spreadMs + 1);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      channelKey.replaceRetired().catch((error: unknown) => console.error("could not make the channel's next key", error));
+    }, delay);
+    this.timers.add(timer);
   }
 
   /** Opens the conversation with `receiverId` ('all': the general channel): loads it, or catches it up. */
@@ -248,5 +314,6 @@ export class MemberClient {
   /** Stops listening to the transport's frames (the member signed out). */
   close(): void {
     for (const off of this.unsubscribe) off();
+    for (const timer of this.timers) clearTimeout(timer);
   }
 }

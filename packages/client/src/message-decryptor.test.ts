@@ -47,8 +47,32 @@ function share(epoch: number, overrides: Partial<EpochShare> = {}): EpochShare {
   };
 }
 
-function setup(shares: EpochShare[]) {
-  const calls = { fetches: [] as string[][], opens: 0 };
+/** A share of a sender epoch derived from the channel key `channelEpoch`, at `generation`, wrapped by Bob at `wrappedAt`. */
+function derived(epoch: number, channelEpoch: string, generation: number, wrappedAt = 0, senderId = BOB): EpochShare {
+  return {
+    epochId: epochId(epoch),
+    conversationId: 'general',
+    senderId,
+    membershipVersion: generation,
+    channel: {
+      generation,
+      share: {
+        header: {
+          conversationId: 'general',
+          epochId: channelEpoch,
+          generation: wrappedAt,
+          wrapperId: BOB,
+          ephemeralPublicKey: 'e',
+          signature: 's',
+        },
+        wrappedKey: 'w',
+      },
+    },
+  };
+}
+
+function setup(shares: EpochShare[], options: { channel?: boolean } = {}) {
+  const calls = { fetches: [] as string[][], opens: 0, channelOpens: [] as string[], chains: [] as string[] };
   let failNextFetch = false;
   const knownUsers = new Set([ME, BOB]);
   // Members whose listed key differs from the one pinned for them.
@@ -89,6 +113,32 @@ function setup(shares: EpochShare[]) {
         return { version: 1, plaintext: encryptedContent.replace(/^plain:/, '') };
       },
     },
+    ...(options.channel
+      ? {
+          channel: {
+            share: { privateKey: {} as CryptoKey, sharePublicKey: 'mine', signature: 's' },
+            crypto: {
+              openChannelShare: async ({ header }) => {
+                calls.channelOpens.push(header.epochId);
+                return {
+                  conversationId: header.conversationId,
+                  epochId: header.epochId,
+                  generation: header.generation,
+                  key: {} as CryptoKey,
+                };
+              },
+              advanceChannelSecret: async (secret, generation) => {
+                if (generation < secret.generation) throw new FakeCryptoError('malformed');
+                return { ...secret, generation };
+              },
+              senderChainKey: async (secret, senderId, senderEpochId) => {
+                calls.chains.push(`${secret.epochId}/${secret.generation}/${senderId}/${senderEpochId}`);
+                return {} as CryptoKey;
+              },
+            },
+          },
+        }
+      : {}),
   });
   return { decryptor, calls, knownUsers, changedKeys, failNextFetch: () => void (failNextFetch = true) };
 }
@@ -268,5 +318,37 @@ describe('MessageDecryptor', () => {
     t.decryptor.addOwnMessage(message(5, 1, { index: 2 }));
     const copy = message(11, 1, { index: 2, encryptedContent: 'plain:5' });
     expect((await t.decryptor.decrypt([copy])).get(11)).toEqual({ status: 'replayed' });
+  });
+  describe('sender epochs derived from the channel key', () => {
+    it('unwraps the member share of a channel epoch once, ratchets to each generation and derives each sender chain', async () => {
+      const t = setup([derived(1, 'channel-a', 3), derived(2, 'channel-a', 5, 0, ME)], { channel: true });
+      const results = await t.decryptor.decrypt([message(1, 1), message(2, 2, { senderId: ME })]);
+      expect([...results.values()]).toEqual([
+        { status: 'ok', text: '1' },
+        { status: 'ok', text: '2' },
+      ]);
+      expect(t.calls.channelOpens).toEqual(['channel-a']);
+      expect(t.calls.chains.sort()).toEqual([`channel-a/3/${BOB}/${epochId(1)}`, `channel-a/5/${ME}/${epochId(2)}`].sort());
+    });
+
+    it('reads nothing of a generation before the share (a newcomer) and nothing without a share key', async () => {
+      const early = setup([derived(1, 'channel-a', 2, 4)], { channel: true });
+      expect((await early.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'unreadable', retryable: false });
+      const old = setup([derived(1, 'channel-a', 2)]);
+      expect((await old.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'unreadable', retryable: false, noShare: true });
+    });
+
+    it("trusts the channel share only under the wrapper's pinned key", async () => {
+      const t = setup([derived(1, 'channel-a', 1)], { channel: true });
+      t.changedKeys.add(BOB);
+      expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'unverified' });
+      expect(t.calls.channelOpens).toEqual([]);
+    });
+
+    it("refuses a message the server moved to another sender's derived epoch", async () => {
+      const t = setup([derived(1, 'channel-a', 1, 0, MALLORY)], { channel: true });
+      t.knownUsers.add(MALLORY);
+      expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'bad_signature' });
+    });
   });
 });

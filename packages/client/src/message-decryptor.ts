@@ -4,8 +4,17 @@
  * them in one call per 100 for a live message), unwraps each epoch once and caches it; after that
  * every message costs one AES decryption and one signature check.
  */
-import type { Epoch, decryptMessage, openEpochShare } from '@enclave/crypto';
-import { decodeContent, limits, type EpochShare, type Message, type MessageContent } from '@enclave/protocol';
+import type {
+  ChannelSecret,
+  Epoch,
+  ShareIdentity,
+  advanceChannelSecret,
+  decryptMessage,
+  openChannelShare,
+  openEpochShare,
+  senderChainKey,
+} from '@enclave/crypto';
+import { decodeContent, limits, type DerivedEpochShare, type EpochShare, type Message, type MessageContent } from '@enclave/protocol';
 import { KEY_CHANGED, type KeyChanged } from './key-trust';
 
 /** What became of one message. */
@@ -40,6 +49,18 @@ export type MessageDecryptorOptions = {
    */
   verifyKeyFor(userId: string): Promise<CryptoKey | null | KeyChanged>;
   crypto: { openEpochShare: typeof openEpochShare; decryptMessage: typeof decryptMessage };
+  /**
+   * The member's share key, to read sender epochs derived from the channel key (channel-key.ts);
+   * without it (a session from before share keys) those read as not wrapped for the member.
+   */
+  channel?: {
+    share: ShareIdentity;
+    crypto: {
+      openChannelShare: typeof openChannelShare;
+      advanceChannelSecret: typeof advanceChannelSecret;
+      senderChainKey: typeof senderChainKey;
+    };
+  };
 };
 
 type EpochOutcome = { epoch: Epoch } | { failure: DecryptResult & { status: 'unreadable' | 'bad_signature' | 'unverified' } };
@@ -88,6 +109,8 @@ function cryptoErrorKind(error: unknown): string | null {
  */
 export class MessageDecryptor {
   private readonly epochs = new Map<string, Promise<EpochOutcome>>();
+  /** The member's opened share of each channel epoch, by channel epoch id: one unwrap each. */
+  private readonly channelSecrets = new Map<string, Promise<ChannelSecret>>();
   /** `epochId/index` → the id of the first message that decrypted with it. */
   private readonly seen = new Map<string, number>();
   private readonly options: MessageDecryptorOptions;
@@ -162,6 +185,7 @@ export class MessageDecryptor {
   }
 
   private async openShare(share: EpochShare): Promise<EpochOutcome> {
+    if ('channel' in share) return this.openDerived(share);
     const senderVerifyKey = await this.options.verifyKeyFor(share.senderId);
     if (!senderVerifyKey) return { failure: unreadableForNow };
     if (senderVerifyKey === KEY_CHANGED) return { failure: unverified };
@@ -173,6 +197,47 @@ export class MessageDecryptor {
         senderVerifyKey,
       });
       return { epoch };
+    } catch (error) {
+      return { failure: cryptoErrorKind(error) === 'bad_signature' ? badSignature : unreadable };
+    }
+  }
+
+  /**
+   * A sender epoch derived from the channel key: the member's share of the channel epoch (its
+   * header signed by the wrapper), ratcheted to the sender epoch's generation, then the sender's
+   * chain. A server that names another sender, epoch or generation gets a chain that opens nothing.
+   */
+  private async openDerived(share: DerivedEpochShare): Promise<EpochOutcome> {
+    const { channel } = this.options;
+    if (!channel) return { failure: notWrappedForMe };
+    const { header, wrappedKey } = share.channel.share;
+    const wrapperVerifyKey = await this.options.verifyKeyFor(header.wrapperId);
+    if (!wrapperVerifyKey) return { failure: unreadableForNow };
+    if (wrapperVerifyKey === KEY_CHANGED) return { failure: unverified };
+    try {
+      let opened = this.channelSecrets.get(header.epochId);
+      if (!opened) {
+        opened = channel.crypto.openChannelShare({
+          header,
+          wrappedKey,
+          self: { id: this.options.selfId, sharePublicKey: channel.share.sharePublicKey },
+          sharePrivateKey: channel.share.privateKey,
+          wrapperVerifyKey,
+        });
+        this.channelSecrets.set(header.epochId, opened);
+        opened.catch(() => this.channelSecrets.delete(header.epochId));
+      }
+      const secret = await channel.crypto.advanceChannelSecret(await opened, share.channel.generation);
+      const chainKey = await channel.crypto.senderChainKey(secret, share.senderId, share.epochId);
+      return {
+        epoch: {
+          epochId: share.epochId,
+          conversationId: secret.conversationId,
+          senderId: share.senderId,
+          membershipVersion: share.membershipVersion,
+          chainKey,
+        },
+      };
     } catch (error) {
       return { failure: cryptoErrorKind(error) === 'bad_signature' ? badSignature : unreadable };
     }

@@ -2,7 +2,8 @@
  * The sending half of sender keys (docs/security.md §4), over the server. The epochs are
  * {@link SendingEpochs}' (one current epoch per conversation, rotated after 100 messages, after 7
  * days or when the membership moved); here the members come from the server, new epochs' shares
- * are uploaded to it, a `membership_changed` frame moves the version, and a message the server
+ * are uploaded to it (in the general channel, epochs are derived from its key instead:
+ * channel-key.ts), a `membership_changed` frame moves the version, and a message the server
  * refuses with 409 membership_changed is sent again once under a new epoch. Each message
  * carries an id of its own, and after a failure that may have come after the server stored it
  * (no answer, a 5xx) the very same request is sent again, which the server answers with the stored
@@ -14,6 +15,7 @@
 import type { Epoch } from '@enclave/crypto';
 import {
   conversationIdFor,
+  GENERAL_CONVERSATION,
   type MessageContent,
   type ConversationMembersResponse,
   type CreateEpochRequest,
@@ -21,6 +23,7 @@ import {
   type SendMessageRequest,
 } from '@enclave/protocol';
 import { isMembershipChanged, isTransientFailure, requestedWaitMs } from './api-failure';
+import type { ChannelKey } from './channel-key';
 import type { Recipient, SkippedRecipient } from './key-trust';
 import { SendingEpochs, type EpochTransport, type RecipientTrust, type SendingCrypto } from './sending-epochs';
 
@@ -60,6 +63,11 @@ export type SenderKeysOptions = {
    * (usually none: an empty list), so the member can be told who cannot read them.
    */
   onRecipientsSkipped?: (conversationId: string, skipped: SkippedRecipient[]) => void;
+  /**
+   * The general channel's key: the channel's sender epochs are derived from it, with no wrap for a
+   * join. Without it (a session from before share keys), they are wrapped for every member.
+   */
+  channelKey?: Pick<ChannelKey, 'newSenderEpoch'>;
   /** A new id for each message (by default a random UUID). */
   newMessageId?: () => string;
   /**
@@ -197,7 +205,8 @@ export class SenderKeys {
 
   /** The conversation's members as the server lists them, and its new epochs uploaded to it. */
   private transport(receiverId: string, conversationId: string): EpochTransport {
-    const { api } = this.options;
+    const { api, channelKey } = this.options;
+    if (conversationId === GENERAL_CONVERSATION && channelKey) return { receiverId, derive: () => channelKey.newSenderEpoch() };
     return {
       receiverId,
       members: async () => {

@@ -20,8 +20,14 @@ export type SendingCrypto = {
 /** What decides whether a new epoch's recipients may have its chain key: a {@link KeyTrust}. */
 export type RecipientTrust = Pick<KeyTrust, 'checkRecipients'>;
 
+/**
+ * Where one conversation's new epochs come from: wrapped here for its members and handed over, or
+ * (the general channel) derived from its channel key by `derive` (channel-key.ts), with no wrap.
+ */
+export type EpochTransport = WrappingTransport | { receiverId: string; derive(): Promise<Epoch> };
+
 /** Where one conversation's members come from and where its new epochs go. */
-export type EpochTransport = {
+export type WrappingTransport = {
   /** Whom the trust checks recipients for: `'all'` for a many-member conversation, else the other member of a direct one. */
   receiverId: string;
   /** The members, with the keys listed for them (the trust checks those), at their membership version. */
@@ -124,6 +130,10 @@ export class SendingEpochs {
   }
 
   private async rotate(conversationId: string, transport: EpochTransport): Promise<SendingEpoch> {
+    if ('derive' in transport) {
+      const epoch = await transport.derive();
+      return this.started({ conversationId, epoch, recipients: [], skipped: [] });
+    }
     const { self, signKey, crypto, trust } = this.options;
     for (let attempt = 0; ; attempt++) {
       const { membershipVersion, recipients: listed } = await transport.members();
@@ -139,13 +149,17 @@ export class SendingEpochs {
         if (isMembershipChanged(error) && attempt === 0) continue;
         throw error;
       }
-      // The members answer is the freshest word on the version; trusting it (not a higher one
-      // heard of meanwhile) cannot loop, and a stale epoch is still caught by the server's 409.
-      this.knownVersions.set(conversationId, membershipVersion);
-      const state: SendingEpoch = { epoch, nextIndex: 0, createdAt: this.now() };
-      this.epochs.set(conversationId, state);
-      this.options.onEpochCreated?.({ conversationId, epoch, recipients, skipped });
-      return state;
+      return this.started({ conversationId, epoch, recipients, skipped });
     }
+  }
+
+  private started(created: CreatedEpoch): SendingEpoch {
+    // The server's answer is the freshest word on the version; trusting it (not a higher one
+    // heard of meanwhile) cannot loop, and a stale epoch is still caught by the server's 409.
+    this.knownVersions.set(created.conversationId, created.epoch.membershipVersion);
+    const state: SendingEpoch = { epoch: created.epoch, nextIndex: 0, createdAt: this.now() };
+    this.epochs.set(created.conversationId, state);
+    this.options.onEpochCreated?.(created);
+    return state;
   }
 }

@@ -31,7 +31,8 @@ export type OwnChannelShare = z.infer<typeof ownChannelShareSchema>;
 /**
  * `GET /api/channel-key`: the channel epoch in force (null after a removal, until a member's client
  * makes the next), the caller's share of it, the members it still has to be wrapped for (at most
- * `limits.channelSharesPerUpload`, with their share keys) and who is making the next epoch.
+ * `limits.channelSharesPerUpload`, with their share keys; for the caller's claimed epoch while
+ * their claim holds) and who is making the next epoch.
  */
 export const channelKeyStateSchema = z.object({
   membershipVersion: z.number().int().nonnegative(),

@@ -154,10 +154,12 @@ export const serverFrames = {
       type: z.literal('membership_changed'),
       conversationId: conversationIdSchema,
       membershipVersion: z.number().int().nonnegative(),
+      /** The general channel's key left force (a removal): one member's client makes the next (docs/scaling.md §6). */
+      keyRetired: z.literal(true).optional(),
     }),
     audience: 'members',
     summary:
-      'A conversation’s members changed (a join, a ban, a group’s addition or removal; the member added or removed is told too): its next message starts a new sender key epoch at `membershipVersion`',
+      'A conversation’s members changed (a join, a ban, a group’s addition or removal; the member added or removed is told too): its next message starts a new sender key epoch at `membershipVersion`; `keyRetired`: the channel’s key left force and a client makes the next',
   },
   typing: {
     schema: z.object({ type: z.literal('typing'), conversationId: conversationIdSchema, userId: userIdSchema }),

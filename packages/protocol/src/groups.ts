@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { limits } from './limits';
-import { epochShareSchema, epochShareUploadSchema } from './messages';
+import { epochShareUploadSchema, wrappedEpochShareSchema } from './messages';
 import { epochIdSchema, groupConversationIdSchema, isoDate, userIdSchema } from './primitives';
 
 /** A group's name as its sealed body carries it. */
@@ -73,7 +73,7 @@ export const groupSchema = z.object({
   members: z.array(groupMemberSchema),
   name: z.object({ epochId: epochIdSchema, senderId: userIdSchema, encryptedName: z.string() }),
   /** The caller's share of the name's epoch; null when it was sealed before a ban lifted since. */
-  nameShare: epochShareSchema.nullable(),
+  nameShare: wrappedEpochShareSchema.nullable(),
 });
 /** A group as the caller sees it. */
 export type Group = z.infer<typeof groupSchema>;

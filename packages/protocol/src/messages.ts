@@ -1,5 +1,6 @@
 /** Sender keys and messages: bodies and answers of /api/conversations, /api/epochs and /api/messages. */
 import { z } from 'zod';
+import { ownChannelShareSchema } from './channel-keys';
 import { GENERAL_CONVERSATION, limits } from './limits';
 import {
   attachmentIdSchema,
@@ -79,15 +80,31 @@ export const sharesQuerySchema = z.strictObject({
     .pipe(z.array(epochIdSchema).min(1).max(limits.sharesMaxEpochs)),
 });
 
-/** A member's own wrapped chain key of one epoch, with the epoch's signed fields. */
-export const epochShareSchema = z.object({
+const epochFields = {
   epochId: epochIdSchema,
   conversationId: conversationIdSchema,
   senderId: userIdSchema,
   membershipVersion: z.number().int().nonnegative(),
-  wrappedKey: z.string(),
-  signature: z.string(),
+};
+
+/** A member's own wrapped chain key of one epoch, with the epoch's signed fields. */
+export const wrappedEpochShareSchema = z.object({ ...epochFields, wrappedKey: z.string(), signature: z.string() });
+/** The caller's RSA-wrapped share of one epoch. */
+export type WrappedEpochShare = z.infer<typeof wrappedEpochShareSchema>;
+
+/**
+ * For a sender epoch whose chain is derived from the channel key: the generation it was made at,
+ * and the caller's share of its channel epoch (at that generation or an earlier one).
+ */
+export const derivedEpochShareSchema = z.object({
+  ...epochFields,
+  channel: z.object({ generation: z.number().int().nonnegative(), share: ownChannelShareSchema }),
 });
+/** The caller's way into one derived sender epoch. */
+export type DerivedEpochShare = z.infer<typeof derivedEpochShareSchema>;
+
+/** What opens one epoch for the caller: its own wrapped share, or its share of the channel key. */
+export const epochShareSchema = z.union([derivedEpochShareSchema, wrappedEpochShareSchema]);
 /** The caller's share of one epoch. */
 export type EpochShare = z.infer<typeof epochShareSchema>;
 

@@ -14,6 +14,8 @@ describe('parseP2pRoomFrame', () => {
     expect(parseP2pRoomFrame(JSON.stringify({ ...roster, members: ['not-an-id'] }))).toBeNull();
     expect(parseP2pRoomFrame(new ArrayBuffer(4))).toBeNull();
     expect(parseP2pRoomFrame(JSON.stringify({ ...roster, pad: 'x'.repeat(70_000) }))).toBeNull();
+    expect(parseP2pRoomFrame(JSON.stringify({ type: 'hello' }))).toEqual({ type: 'hello' });
+    expect(parseP2pRoomFrame(JSON.stringify({ type: 'hello', members: [ALICE] }))).toBeNull();
   });
 
   it('takes epochs and messages only with ids, base64 shares and bounded sizes', () => {

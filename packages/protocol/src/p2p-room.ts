@@ -42,9 +42,17 @@ export const p2pRoomFrameSchema = z.discriminatedUnion('type', [
     index: z.number().int().nonnegative(),
     encryptedContent: z.string().min(1).max(4096),
   }),
+  /**
+   * Joiner to host, first thing once the joiner's channel is open: the host takes the joiner into
+   * the roster on it. The host's end of a new channel can report open before it carries data
+   * (Chromium drops what is sent then); a frame arriving on it shows that it does.
+   */
+  z.strictObject({ type: z.literal('hello') }),
 ]);
 /** A parsed room frame. */
 export type P2pRoomFrame = z.infer<typeof p2pRoomFrameSchema>;
+/** The frames members handle: all but the joiner's hello, which only its host reads. */
+export type P2pRoomMemberFrame = Exclude<P2pRoomFrame, { type: 'hello' }>;
 
 /**
  * Parses one data-channel frame; null for anything that is not a valid frame (the other end is a

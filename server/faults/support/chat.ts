@@ -60,8 +60,9 @@ export class LiveMember {
     readonly member: TestMember,
   ) {}
 
-  static async join(url: string, inviteKey: string, name: string): Promise<LiveMember> {
-    const member = await TestMember.join(url, inviteKey, name);
+  /** `withoutShareKey`: a member whose page came from a release before share keys (its server refuses them at sign-up). */
+  static async join(url: string, inviteKey: string, name: string, options: { withoutShareKey?: boolean } = {}): Promise<LiveMember> {
+    const member = await TestMember.join(url, inviteKey, name, [], options);
     member.sendRetryDelaysMs = SEND_RETRY_DELAYS_MS;
     return new LiveMember(name, member);
   }
@@ -227,9 +228,14 @@ export function startLoad(members: LiveMember[], paceMs: number): { stop: () => 
 }
 
 /** Joins members one after another (sign-ups from one address) and opens their sockets. */
-export async function joinAll(url: string, keys: string[], prefix: string): Promise<LiveMember[]> {
+export async function joinAll(
+  url: string,
+  keys: string[],
+  prefix: string,
+  options: { withoutShareKey?: boolean } = {},
+): Promise<LiveMember[]> {
   const members: LiveMember[] = [];
-  for (const [i, key] of keys.entries()) members.push(await LiveMember.join(url, key, `${prefix}-${i}`));
+  for (const [i, key] of keys.entries()) members.push(await LiveMember.join(url, key, `${prefix}-${i}`, options));
   for (const m of members) await m.start();
   return members;
 }

@@ -69,7 +69,10 @@ export async function startCluster(opts: {
     });
     // One after another: the first applies the migrations.
     for (const port of ports) parts.instances.push(await Instance.start(port, env, opts.build));
-    parts.members = await joinAll(proxy.url, await generateKeys(env, opts.members), opts.name);
+    // Members of an earlier release's instances are that release's clients: no share key.
+    parts.members = await joinAll(proxy.url, await generateKeys(env, opts.members), opts.name, {
+      withoutShareKey: opts.build !== undefined,
+    });
     await seed(parts.members);
     const sql = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
       const client = new pg.Client({ connectionString: databaseUrl });

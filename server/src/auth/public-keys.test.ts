@@ -85,25 +85,44 @@ describe.each(backends)('members with unusable stored keys (%s)', (backend) => {
   let bob: TestMember;
   let mallory: TestMember;
   let trudy: TestMember;
+  /** A session from before share keys: it wraps the channel's epochs for every member itself. */
+  let carl: TestMember;
 
   beforeAll(async () => {
     [alice, bob, mallory, trudy] = await suite.members('alice', 'bob', 'mallory', 'trudy');
-    // Their rows as accounts registered before the key check could have left them.
+    const [key] = await mintKeys(suite.database.db, { count: 1 });
+    carl = await TestMember.join(suite.server.url, key!, 'carl', [], { withoutShareKey: true });
+    // Their rows as accounts registered before the key check, and before share keys, could have left them.
     await suite.database.db
       .update(users)
-      .set({ encryptionPublicKey: b64(randomBytes(294)) })
+      .set({ encryptionPublicKey: b64(randomBytes(294)), sharePublicKey: null, shareKeySignature: null })
       .where(eq(users.id, mallory.id));
     await suite.database.db
       .update(users)
-      .set({ encryptionPublicKey: rsaSpki(4096) })
+      .set({ encryptionPublicKey: rsaSpki(4096), sharePublicKey: null, shareKeySignature: null })
       .where(eq(users.id, trudy.id));
   });
 
-  it('do not stop the others sending in the general channel: senders skip them and report them by name', async () => {
+  it('get no share key, so the channel key is not wrapped for them and stops no one', async () => {
+    const { sharePublicKey, signature } = mallory.identity.share;
+    const refused = await mallory.attempt(routes.publishShareKey, { body: { sharePublicKey, signature } });
+    expect(refused.status).toBe(400);
+    expect(refused.error?.error).toMatch(/^encryptionPublicKey: /);
+
     const sent = await alice.send('all', 'hello despite mallory and trudy');
     expect(sent.status).toBe(201);
+    expect(alice.client.skipped.of('general')).toEqual([]);
+    const [read] = await bob.decrypt([sent.body!.message]);
+    expect(read?.text).toBe('hello despite mallory and trudy');
+    const { members } = await alice.call(routes.conversationMembers, { query: { receiverId: 'all' } });
+    for (const unusable of [mallory, trudy]) expect(members.find((m) => m.id === unusable.id)?.shareKey).toBeUndefined();
+  });
+
+  it('do not stop a sender wrapping per member in the general channel: it skips them and reports them by name', async () => {
+    const sent = await carl.send('all', 'hello from an older session');
+    expect(sent.status).toBe(201);
     expect(
-      alice.client.skipped
+      carl.client.skipped
         .of('general')
         .map((m) => [m.id, m.username])
         .sort(),
@@ -114,9 +133,7 @@ describe.each(backends)('members with unusable stored keys (%s)', (backend) => {
       ].sort(),
     );
     const [read] = await bob.decrypt([sent.body!.message]);
-    expect(read?.text).toBe('hello despite mallory and trudy');
-    // Bob's own epoch is accepted the same way.
-    expect((await bob.send('all', 'me too')).status).toBe(201);
+    expect(read?.text).toBe('hello from an older session');
   });
 
   it('refuses an epoch that leaves out a member whose key is usable', async () => {

@@ -182,11 +182,20 @@ export async function authRoutes(
     const { body } = req;
     const held = async () => {
       const [row] = await db
-        .select({ signingPublicKey: users.signingPublicKey, sharePublicKey: users.sharePublicKey })
+        .select({
+          encryptionPublicKey: users.encryptionPublicKey,
+          signingPublicKey: users.signingPublicKey,
+          sharePublicKey: users.sharePublicKey,
+        })
         .from(users)
         .where(eq(users.id, me))
         .limit(1);
       if (!row) throw new HttpError(401, errorCodes.unauthorized, errorTexts.notSignedIn);
+      // A key that is no key is bad input whatever the member holds. An account whose own keys no
+      // client can use (registered before the check) gets none: no one could check its share key,
+      // and the channel's key is not wrapped for it (docs/security.md §4).
+      const refused = publicIdentityRefusal(row) ?? (await shareKeyRefusal(row.signingPublicKey, body));
+      if (refused) throw new HttpError(400, errorCodes.invalidRequest, refused);
       if (row.sharePublicKey !== null && row.sharePublicKey !== body.sharePublicKey) {
         throw new HttpError(409, errorCodes.conflict, 'This member already has another share key, and it does not change');
       }
@@ -194,8 +203,6 @@ export async function authRoutes(
     };
     const row = await held();
     if (row.sharePublicKey !== null) return { ok: true as const };
-    const refused = await shareKeyRefusal(row.signingPublicKey, body);
-    if (refused) throw new HttpError(400, errorCodes.invalidRequest, refused);
     const set = await db
       .update(users)
       .set({ sharePublicKey: body.sharePublicKey, shareKeySignature: body.signature })

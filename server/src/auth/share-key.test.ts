@@ -17,6 +17,14 @@ import { oneInstance } from '../testing/one-instance';
 /** A real X25519 key the member never signed. */
 const unsignedKey = () => generateKeyPairSync('x25519').publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
 
+/** Another X25519 key, signed by the member as their own would be: valid, but not the one derived from their keys. */
+async function anotherSignedKey(member: TestMember) {
+  const sharePublicKey = unsignedKey();
+  const bytes = new TextEncoder().encode(JSON.stringify(['enclave/share-key/v1', sharePublicKey]));
+  const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, member.identity.signKey, bytes);
+  return { sharePublicKey, signature: Buffer.from(signature).toString('base64') };
+}
+
 describe.each(backends)('share keys (%s)', (backend) => {
   const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
 
@@ -58,16 +66,16 @@ describe.each(backends)('share keys (%s)', (backend) => {
     expect(await storedKey(id)).toEqual({ sharePublicKey: own.sharePublicKey, shareKeySignature: own.signature });
 
     const [other] = await mintKeys(suite.database.db, { count: 1 });
-    const reader = await TestMember.join(suite.server.url, other!, 'reader');
+    const reader = await TestMember.join(suite.server.url, other!, 'reader', [], { withoutShareKey: true });
     const members = await reader.call(routes.conversationMembers, { query: { receiverId: 'all' } });
     expect(members.members.find((m) => m.id === id)?.shareKey).toEqual(own);
-    // The reader registered without one (the test accounts' bundles predate share keys): listed without.
+    // The reader registered without one, as accounts from before share keys did: listed without.
     expect(members.members.find((m) => m.id === reader.id)).not.toHaveProperty('shareKey');
   });
 
   it('takes the share key of an account without one once, the same again as a no-op, and refuses any other', async () => {
     const [key] = await mintKeys(suite.database.db, { count: 1 });
-    const member = await TestMember.join(suite.server.url, key!, 'latecomer');
+    const member = await TestMember.join(suite.server.url, key!, 'latecomer', [], { withoutShareKey: true });
     expect(await storedKey(member.id)).toEqual({ sharePublicKey: null, shareKeySignature: null });
     const { sharePublicKey, signature } = member.identity.share;
 
@@ -80,7 +88,7 @@ describe.each(backends)('share keys (%s)', (backend) => {
     expect(await storedKey(member.id)).toEqual({ sharePublicKey, shareKeySignature: signature });
     expect((await member.attempt(routes.publishShareKey, { body: { sharePublicKey, signature } })).status).toBe(200);
 
-    const another = await member.attempt(routes.publishShareKey, { body: { sharePublicKey: unsignedKey(), signature } });
+    const another = await member.attempt(routes.publishShareKey, { body: await anotherSignedKey(member) });
     expect(another.status).toBe(409);
     expect(another.error?.code).toBe('conflict');
     expect(await storedKey(member.id)).toEqual({ sharePublicKey, shareKeySignature: signature });

@@ -31,11 +31,9 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
   const creator = () => new TestMember.Anonymous(suite.server.url);
 
   const byId = new Map<string, TestMember>();
-  /** A new member whose client has published its share key, as the web app does at sign-in. */
+  /** A new member, registered with their share key as the web app does. */
   const join = async (name: string) => {
     const member = await TestMember.join(suite.server.url, (await mintKeys(suite.database.db, { count: 1 }))[0]!, name);
-    const { sharePublicKey, signature } = member.identity.share;
-    await member.call(routes.publishShareKey, { body: { sharePublicKey, signature } });
     byId.set(member.id, member);
     return member;
   };
@@ -202,6 +200,31 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
     expect(await opens(carolSecret, alice, afterAlice.message!)).toBe('after carol, from alice');
     expect(await opens(carolSecret, alice, before.message!)).toBeNull();
     await expect(advanceChannelSecret(carolSecret, carolSecret.generation - 1)).rejects.toMatchObject({ kind: 'malformed' });
+
+    // Her shares, as history answers carry them: her share of the channel epoch for what came after her join, nothing before.
+    const ids = [before, afterBob, afterAlice].map((m) => m.message!.epochId);
+    const { shares: carols } = await carol.call(routes.epochShares, { query: { ids: ids.join(',') } });
+    expect(carols.map((s) => s.epochId).sort()).toEqual([afterBob.message!.epochId, afterAlice.message!.epochId].sort());
+    for (const share of carols) {
+      expect(share).toMatchObject({ senderId: expect.any(String), channel: { generation: carolSecret.generation } });
+      expect('channel' in share && share.channel.share.header.epochId).toBe(carolSecret.epochId);
+    }
+  });
+
+  it('lets a newcomer no one has wrapped for make the next key, which takes the place of the one in force', async () => {
+    if (!(await state(alice)).epoch) await rekey(alice);
+    const old = (await state(alice)).epoch!.id;
+    // Alice holds a share of the key in force: she has no reason to replace it.
+    expect((await alice.attempt(routes.claimChannelEpoch, { body: { epochId: crypto.randomUUID() } })).status).toBe(409);
+
+    const erin = await join('erin');
+    expect((await state(erin)).epoch?.ownShare).toBeNull();
+    const next = await rekey(erin);
+    expect(next.epochId).not.toBe(old);
+    expect((await state(alice)).epoch?.id).toBe(next.epochId);
+    const sent = await sendDerived(erin, await secretOf(erin), 'from the newcomer');
+    expect(sent.status).toBe(201);
+    expect(await opens(await secretOf(alice), erin, sent.message!)).toBe('from the newcomer');
   });
 
   it("after a creator's ban: the key leaves force, the next epoch gives the banned member no share, and they open nothing later", async () => {

@@ -16,7 +16,7 @@ import { FOREIGN_KEY_VIOLATION, pgErrorCode, UNIQUE_VIOLATION, type Db } from '.
 import { channelEpochs, channelShares, channelWraps, conversations, epochs, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
-import { membershipChanged, perMember } from './routes';
+import { membershipChanged, ownChannelShare, perMember } from './routes';
 
 /** How long a claim holds without an upload before another member may make the epoch instead. */
 export const CLAIM_MS = 2 * 60_000;
@@ -65,45 +65,45 @@ async function channelState(db: Db, me: string): Promise<ChannelKeyState> {
   const row = await channelRow(db);
   if (!row) return { membershipVersion: 0, epoch: null, pending: [], rekey: null };
   let epoch: ChannelKeyState['epoch'] = null;
-  let pending: ChannelKeyState['pending'] = [];
   if (row.channelEpochId !== null && row.channelBaseVersion !== null) {
     const [own] = await db
       .select({ share: channelShares, wrap: channelWraps })
       .from(channelShares)
       .innerJoin(channelWraps, eq(channelWraps.id, channelShares.wrapId))
       .where(and(eq(channelShares.channelEpochId, row.channelEpochId), eq(channelShares.recipientId, me)));
-    epoch = {
-      id: row.channelEpochId,
-      baseVersion: row.channelBaseVersion,
-      ownShare: own
-        ? {
-            header: {
-              conversationId: GENERAL_CONVERSATION,
-              epochId: own.wrap.channelEpochId,
-              generation: own.wrap.generation,
-              wrapperId: own.wrap.wrapperId,
-              ephemeralPublicKey: own.wrap.ephemeralPublicKey,
-              signature: own.wrap.signature,
-            },
-            wrappedKey: own.share.wrappedKey,
-          }
-        : null,
-    };
-    const rows = await pendingMembers(db, row.channelEpochId, limits.channelSharesPerUpload);
-    pending = rows.flatMap((m) =>
-      m.sharePublicKey && m.signature ? [{ id: m.id, shareKey: { sharePublicKey: m.sharePublicKey, signature: m.signature } }] : [],
-    );
+    epoch = { id: row.channelEpochId, baseVersion: row.channelBaseVersion, ownShare: own ? ownChannelShare(own.share, own.wrap) : null };
   }
   const rekey =
     claimHolds(row) && row.rekeyEpochId ? { by: row.rekeyBy!, epochId: row.rekeyEpochId, until: row.rekeyUntil!.toISOString() } : null;
+  // The claimer is wrapping the claimed epoch; everyone else, the one in force.
+  const wrapping = rekey?.by === me ? rekey.epochId : epoch?.id;
+  const rows = wrapping ? await pendingMembers(db, wrapping, limits.channelSharesPerUpload) : [];
+  const pending = rows.flatMap((m) =>
+    m.sharePublicKey && m.signature ? [{ id: m.id, shareKey: { sharePublicKey: m.sharePublicKey, signature: m.signature } }] : [],
+  );
   return { membershipVersion: row.membershipVersion, epoch, pending, rekey };
 }
 
-/** The caller's client will make the next channel epoch: refused while one is in force or another member's claim holds. */
+async function hasShare(db: Db, channelEpochId: string, memberId: string): Promise<boolean> {
+  const [found] = await db
+    .select({ one: sql`1` })
+    .from(channelShares)
+    .where(and(eq(channelShares.channelEpochId, channelEpochId), eq(channelShares.recipientId, memberId)));
+  return found !== undefined;
+}
+
+/**
+ * The caller's client will make the next channel epoch: refused while another member's claim
+ * holds, and while one is in force that the caller holds a share of.
+ */
 async function claim(db: Db, me: string, epochId: string): Promise<void> {
   await db.transaction(async (tx) => {
     const row = await lockedChannelRow(tx);
-    if (row.channelEpochId !== null) throw conflict('The channel already has a key in force');
+    // A member nobody has wrapped the key in force for (a newcomer while no one else sends) may
+    // make the next one, which takes its place at activation; anyone else has no need to.
+    if (row.channelEpochId !== null && (await hasShare(tx, row.channelEpochId, me))) {
+      throw conflict('The channel already has a key in force');
+    }
     if (claimHolds(row) && row.rekeyBy !== me) throw conflict("Another member's client is making the channel's next key");
     // An abandoned claim's epoch, shares and all, gives way.
     if (row.rekeyEpochId !== null && row.rekeyEpochId !== epochId)

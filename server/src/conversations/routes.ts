@@ -2,15 +2,23 @@
  * Sender keys (docs/security.md §4): who an epoch must be wrapped for, the upload of an epoch's
  * wrapped shares, and a member's own shares.
  */
-import { errorCodes, isGroupConversation, limits, routes, type EpochShare } from '@enclave/protocol';
-import { and, eq, inArray } from 'drizzle-orm';
+import {
+  errorCodes,
+  GENERAL_CONVERSATION,
+  isGroupConversation,
+  limits,
+  routes,
+  type EpochShare,
+  type OwnChannelShare,
+} from '@enclave/protocol';
+import { and, eq, inArray, isNotNull, lte } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { groupConversation } from '../access/rules';
 import { publicIdentityRefusal } from '../auth/public-keys';
 import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
-import { conversations, epochs, epochShares, users } from '../db/schema';
+import { channelShares, channelWraps, conversations, epochs, epochShares, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
 import { conversationFor, conversationMembers, groupMembership, membershipVersion } from './membership';
@@ -18,21 +26,54 @@ import { conversationFor, conversationMembers, groupMembership, membershipVersio
 export const membershipChanged = () =>
   new HttpError(409, errorCodes.membershipChanged, 'The members of this conversation changed: fetch them and rotate');
 
-/** A member's own shares of the given epochs (all of them without `epochIds`). */
-export function sharesFor(db: Db, recipientId: string, epochIds?: string[]): Promise<EpochShare[]> {
-  const mine = eq(epochShares.recipientId, recipientId);
-  return db
-    .select({
-      epochId: epochs.id,
-      conversationId: epochs.conversationId,
-      senderId: epochs.senderId,
-      membershipVersion: epochs.membershipVersion,
-      wrappedKey: epochShares.wrappedKey,
-      signature: epochShares.signature,
-    })
-    .from(epochShares)
-    .innerJoin(epochs, eq(epochs.id, epochShares.epochId))
-    .where(epochIds ? and(mine, inArray(epochShares.epochId, epochIds)) : mine);
+/** A member's stored share of a channel epoch with the signed header it was wrapped under. */
+export function ownChannelShare(share: typeof channelShares.$inferSelect, wrap: typeof channelWraps.$inferSelect): OwnChannelShare {
+  return {
+    header: {
+      conversationId: GENERAL_CONVERSATION,
+      epochId: wrap.channelEpochId,
+      generation: wrap.generation,
+      wrapperId: wrap.wrapperId,
+      ephemeralPublicKey: wrap.ephemeralPublicKey,
+      signature: wrap.signature,
+    },
+    wrappedKey: share.wrappedKey,
+  };
+}
+
+/**
+ * A member's own shares of the given epochs (all of them without `epochIds`): an RSA-wrapped chain
+ * key, or for a sender epoch derived from the channel key the member's share of that channel epoch.
+ */
+export async function sharesFor(db: Db, recipientId: string, epochIds?: string[]): Promise<EpochShare[]> {
+  const epochFields = {
+    epochId: epochs.id,
+    conversationId: epochs.conversationId,
+    senderId: epochs.senderId,
+    membershipVersion: epochs.membershipVersion,
+  };
+  const asked = epochIds ? inArray(epochs.id, epochIds) : undefined;
+  const [wrapped, derived] = await Promise.all([
+    db
+      .select({ ...epochFields, wrappedKey: epochShares.wrappedKey, signature: epochShares.signature })
+      .from(epochShares)
+      .innerJoin(epochs, eq(epochs.id, epochShares.epochId))
+      .where(and(eq(epochShares.recipientId, recipientId), asked)),
+    db
+      .select({ ...epochFields, generation: epochs.channelGeneration, share: channelShares, wrap: channelWraps })
+      .from(epochs)
+      .innerJoin(channelShares, and(eq(channelShares.channelEpochId, epochs.channelEpochId), eq(channelShares.recipientId, recipientId)))
+      .innerJoin(channelWraps, eq(channelWraps.id, channelShares.wrapId))
+      // A share of a later generation opens nothing earlier: a newcomer has no way into what came before.
+      .where(and(isNotNull(epochs.channelEpochId), lte(channelWraps.generation, epochs.channelGeneration), asked)),
+  ]);
+  return [
+    ...wrapped,
+    ...derived.map(({ generation, share, wrap, ...epoch }) => ({
+      ...epoch,
+      channel: { generation: generation ?? 0, share: ownChannelShare(share, wrap) },
+    })),
+  ];
 }
 
 /** True when every one of these members has published keys no client can use (auth/public-keys.ts). */

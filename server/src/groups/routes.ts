@@ -5,7 +5,7 @@
  * in the transaction that makes it, so no later epoch is wrapped for a member who left, and the
  * members (the removed one included) are told after the commit.
  */
-import { errorCodes, limits, routes, type Group, type SealedGroupName } from '@enclave/protocol';
+import { errorCodes, limits, routes, type Group, type SealedGroupName, type WrappedEpochShare } from '@enclave/protocol';
 import { and, asc, count, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../access/policy';
@@ -59,7 +59,7 @@ async function groupsOf(db: Db, me: string, only?: string): Promise<Group[]> {
     createdAt: g.createdAt.toISOString(),
     members: members.filter((m) => m.groupId === g.id).map(({ groupId: _g, ...m }) => m),
     name: { epochId: g.nameEpochId, senderId: g.nameSenderId, encryptedName: g.encryptedName },
-    nameShare: shares.find((s) => s.epochId === g.nameEpochId) ?? null,
+    nameShare: shares.find((s): s is WrappedEpochShare => s.epochId === g.nameEpochId && 'wrappedKey' in s) ?? null,
   }));
 }
 

@@ -2,13 +2,16 @@
  * A history answer carries the caller's own shares of the epochs on that page (one round trip less
  * before a page can be read), and only the caller's: a member never receives another's share.
  */
-import { routes, type HistoryResponse } from '@enclave/protocol';
+import { routes, type EpochShare, type HistoryResponse } from '@enclave/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { epochShares } from '../db/schema';
+import { channelShares, epochShares } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { backends, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
 import { oneInstance } from '../testing/one-instance';
+
+/** A share's wrapped key, whichever way it opens. */
+const keyOf = (s: EpochShare) => ('wrappedKey' in s ? s.wrappedKey : s.channel.share.wrappedKey);
 
 describe.each(backends)('history with the caller’s own epoch shares (%s)', (backend) => {
   const suite = oneInstance(backend, { config: { rateLimits: relaxedRateLimits } });
@@ -34,7 +37,11 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
     }
     expect((await alice.send(bob.id, 'just for bob')).status).toBe(201);
     wrappedFor = new Map();
-    for (const row of await suite.database.db.select().from(epochShares)) {
+    // Direct messages' epochs have shares of their own; the channel's are derived from its key.
+    for (const row of [
+      ...(await suite.database.db.select().from(epochShares)),
+      ...(await suite.database.db.select().from(channelShares)),
+    ]) {
       wrappedFor.set(row.recipientId, (wrappedFor.get(row.recipientId) ?? new Set()).add(row.wrappedKey));
     }
   });
@@ -48,7 +55,7 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
     expect(page.messages.map((m) => m.senderUsername)).toEqual(['alice', 'bob', 'alice', 'carol']);
     expect(new Set(page.shares.map((s) => s.epochId))).toEqual(epochsOf(page));
     const own = wrappedFor.get(member().id)!;
-    expect(page.shares.every((s) => own.has(s.wrappedKey))).toBe(true);
+    expect(page.shares.every((s) => own.has(keyOf(s)))).toBe(true);
     // The same shares the shares route gives for those epochs.
     const fetched = await member().call(routes.epochShares, { query: { ids: [...epochsOf(page)].join(',') } });
     expect([...page.shares].sort((a, b) => a.epochId.localeCompare(b.epochId))).toEqual(
@@ -61,7 +68,7 @@ describe.each(backends)('history with the caller’s own epoch shares (%s)', (ba
 
   it('never gives a member the share wrapped for another', async () => {
     const pages = await Promise.all([history(alice, 'all'), history(bob, 'all'), history(carol, 'all'), history(alice, bob.id)]);
-    const [forAlice, forBob, forCarol, dm] = pages.map((p) => new Set(p.shares.map((s) => s.wrappedKey)));
+    const [forAlice, forBob, forCarol, dm] = pages.map((p) => new Set(p.shares.map((s) => keyOf(s))));
     expect([...forAlice!].some((k) => forBob!.has(k) || forCarol!.has(k))).toBe(false);
     expect([...forBob!].some((k) => forCarol!.has(k))).toBe(false);
     // Carol reads no one else's conversation, so no share of it either.

@@ -40,10 +40,11 @@ export const serverFrame = {
     ids,
     reason,
   }),
-  membership_changed: (conversationId: string, membershipVersion: number) => ({
+  membership_changed: (conversationId: string, membershipVersion: number, keyRetired?: true) => ({
     type: 'membership_changed',
     conversationId,
     membershipVersion,
+    ...(keyRetired ? { keyRetired } : {}),
   }),
   typing: (conversationId: string, userId: string) => ({ type: 'typing', conversationId, userId }),
   read_position: (conversationId: string, userId: string, messageId: number) => ({
@@ -88,9 +89,14 @@ export const securityBreach = (out: FramePublisher, target: EndTarget, message: 
 /** Tells every socket to refetch the member list. */
 export const usersChanged = (out: FramePublisher) => deliver(out, 'all', serverFrame.users_changed());
 
-/** Tells a conversation's members that its member set moved to `membershipVersion`. */
-export const membershipChanged = (out: FramePublisher, to: Audience, conversationId: string, membershipVersion: number) =>
-  deliver(out, to, serverFrame.membership_changed(conversationId, membershipVersion));
+/** Tells a conversation's members that its member set moved to `membershipVersion` (and, after a removal, that the channel's key left force). */
+export const membershipChanged = (
+  out: FramePublisher,
+  to: Audience,
+  conversationId: string,
+  membershipVersion: number,
+  keyRetired?: true,
+) => deliver(out, to, serverFrame.membership_changed(conversationId, membershipVersion, keyRetired));
 
 /** Hands a stored message to its conversation's members. */
 export const chatMessage = (out: FramePublisher, to: Audience, message: Message) => deliver(out, to, serverFrame.chat_message(message));

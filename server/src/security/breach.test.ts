@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimits } from '../config';
 import type { AppContext } from '../context';
 import type { Database } from '../db/client';
-import { conversations, epochShares, p2pConnections, p2pNodes, securityEvents, sessions, users } from '../db/schema';
+import { channelShares, conversations, epochShares, p2pConnections, p2pNodes, securityEvents, sessions, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { backends, creatorHeaders, makeDatabase, relaxedRateLimits, startServer, type TestServer } from '../testing/harness';
 import { TestMember, type TestSocket } from '../testing/member';
@@ -150,7 +150,9 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const erin = await join(server, 'erin-wipe');
     expect((await erin.send('all', 'to the channel')).status).toBe(201);
     expect((await erin.send(dave.id, 'to dave')).status).toBe(201);
-    expect((await database.db.select().from(epochShares).where(eq(epochShares.recipientId, dave.id))).length).toBe(2);
+    // The direct message's epoch has a share for Dave; the channel's key has one too.
+    expect((await database.db.select().from(epochShares).where(eq(epochShares.recipientId, dave.id))).length).toBe(1);
+    expect((await database.db.select().from(channelShares).where(eq(channelShares.recipientId, dave.id))).length).toBe(1);
     const dm = conversationIdFor(dave.id, erin.id);
     const versions = async () =>
       Object.fromEntries(
@@ -172,6 +174,7 @@ describe.each(backends)('the breach policy (%s)', (backend) => {
     const [row] = await database.db.select().from(users).where(eq(users.id, dave.id));
     expect(row).toMatchObject({ encryptedPrivateKey: WIPED_BUNDLE, isCompromised: true });
     expect(await database.db.select().from(epochShares).where(eq(epochShares.recipientId, dave.id))).toEqual([]);
+    expect(await database.db.select().from(channelShares).where(eq(channelShares.recipientId, dave.id))).toEqual([]);
     expect(await liveSessions(dave.id)).toBe(0);
     const after = await versions();
     expect(after[GENERAL_CONVERSATION]).toBe(before[GENERAL_CONVERSATION]! + 1);

@@ -45,6 +45,11 @@ export class TestMember extends HttpCaller {
    * `sendRetryDelaysMs`); the web app's when unset. Read when the client is made (first use).
    */
   sendRetryDelaysMs?: readonly number[];
+  /**
+   * False for a member as a browser session from before share keys were kept: no share key
+   * published, and the channel's epochs wrapped per sender. Read when the client is made.
+   */
+  shareKeyed = true;
   /** The answer that carried each sent message, for `send` to return. */
   private readonly sendOutcomes = new WeakMap<Message, Outcome<typeof routes.sendMessage>>();
   user!: SelfUser;
@@ -73,11 +78,19 @@ export class TestMember extends HttpCaller {
     options: {
       headers?: Record<string, string>;
       account?: (token: string) => Promise<Pick<NewAccount, 'publicIdentity' | 'encryptedPrivateKey'>>;
+      /** A member whose client predates share keys (`shareKeyed`). */
+      withoutShareKey?: boolean;
     } = {},
   ): Promise<TestMember> {
     const token = generateAccessToken();
     const member = new TestMember(baseUrl, token, wire, options.headers ?? {});
     const account = await (options.account ?? testAccount)(token);
+    // Opened now for the share key registration carries, as the web app sends it; login then
+    // finds the bundle opened.
+    member.identity = await openPrivateKeys(token, account.encryptedPrivateKey);
+    member.openedBundle = account.encryptedPrivateKey;
+    member.shareKeyed = !options.withoutShareKey;
+    const { sharePublicKey, signature } = member.identity.share;
     const res = await member.attempt(routes.register, {
       body: {
         inviteKey,
@@ -85,6 +98,7 @@ export class TestMember extends HttpCaller {
         loginKey: await deriveLoginKey(token),
         ...account.publicIdentity,
         encryptedPrivateKey: account.encryptedPrivateKey,
+        ...(member.shareKeyed ? { shareKey: { sharePublicKey, signature } } : {}),
       },
     });
     if (!res.body) throw new Error(`register failed: ${res.status} ${res.error?.error}`);
@@ -129,6 +143,7 @@ export class TestMember extends HttpCaller {
     return new MemberClient({
       self: { id: this.id, ...this.identity.publicIdentity },
       keys: this.identity,
+      ...(this.shareKeyed ? { share: this.identity.share } : {}),
       transport: { call, frames },
       pins: this.pins,
       ...(members ? { members } : {}),

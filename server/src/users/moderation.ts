@@ -187,9 +187,15 @@ export async function announceBans(
   return timingDetails(timing);
 }
 
-/** After the commit: every client refetches the member list, and the members of each moved conversation rotate. */
+/**
+ * After the commit: every client refetches the member list, and the members of each moved
+ * conversation rotate; the channel's members hear that its key left force (moveConversationsOf).
+ */
 export async function announceMoves(ctx: AppContext, moved: readonly MovedConversation[]): Promise<void> {
   const { gateway } = ctx;
   await usersChanged(gateway);
-  for (const c of moved) await membershipChanged(gateway, await audienceOf(ctx.db, c.id), c.id, c.membershipVersion);
+  for (const c of moved) {
+    const keyRetired = c.id === GENERAL_CONVERSATION ? true : undefined;
+    await membershipChanged(gateway, await audienceOf(ctx.db, c.id), c.id, c.membershipVersion, keyRetired);
+  }
 }

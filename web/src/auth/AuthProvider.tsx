@@ -71,7 +71,7 @@ async function restore(): Promise<Session | null> {
     return null;
   }
   storeUser(response.user);
-  return { user: response.user, publicIdentity: identity.publicIdentity, privateIdentity: identity.privateIdentity };
+  return { user: response.user, ...identity };
 }
 
 export function AuthProvider({ children }: { children: ReactNode }) {
@@ -107,11 +107,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
             await api.logout().catch(() => undefined);
             throw new OwnKeysMismatchError();
           }
-          await saveIdentity(response.user.id, { privateIdentity, publicIdentity });
+          await saveIdentity(response.user.id, { privateIdentity, publicIdentity, share });
           // Accounts made before share keys publish theirs at sign-in; a failure waits for the next one.
           await api.publishShareKey({ sharePublicKey: share.sharePublicKey, signature: share.signature }).catch(() => undefined);
           storeUser(response.user);
-          const session: Session = { user: response.user, publicIdentity, privateIdentity };
+          const session: Session = { user: response.user, publicIdentity, privateIdentity, share };
           setState({ status: 'loggedIn', session });
           return session;
         } finally {

@@ -1,4 +1,4 @@
-import type { PrivateIdentity, PublicIdentity } from '@enclave/crypto';
+import type { PrivateIdentity, PublicIdentity, ShareIdentity } from '@enclave/crypto';
 import type { SelfUser } from '@enclave/protocol';
 import { createContext, useContext } from 'react';
 
@@ -10,6 +10,8 @@ export type Session = {
   user: SelfUser;
   publicIdentity: PublicIdentity;
   privateIdentity: PrivateIdentity;
+  /** The share key for the general channel's key; absent in a session restored from before share keys were kept. */
+  share?: ShareIdentity;
 };
 
 export type AuthState = { status: 'restoring' } | { status: 'loggedOut' } | { status: 'loggedIn'; session: Session };

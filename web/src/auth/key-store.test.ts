@@ -53,6 +53,20 @@ describe('key store', () => {
     expect(await loadIdentity('someone-else')).toBeNull();
   });
 
+  it('keeps the share key with the identity, and restores a record from before share keys without one', async () => {
+    const keys = await privateIdentity();
+    const pair = (await crypto.subtle.generateKey({ name: 'X25519' }, false, ['deriveKey'])) as CryptoKeyPair;
+    const share = { privateKey: pair.privateKey, sharePublicKey: 'alice-x25519', signature: 'alice-signed' };
+    await saveIdentity(ALICE, { privateIdentity: keys, publicIdentity, share });
+    expect(await loadIdentity(ALICE)).toEqual({ privateIdentity: keys, publicIdentity, share });
+
+    stores.identity.set(ALICE, { ...keys, publicIdentity });
+    expect(await loadIdentity(ALICE)).toEqual({ privateIdentity: keys, publicIdentity });
+    // A share key that is not a CryptoKey is no share key: the session sends as one from before them.
+    stores.identity.set(ALICE, { ...keys, publicIdentity, share: { ...share, privateKey: 'not a key' } });
+    expect(await loadIdentity(ALICE)).toEqual({ privateIdentity: keys, publicIdentity });
+  });
+
   it('treats a record without its public keys as no identity', async () => {
     const keys = await privateIdentity();
     stores.identity.set(ALICE, { ...keys });

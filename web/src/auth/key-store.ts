@@ -3,10 +3,11 @@
  * private keys and the public keys derived from them at login (the member's own copy, which the
  * server's is checked against), and the keys of their history cache (chat/history-cache.ts).
  */
-import type { PrivateIdentity, PublicIdentity } from '@enclave/crypto';
+import type { PrivateIdentity, PublicIdentity, ShareIdentity } from '@enclave/crypto';
 import { HISTORY_STORE, IDENTITY_STORE, clearStore, transact, withStore } from '../lib/enclave-db';
 
-export type StoredIdentity = { privateIdentity: PrivateIdentity; publicIdentity: PublicIdentity };
+/** `share`: the channel key's share key; absent in a record from before it was kept. */
+export type StoredIdentity = { privateIdentity: PrivateIdentity; publicIdentity: PublicIdentity; share?: ShareIdentity };
 
 /**
  * The history cache's keys, both non-extractable: `sealKey` (AES-GCM-256) seals each record,
@@ -14,7 +15,7 @@ export type StoredIdentity = { privateIdentity: PrivateIdentity; publicIdentity:
  */
 export type HistoryKeys = { sealKey: CryptoKey; nameKey: CryptoKey };
 
-type IdentityRecord = PrivateIdentity & { publicIdentity: PublicIdentity; historyKeys?: HistoryKeys };
+type IdentityRecord = PrivateIdentity & { publicIdentity: PublicIdentity; share?: ShareIdentity; historyKeys?: HistoryKeys };
 
 /** The history cache's keys in an identity record, or null (none made yet, or the identity is gone). */
 export function historyKeysOf(record: unknown): HistoryKeys | null {
@@ -27,7 +28,7 @@ export function historyKeysOf(record: unknown): HistoryKeys | null {
 
 /** Saves the member's private keys and their locally derived public keys under their user id. */
 export async function saveIdentity(userId: string, identity: StoredIdentity): Promise<void> {
-  const { privateIdentity, publicIdentity } = identity;
+  const { privateIdentity, publicIdentity, share } = identity;
   const record: IdentityRecord = {
     decryptKey: privateIdentity.decryptKey,
     signKey: privateIdentity.signKey,
@@ -35,6 +36,7 @@ export async function saveIdentity(userId: string, identity: StoredIdentity): Pr
       encryptionPublicKey: publicIdentity.encryptionPublicKey,
       signingPublicKey: publicIdentity.signingPublicKey,
     },
+    ...(share ? { share: { privateKey: share.privateKey, sharePublicKey: share.sharePublicKey, signature: share.signature } } : {}),
   };
   // Signing in again over a record of the same member (a restore that could not reach the
   // server) keeps the cache's keys, and with them the cache.
@@ -85,7 +87,19 @@ export async function loadIdentity(userId: string): Promise<StoredIdentity | nul
   const { encryptionPublicKey, signingPublicKey } = publicIdentity as Record<string, unknown>;
   if (typeof encryptionPublicKey !== 'string' || typeof signingPublicKey !== 'string') return null;
   if (!encryptionPublicKey || !signingPublicKey) return null;
-  return { privateIdentity: { decryptKey, signKey }, publicIdentity: { encryptionPublicKey, signingPublicKey } };
+  const share = shareOf((value as Record<string, unknown>).share);
+  return {
+    privateIdentity: { decryptKey, signKey },
+    publicIdentity: { encryptionPublicKey, signingPublicKey },
+    ...(share ? { share } : {}),
+  };
+}
+
+function shareOf(value: unknown): ShareIdentity | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { privateKey, sharePublicKey, signature } = value as Record<string, unknown>;
+  if (!(privateKey instanceof CryptoKey) || typeof sharePublicKey !== 'string' || typeof signature !== 'string') return null;
+  return { privateKey, sharePublicKey, signature };
 }
 
 /**

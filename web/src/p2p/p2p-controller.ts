@@ -4,7 +4,7 @@
  * over the data channels only. The UI reads {@link P2pController.snapshot} through `subscribe`.
  */
 import type { FrameOf, FrameSource } from '@enclave/client';
-import { parseP2pRoomFrame, routes, type P2pRoomFrame } from '@enclave/protocol';
+import { parseP2pRoomFrame, routes, type P2pRoomFrame, type P2pRoomMemberFrame } from '@enclave/protocol';
 import { call } from '../net/http';
 import type { RealtimeSocket } from '../net/socket';
 import { RoomHost } from './room-host';
@@ -181,11 +181,13 @@ export class P2pController {
     channel.onopen = () => {
       clearTimeout(timer);
       joined.opened = true;
+      // The host sends nothing on this channel before the hello arrives (see answer()).
+      this.sendToHost(channel, { type: 'hello' });
       this.changed();
     };
     channel.onmessage = (event) => {
       const frame = parseP2pRoomFrame(event.data);
-      if (frame) member.receive(frame);
+      if (frame && frame.type !== 'hello') member.receive(frame);
       else console.warn('p2p: ignoring a room frame that is not valid');
     };
     // A host's tab closing ends its channel at once. A host gone without a word (a crash) fails
@@ -229,7 +231,7 @@ export class P2pController {
     this.changed();
   }
 
-  private newMember(nodeId: string, send: (frame: P2pRoomFrame) => void): RoomMember {
+  private newMember(nodeId: string, send: (frame: P2pRoomMemberFrame) => void): RoomMember {
     return new RoomMember({ ...this.setup, roomId: `p2p:${nodeId}`, send, onChange: () => this.changed() });
   }
 
@@ -298,10 +300,13 @@ export class P2pController {
       this.socket.send({ type: 'p2p_close', connectionId });
     };
     link.pc.ondatachannel = ({ channel }) => {
-      channel.onopen = () => hosting.relay.join(joinerId, channel);
+      // Nothing is sent when this channel opens: Chromium fires its open before the channel carries
+      // data and silently drops what is sent meanwhile. Frames reach this end only once it carries
+      // data, so the joiner enters the room, and is sent the roster, on their hello.
       channel.onmessage = (event) => {
         const roomFrame = parseP2pRoomFrame(event.data);
-        if (roomFrame) hosting.relay.receive(joinerId, roomFrame);
+        if (roomFrame?.type === 'hello') hosting.relay.join(joinerId, channel);
+        else if (roomFrame) hosting.relay.receive(joinerId, roomFrame);
         else console.warn('p2p: ignoring a room frame that is not valid');
       };
       channel.onclose = gone;

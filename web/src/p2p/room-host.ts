@@ -1,10 +1,10 @@
-import type { P2pRoomFrame } from '@enclave/protocol';
+import type { P2pRoomMemberFrame } from '@enclave/protocol';
 
 /** The host's end of one joiner's data channel (RTCDataChannel in the app, fakes in tests). */
 export type RoomChannel = { send(data: string): void };
 
 /**
- * The host's side of a room: the roster (the host and every joiner whose channel is open) and the
+ * The host's side of a room: the roster (the host and every joiner whose hello arrived) and the
  * relay. A joiner's frame goes to every other member, the host included, as it came: the host
  * cannot read a message unless it holds a share of its epoch, like any member.
  */
@@ -18,12 +18,12 @@ export class RoomHost {
    */
   constructor(
     private readonly hostId: string,
-    private readonly deliver: (frame: P2pRoomFrame) => void,
+    private readonly deliver: (frame: P2pRoomMemberFrame) => void,
   ) {
     this.announce();
   }
 
-  /** A joiner's channel opened. The server vouched for who they are (the connection's joinerId). */
+  /** A joiner's hello arrived on their channel. The server vouched for who they are (the connection's joinerId). */
   join(userId: string, channel: RoomChannel): void {
     this.joiners.set(userId, channel);
     this.announce();
@@ -38,7 +38,7 @@ export class RoomHost {
    * A frame from a joiner's channel. Rosters are the host's alone, and a joiner speaks only for
    * themselves: anything else is dropped (signatures would refuse it further on anyway).
    */
-  receive(fromUserId: string, frame: P2pRoomFrame): void {
+  receive(fromUserId: string, frame: P2pRoomMemberFrame): void {
     if (!this.joiners.has(fromUserId)) return;
     if (frame.type === 'roster' || frame.senderId !== fromUserId) {
       console.warn(`p2p: dropped a ${frame.type} frame from a joiner that is not theirs to send`);
@@ -49,7 +49,7 @@ export class RoomHost {
   }
 
   /** The host's own epoch or message, to every joiner. */
-  send(frame: P2pRoomFrame): void {
+  send(frame: P2pRoomMemberFrame): void {
     this.relay(frame, this.hostId);
   }
 
@@ -57,7 +57,7 @@ export class RoomHost {
     return [this.hostId, ...this.joiners.keys()];
   }
 
-  private relay(frame: P2pRoomFrame, except: string): void {
+  private relay(frame: P2pRoomMemberFrame, except: string): void {
     const data = JSON.stringify(frame);
     for (const [userId, channel] of this.joiners) {
       if (userId === except) continue;
@@ -71,7 +71,7 @@ export class RoomHost {
   }
 
   private announce(): void {
-    const frame: P2pRoomFrame = { type: 'roster', version: this.version++, members: this.members };
+    const frame: P2pRoomMemberFrame = { type: 'roster', version: this.version++, members: this.members };
     this.relay(frame, this.hostId);
     this.deliver(frame);
   }

@@ -1,6 +1,6 @@
 import { KEY_CHANGED, SendingEpochs, type EpochTransport, type KeyTrust, type MemberList, type Recipient } from '@enclave/client';
 import type { Epoch, createEpoch, decryptMessage, encryptMessage, openEpochShare } from '@enclave/crypto';
-import type { P2pRoomFrame } from '@enclave/protocol';
+import type { P2pRoomMemberFrame } from '@enclave/protocol';
 
 /** A line of the room: a message and who could read it, or what went wrong with one. */
 export type RoomEntry =
@@ -19,7 +19,7 @@ export type RoomMemberOptions = {
   /** The member list: the keys of the roster's members are the ones listed there (the trust checks them). */
   members: MemberList;
   /** To the room: over the channel to the host, or the host's relay. */
-  send(frame: P2pRoomFrame): void;
+  send(frame: P2pRoomMemberFrame): void;
   crypto: {
     createEpoch: typeof createEpoch;
     openEpochShare: typeof openEpochShare;
@@ -70,7 +70,7 @@ export class RoomMember {
   }
 
   /** A frame from the room, in arrival order. */
-  receive(frame: P2pRoomFrame): void {
+  receive(frame: P2pRoomMemberFrame): void {
     void this.serial(async () => {
       try {
         await this.handle(frame);
@@ -114,7 +114,7 @@ export class RoomMember {
     return { membershipVersion, recipients };
   }
 
-  private async handle(frame: P2pRoomFrame): Promise<void> {
+  private async handle(frame: P2pRoomMemberFrame): Promise<void> {
     const { self, roomId, decryptKey, crypto } = this.options;
     const selfId = self.id;
     if (frame.type === 'roster') {

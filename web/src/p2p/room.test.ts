@@ -1,7 +1,7 @@
 import { KeyTrust, MemoryPinStore } from '@enclave/client';
 import { listedMember } from '@enclave/client/testing';
 import * as e2e from '@enclave/crypto';
-import { limits, parseP2pRoomFrame, type P2pRoomFrame } from '@enclave/protocol';
+import { limits, parseP2pRoomFrame, type P2pRoomFrame, type P2pRoomMemberFrame } from '@enclave/protocol';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RoomHost, type RoomChannel } from './room-host';
 import { RoomMember } from './room-member';
@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 /** A member with the real crypto and trust, over a member list of the three. */
-function member(id: string, send: (frame: P2pRoomFrame) => void): RoomMember {
+function member(id: string, send: (frame: P2pRoomMemberFrame) => void): RoomMember {
   const account = accounts.get(id)!;
   const users = [...accounts].map(([uid, a]) => listedMember(uid, names[uid]!, a.publicIdentity));
   const members = { current: async () => users, fresh: async () => users };
@@ -43,6 +43,9 @@ function member(id: string, send: (frame: P2pRoomFrame) => void): RoomMember {
   });
 }
 
+/** A frame off the wire; these tests put no hello on it. */
+const frameOf = (data: string) => parseP2pRoomFrame(data) as P2pRoomMemberFrame;
+
 /** Alice hosts; joiners' channels are wired through JSON, as a data channel carries them. */
 function room() {
   const wire: string[] = [];
@@ -53,13 +56,13 @@ function room() {
     const joiner = member(id, (frame) => {
       const data = JSON.stringify(frame);
       wire.push(data);
-      host.receive(id, parseP2pRoomFrame(data)!);
+      host.receive(id, frameOf(data));
     });
     members.set(id, joiner);
     const channel: RoomChannel = {
       send: (data) => {
         wire.push(data);
-        joiner.receive(parseP2pRoomFrame(data)!);
+        joiner.receive(frameOf(data));
       },
     };
     host.join(id, channel);

@@ -1,0 +1,213 @@
+/**
+ * The sending half of the general channel's key (docs/scaling.md §6): a sender epoch in the channel
+ * is derived from the channel epoch in force at its current generation, with no share of its own.
+ * Before deriving, the member's client wraps the secret for members who have no share yet (the
+ * newcomers since the last sender); when no key is in force (the first ever, or after a removal)
+ * it claims the next one, wraps it for every member in batches and activates it. Another member's
+ * claim is waited for; so is a wrap by another member when this one is the newcomer, for a while,
+ * before it makes a key of its own.
+ */
+import type {
+  ChannelSecret,
+  ChannelShare,
+  ChannelWrapHeader,
+  Epoch,
+  ShareIdentity,
+  ShareRecipient,
+  advanceChannelSecret,
+  newChannelSecret,
+  openChannelShare,
+  senderChainKey,
+  startWrap,
+  verifyShareKey,
+} from '@enclave/crypto';
+import { GENERAL_CONVERSATION, type ChannelKeyState, type CreateSenderEpoch, type UploadChannelShares } from '@enclave/protocol';
+import { isApiFailure, isMembershipChanged } from './api-failure';
+import { KEY_CHANGED, type KeyTrust, type MemberList } from './key-trust';
+
+/** The calls to the server the channel key needs; refusals are thrown carrying `status` and `code`. */
+export type ChannelKeyApi = {
+  state(): Promise<ChannelKeyState>;
+  claim(epochId: string): Promise<void>;
+  uploadShares(upload: UploadChannelShares): Promise<void>;
+  activate(epochId: string): Promise<void>;
+  createSenderEpoch(request: CreateSenderEpoch): Promise<void>;
+};
+
+/** The functions of `@enclave/crypto` the channel key needs. */
+export type ChannelKeyCrypto = {
+  newChannelSecret: typeof newChannelSecret;
+  advanceChannelSecret: typeof advanceChannelSecret;
+  openChannelShare: typeof openChannelShare;
+  senderChainKey: typeof senderChainKey;
+  startWrap: typeof startWrap;
+  verifyShareKey: typeof verifyShareKey;
+};
+
+/** Wraps the secret for these members under one upload's header: `wrapShares` of `@enclave/crypto`, or Web Workers running it. */
+export type WrapShares = (args: {
+  header: ChannelWrapHeader;
+  secret: ChannelSecret;
+  ephemeralPrivateKey: CryptoKey;
+  recipients: ShareRecipient[];
+}) => Promise<ChannelShare[]>;
+
+/** Everything a {@link ChannelKey} is built from. */
+export type ChannelKeyOptions = {
+  self: { id: string; share: ShareIdentity };
+  signKey: CryptoKey;
+  api: ChannelKeyApi;
+  crypto: ChannelKeyCrypto;
+  wrap: WrapShares;
+  trust: Pick<KeyTrust, 'checkShareRecipients' | 'verifyKeyFor'>;
+  /** The member list the trust reads, fetched again when a wrapper is not on it yet. */
+  members: Pick<MemberList, 'fresh'>;
+  /** How long a member who has no share waits for another member to wrap for them before making a key. */
+  newcomerWaitMs?: number;
+  /** How long to wait between looks at another member's key in the making. */
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+};
+
+/** A newcomer waits this long for a wrap by a member who sends, then makes the next key. */
+export const NEWCOMER_WAIT_MS = 1500;
+const POLL_MS = 500;
+/** Longer than a claim lasts without an upload (server/src/conversations/channel-key.ts CLAIM_MS). */
+const GIVE_UP_MS = 3 * 60_000;
+
+/**
+ * @example
+ * ```ts
+ * const channel = new ChannelKey({ self: { id, share }, signKey, api, crypto, wrap: wrapShares, trust });
+ * const epoch = await channel.newSenderEpoch(); // its chain key derived; no share uploaded for a join
+ * ```
+ */
+export class ChannelKey {
+  /** The member's own opened share of each channel epoch, at the generation it was wrapped at. */
+  private readonly opened = new Map<string, Promise<ChannelSecret>>();
+  private making: Promise<void> | null = null;
+  private readonly options: ChannelKeyOptions;
+
+  constructor(options: ChannelKeyOptions) {
+    this.options = options;
+  }
+
+  /** A new sender epoch of the member in the channel, its chain derived from the key in force. */
+  async newSenderEpoch(): Promise<Epoch> {
+    const { api, self, crypto } = this.options;
+    const sleep = this.options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const now = this.options.now ?? Date.now;
+    const started = now();
+    const pollMs = this.options.pollMs ?? POLL_MS;
+    let made = 0;
+    while (now() - started < GIVE_UP_MS) {
+      const state = await api.state();
+      const { epoch, rekey } = state;
+      if (!epoch?.ownShare) {
+        const waitForWrap = epoch !== null && now() - started < (this.options.newcomerWaitMs ?? NEWCOMER_WAIT_MS);
+        if ((rekey && rekey.by !== self.id) || waitForWrap) await sleep(pollMs);
+        // A key this member made and still holds no share of: their share key is not published.
+        else if (made++ === 2) throw new Error("the channel's key has no share for this member");
+        else await this.makeKey();
+        continue;
+      }
+      const secret = await this.secretAt(epoch.ownShare, state.membershipVersion - epoch.baseVersion);
+      if (state.pending.length) {
+        await this.wrapFor(secret, state.pending);
+        continue;
+      }
+      const epochId = globalThis.crypto.randomUUID();
+      try {
+        await api.createSenderEpoch({ epochId, channelEpochId: epoch.id, membershipVersion: state.membershipVersion });
+      } catch (error) {
+        if (isMembershipChanged(error)) continue;
+        throw error;
+      }
+      const chainKey = await crypto.senderChainKey(secret, self.id, epochId);
+      return { epochId, conversationId: GENERAL_CONVERSATION, senderId: self.id, membershipVersion: state.membershipVersion, chainKey };
+    }
+    throw new Error("could not settle on the channel's key");
+  }
+
+  /** The secret at `generation`, from the member's own share (opened once per channel epoch). */
+  private async secretAt(own: NonNullable<NonNullable<ChannelKeyState['epoch']>['ownShare']>, generation: number) {
+    let opened = this.opened.get(own.header.epochId);
+    if (!opened) {
+      opened = this.open(own);
+      this.opened.set(own.header.epochId, opened);
+      opened.catch(() => this.opened.delete(own.header.epochId));
+    }
+    return this.options.crypto.advanceChannelSecret(await opened, generation);
+  }
+
+  private async open({ header, wrappedKey }: NonNullable<NonNullable<ChannelKeyState['epoch']>['ownShare']>): Promise<ChannelSecret> {
+    const { self, crypto, trust } = this.options;
+    // The wrapper may have joined since the member list was fetched.
+    let wrapperVerifyKey = await trust.verifyKeyFor(header.wrapperId);
+    if (wrapperVerifyKey === null) {
+      await this.options.members.fresh();
+      wrapperVerifyKey = await trust.verifyKeyFor(header.wrapperId);
+    }
+    if (!wrapperVerifyKey || wrapperVerifyKey === KEY_CHANGED) throw new Error("the key of the channel key's wrapper is not trusted");
+    return crypto.openChannelShare({
+      header,
+      wrappedKey,
+      self: { id: self.id, sharePublicKey: self.share.sharePublicKey },
+      sharePrivateKey: self.share.privateKey,
+      wrapperVerifyKey,
+    });
+  }
+
+  /** One upload of the secret for these members (at most one page of them), their share keys checked first. */
+  private async wrapFor(secret: ChannelSecret, pending: ChannelKeyState['pending']): Promise<void> {
+    const { self, signKey, crypto, trust, api, wrap } = this.options;
+    const others = pending.filter((p) => p.id !== self.id);
+    const recipients = await trust.checkShareRecipients(others, crypto.verifyShareKey);
+    // The member's own share key is their local copy, never the listed one.
+    if (others.length < pending.length) recipients.push({ id: self.id, sharePublicKey: self.share.sharePublicKey });
+    const { header, ephemeralPrivateKey } = await crypto.startWrap({ secret, wrapperId: self.id, signKey });
+    const shares = await wrap({ header, secret, ephemeralPrivateKey, recipients });
+    try {
+      await api.uploadShares({ header, shares });
+    } catch (error) {
+      // The members or the key moved meanwhile: the caller looks again.
+      if (!isMembershipChanged(error)) throw error;
+    }
+  }
+
+  /**
+   * After a removal took the key out of force: makes the next one, unless it is in force again or
+   * another member's client is making it. Every member's client hearing of the removal calls this
+   * after a random delay, so one of them claims and the others find the claim.
+   */
+  async replaceRetired(): Promise<void> {
+    const { epoch, rekey } = await this.options.api.state();
+    if (!epoch && !rekey) await this.makeKey();
+  }
+
+  /** One key in the making per member's client: a send and the removal's announcement wait for the same. */
+  private makeKey(): Promise<void> {
+    this.making ??= this.claimWrapActivate().finally(() => (this.making = null));
+    return this.making;
+  }
+
+  /** Claims the next channel epoch, wraps it for every member page by page, and activates it. */
+  private async claimWrapActivate(): Promise<void> {
+    const { api, crypto } = this.options;
+    const secret = await crypto.newChannelSecret(GENERAL_CONVERSATION, globalThis.crypto.randomUUID());
+    try {
+      await api.claim(secret.epochId);
+      // While the claim holds, the state's pending members are the claimed epoch's.
+      for (let state = await api.state(); state.pending.length; state = await api.state()) {
+        if (state.rekey?.epochId !== secret.epochId) return;
+        await this.wrapFor(secret, state.pending);
+      }
+      await api.activate(secret.epochId);
+      this.opened.set(secret.epochId, Promise.resolve(secret));
+    } catch (error) {
+      // Another member's claim or key came first, or this claim lapsed: the caller looks again.
+      if (!isApiFailure(error, 409)) throw error;
+    }
+  }
+}
