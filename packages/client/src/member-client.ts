@@ -19,7 +19,7 @@ import {
 } from '@enclave/protocol';
 import { isAnnotation } from './annotations';
 import { Groups } from './groups';
-import { isApiFailure } from './api-failure';
+import { isApiFailure, isTransientFailure } from './api-failure';
 import { ChannelKey, type WrapShares } from './channel-key';
 import { ChatStore } from './chat-store';
 import type { FrameSource } from './frame-dispatcher';
@@ -218,7 +218,10 @@ export class MemberClient {
     const delay = crypto.getRandomValues(new Uint32Array(1))[0]! % (spreadMs + 1);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      channelKey.replaceRetired().catch((error: unknown) => console.error("could not make the channel's next key", error));
+      channelKey.replaceRetired().catch((error: unknown) => {
+        // Offline or signed out meanwhile: the next sender makes the key.
+        if (!isTransientFailure(error) && !isApiFailure(error, 401)) console.error("could not make the channel's next key", error);
+      });
     }, delay);
     this.timers.add(timer);
   }

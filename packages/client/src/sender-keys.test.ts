@@ -3,7 +3,7 @@ import type { ConversationMembersResponse, CreateEpochRequest, Message, PublicUs
 import { describe, expect, it } from 'vitest';
 import { KeyTrust, RecipientKeyError } from './key-trust';
 import { MemoryPinStore } from './memory-pin-store';
-import { SenderKeys, type RecipientTrust, type SenderKeysCrypto } from './sender-keys';
+import { MEMBERSHIP_RESENDS, SenderKeys, type RecipientTrust, type SenderKeysCrypto } from './sender-keys';
 import { listedMember } from './testing';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
@@ -239,11 +239,16 @@ describe('SenderKeys', () => {
     expect(message.index).toBe(0);
   });
 
-  it('gives up after the one resend', async () => {
+  it('resends again when members join one after another, and gives up after three resends', async () => {
     const t = setup();
     t.failSend.push(membershipChanged(), membershipChanged());
-    await expect(t.keys.send('all', 'x')).rejects.toMatchObject({ status: 409 });
-    expect(t.calls.epochs).toHaveLength(2);
+    await t.keys.send('all', 'x');
+    expect(t.calls.epochs).toHaveLength(3);
+
+    const u = setup();
+    u.failSend.push(...Array.from({ length: MEMBERSHIP_RESENDS + 1 }, membershipChanged));
+    await expect(u.keys.send('all', 'x')).rejects.toMatchObject({ status: 409 });
+    expect(u.calls.epochs).toHaveLength(MEMBERSHIP_RESENDS + 1);
   });
 
   it('does not resend on other errors', async () => {

@@ -4,7 +4,7 @@
  * days or when the membership moved); here the members come from the server, new epochs' shares
  * are uploaded to it (in the general channel, epochs are derived from its key instead:
  * channel-key.ts), a `membership_changed` frame moves the version, and a message the server
- * refuses with 409 membership_changed is sent again once under a new epoch. Each message
+ * refuses with 409 membership_changed is sent again under a new epoch (up to 3 times). Each message
  * carries an id of its own, and after a failure that may have come after the server stored it
  * (no answer, a 5xx) the very same request is sent again, which the server answers with the stored
  * message. Whether the recipients may have the chain key is not decided here but by the
@@ -78,6 +78,9 @@ export type SenderKeysOptions = {
   sendRetryDelaysMs?: readonly number[];
 };
 
+/** How many times a message refused with 409 membership_changed is sent again under a new epoch. */
+export const MEMBERSHIP_RESENDS = 3;
+
 /** Two resends, after half a second and after two more. */
 export const SEND_RETRY_DELAYS_MS: readonly number[] = [500, 2000];
 
@@ -139,15 +142,17 @@ export class SenderKeys {
     const conversationId = conversationIdFor(this.options.self.id, receiverId);
     // One id for the message, kept through every resend. A 409 membership_changed says nothing was
     // stored under it, so the rotated resend may carry it too.
-    try {
-      const unsent = this.unsent.get(clientMessageId);
-      if (unsent) return await this.deliver(unsent);
-      return await this.sendOnce(receiverId, conversationId, content, clientMessageId);
-    } catch (error) {
-      if (!isMembershipChanged(error)) throw error;
-      // The epoch was made for an older member set: rotate and resend exactly once.
-      this.invalidate(conversationId);
-      return this.sendOnce(receiverId, conversationId, content, clientMessageId);
+    const unsent = this.unsent.get(clientMessageId);
+    for (let resends = 0; ; resends++) {
+      try {
+        if (unsent && resends === 0) return await this.deliver(unsent);
+        return await this.sendOnce(receiverId, conversationId, content, clientMessageId);
+      } catch (error) {
+        if (!isMembershipChanged(error) || resends === MEMBERSHIP_RESENDS) throw error;
+        // The epoch was made for an older member set: rotate and resend. Members who join one
+        // after another can move the set again meanwhile, so this is tried a few times.
+        this.invalidate(conversationId);
+      }
     }
   }
 
