@@ -21,7 +21,13 @@ import type {
   startWrap,
   verifyShareKey,
 } from '@enclave/crypto';
-import { GENERAL_CONVERSATION, type ChannelKeyState, type CreateSenderEpoch, type UploadChannelShares } from '@enclave/protocol';
+import {
+  GENERAL_CONVERSATION,
+  type ChannelKeyState,
+  type CreateSenderEpoch,
+  type OwnChannelShare,
+  type UploadChannelShares,
+} from '@enclave/protocol';
 import { isApiFailure, isMembershipChanged } from './api-failure';
 import { KEY_CHANGED, type KeyTrust, type MemberList } from './key-trust';
 
@@ -131,7 +137,7 @@ export class ChannelKey {
   }
 
   /** The secret at `generation`, from the member's own share (opened once per channel epoch). */
-  private async secretAt(own: NonNullable<NonNullable<ChannelKeyState['epoch']>['ownShare']>, generation: number) {
+  private async secretAt(own: OwnChannelShare, generation: number) {
     let opened = this.opened.get(own.header.epochId);
     if (!opened) {
       opened = this.open(own);
@@ -141,7 +147,7 @@ export class ChannelKey {
     return this.options.crypto.advanceChannelSecret(await opened, generation);
   }
 
-  private async open({ header, wrappedKey }: NonNullable<NonNullable<ChannelKeyState['epoch']>['ownShare']>): Promise<ChannelSecret> {
+  private async open({ header, wrappedKey }: OwnChannelShare): Promise<ChannelSecret> {
     const { self, crypto, trust } = this.options;
     // The wrapper may have joined since the member list was fetched.
     let wrapperVerifyKey = await trust.verifyKeyFor(header.wrapperId);
