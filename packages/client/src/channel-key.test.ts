@@ -5,15 +5,19 @@
  */
 import type { ChannelSecret, ShareIdentity } from '@enclave/crypto';
 import type { ChannelKeyState, UploadChannelShares } from '@enclave/protocol';
-import { describe, expect, it } from 'vitest';
-import { ChannelKey, NEWCOMER_WAIT_MS, type ChannelKeyApi, type ChannelKeyCrypto } from './channel-key';
+import { describe, expect, it, vi } from 'vitest';
+import { ChannelKey, NEWCOMER_WAIT_MS, WRAP_BEFORE_FORCE, type ChannelKeyApi, type ChannelKeyCrypto } from './channel-key';
 import { RecipientKeyError } from './key-trust';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
 const CAROL = '00000000-0000-4000-8000-00000000000c';
 const share: ShareIdentity = { privateKey: {} as CryptoKey, sharePublicKey: 'alice-share', signature: 's' };
-const pendingOf = (id: string) => ({ id, shareKey: { sharePublicKey: `share-${id}`, signature: 's' } });
+const pendingOf = (id: string, generation?: number) => ({
+  id,
+  shareKey: { sharePublicKey: `share-${id}`, signature: 's' },
+  ...(generation === undefined ? {} : { generation }),
+});
 const header = (epochId: string, generation: number) => ({
   conversationId: 'general',
   epochId,
@@ -167,6 +171,47 @@ describe('ChannelKey', () => {
     // Alice's own share is wrapped with her local share key, never the listed one.
     expect(uploads[0]!.shares.find((s) => s.recipientId === ALICE)?.wrappedKey).toBe('w-alice-share');
     expect(uploads.every((u) => u.header.generation === 0)).toBe(true);
+  });
+
+  it('wraps each member at the generation they joined at, or its own if later: one upload per generation', async () => {
+    // Alice's share is of generation 1; the key is at generation 2.
+    const { channel, calls, uploads } = setup([inForce({ pending: [pendingOf(BOB, 0), pendingOf(CAROL, 2)] }), inForce()]);
+    await channel.newSenderEpoch();
+    expect(calls).toEqual(['state', `upload ${BOB}`, `upload ${CAROL}`, 'state', 'sender epoch at 7']);
+    expect(uploads.map((u) => u.header.generation)).toEqual([1, 2]);
+  });
+
+  it('activates a new key once the most recently signed-in members have it, and wraps for the rest while the send goes on', async () => {
+    const others = Array.from({ length: WRAP_BEFORE_FORCE + 99 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const rekey = { by: ALICE, epochId: 'unknown until claimed', until: '2026-01-01T00:00:00.000Z' };
+    const rest = [...others.slice(WRAP_BEFORE_FORCE), ALICE].map((id) => pendingOf(id, 0));
+    // After activation Alice holds no share of her own key yet: the background wrap reaches her last.
+    const made = (pending: ChannelKeyState['pending']): ChannelKeyState => ({
+      membershipVersion: 9,
+      epoch: { id: rekey.epochId, baseVersion: 9, ownShare: null },
+      pending,
+      rekey: pending.length ? rekey : null,
+    });
+    const states: ChannelKeyState[] = [
+      { membershipVersion: 9, epoch: null, pending: [], rekey: null },
+      { membershipVersion: 9, epoch: null, pending: [...others.map((id) => pendingOf(id, 0)), pendingOf(ALICE, 0)], rekey },
+    ];
+    const { channel, calls, uploads } = setup(states, {
+      after: {
+        claim: (epochId: string) => {
+          rekey.epochId = epochId;
+          states.push(made(rest), made(rest), made([]));
+        },
+      },
+    });
+    const epoch = await channel.newSenderEpoch();
+    await vi.waitFor(() => expect(uploads).toHaveLength(2));
+    expect(calls.indexOf('activate')).toBeLessThan(calls.indexOf('sender epoch at 9'));
+    expect(uploads[0]!.shares).toHaveLength(WRAP_BEFORE_FORCE);
+    expect(uploads[1]!.shares.map((s) => s.recipientId)).toEqual(rest.map((p) => p.id));
+    expect(uploads[1]!.shares.at(-1)?.wrappedKey).toBe('w-alice-share');
+    // The send derives from the key Alice made, which she holds before her share of it is stored.
+    expect(epoch.chainKey).toEqual({ derived: `${rekey.epochId}/0/${ALICE}/${epoch.epochId}` });
   });
 
   it("waits while another member's claim holds, then derives from the key they made", async () => {

@@ -3,9 +3,10 @@
  * is derived from the channel epoch in force at its current generation, with no share of its own.
  * Before deriving, the member's client wraps the secret for members who have no share yet (the
  * newcomers since the last sender); when no key is in force (the first ever, or after a removal)
- * it claims the next one, wraps it for every member in batches and activates it. Another member's
- * claim is waited for; so is a wrap by another member when this one is the newcomer, for a while,
- * before it makes a key of its own.
+ * it claims the next one, wraps it for the most recently signed-in members, activates it so sends
+ * go on, and wraps it for everyone else in the background, in batches. Another member's claim is
+ * waited for; so is a wrap by another member when this one is the newcomer, for a while, before it
+ * makes a key of its own.
  */
 import type {
   ChannelSecret,
@@ -28,7 +29,7 @@ import {
   type OwnChannelShare,
   type UploadChannelShares,
 } from '@enclave/protocol';
-import { isApiFailure, isMembershipChanged } from './api-failure';
+import { isApiFailure, isMembershipChanged, isTransientFailure } from './api-failure';
 import { KEY_CHANGED, type KeyTrust, type MemberList } from './key-trust';
 
 /** The calls to the server the channel key needs; refusals are thrown carrying `status` and `code`. */
@@ -68,6 +69,8 @@ export type ChannelKeyOptions = {
   trust: Pick<KeyTrust, 'checkShareRecipients' | 'verifyKeyFor'>;
   /** The member list the trust reads, fetched again when a wrapper is not on it yet. */
   members: Pick<MemberList, 'fresh'>;
+  /** Members a new key is wrapped for before it takes force ({@link WRAP_BEFORE_FORCE} by default). */
+  wrapBeforeForce?: number;
   /** How long a member who has no share waits for another member to wrap for them before making a key. */
   newcomerWaitMs?: number;
   /** How long to wait between looks at another member's key in the making. */
@@ -78,6 +81,11 @@ export type ChannelKeyOptions = {
 
 /** A newcomer waits this long for a wrap by a member who sends, then makes the next key. */
 export const NEWCOMER_WAIT_MS = 1500;
+/**
+ * Members a new key is wrapped for before it takes force: the most recently signed in, whom sends
+ * wait for (about 65 ms of two Chromium workers); the rest are wrapped for after it.
+ */
+export const WRAP_BEFORE_FORCE = 500;
 const POLL_MS = 500;
 /** Longer than a claim lasts without an upload (server/src/conversations/channel-key.ts CLAIM_MS). */
 const GIVE_UP_MS = 3 * 60_000;
@@ -93,6 +101,7 @@ export class ChannelKey {
   /** The member's own opened share of each channel epoch, at the generation it was wrapped at. */
   private readonly opened = new Map<string, Promise<ChannelSecret>>();
   private making: Promise<void> | null = null;
+  private backfilling: Promise<void> | null = null;
   private readonly options: ChannelKeyOptions;
 
   constructor(options: ChannelKeyOptions) {
@@ -110,7 +119,9 @@ export class ChannelKey {
     while (now() - started < GIVE_UP_MS) {
       const state = await api.state();
       const { epoch, rekey } = state;
-      if (!epoch?.ownShare) {
+      // The key this client made has a share for it only once the background wrap reaches it.
+      const own = epoch?.ownShare ? await this.secretOf(epoch.ownShare) : epoch ? await this.opened.get(epoch.id) : undefined;
+      if (!epoch || !own) {
         const waitForWrap = epoch !== null && now() - started < (this.options.newcomerWaitMs ?? NEWCOMER_WAIT_MS);
         if ((rekey && rekey.by !== self.id) || waitForWrap) await sleep(pollMs);
         // A key this member made and still holds no share of: their share key is not published.
@@ -118,11 +129,17 @@ export class ChannelKey {
         else await this.makeKey();
         continue;
       }
-      const secret = await this.secretAt(epoch.ownShare, state.membershipVersion - epoch.baseVersion);
+      const generation = state.membershipVersion - epoch.baseVersion;
       if (state.pending.length) {
-        await this.wrapFor(secret, state.pending);
-        continue;
+        // This member's own claim, still wrapping for the rest (as after a reload): the wrap goes
+        // on beside the send, which the server takes meanwhile.
+        if (rekey?.by === self.id && rekey.epochId === epoch.id) this.backfill(own);
+        else {
+          await this.wrapFor(own, state.pending, generation);
+          continue;
+        }
       }
+      const secret = await crypto.advanceChannelSecret(own, generation);
       const epochId = globalThis.crypto.randomUUID();
       try {
         await api.createSenderEpoch({ epochId, channelEpochId: epoch.id, membershipVersion: state.membershipVersion });
@@ -136,15 +153,15 @@ export class ChannelKey {
     throw new Error("could not settle on the channel's key");
   }
 
-  /** The secret at `generation`, from the member's own share (opened once per channel epoch). */
-  private async secretAt(own: OwnChannelShare, generation: number) {
+  /** The secret at the generation of the member's own share (opened once per channel epoch). */
+  private secretOf(own: OwnChannelShare): Promise<ChannelSecret> {
     let opened = this.opened.get(own.header.epochId);
     if (!opened) {
       opened = this.open(own);
       this.opened.set(own.header.epochId, opened);
       opened.catch(() => this.opened.delete(own.header.epochId));
     }
-    return this.options.crypto.advanceChannelSecret(await opened, generation);
+    return opened;
   }
 
   private async open({ header, wrappedKey }: OwnChannelShare): Promise<ChannelSecret> {
@@ -165,20 +182,35 @@ export class ChannelKey {
     });
   }
 
-  /** One upload of the secret for these members (at most one page of them), their share keys checked first. */
-  private async wrapFor(secret: ChannelSecret, pending: ChannelKeyState['pending']): Promise<void> {
+  /**
+   * Uploads the secret for these members (at most one page of them), their share keys checked
+   * first: each at the generation they joined at (`current` when the server does not say), or at
+   * the member's own if later, since a secret only moves forward; one upload per generation.
+   */
+  private async wrapFor(own: ChannelSecret, pending: ChannelKeyState['pending'], current: number): Promise<void> {
     const { self, signKey, crypto, trust, api, wrap } = this.options;
     const others = pending.filter((p) => p.id !== self.id);
-    const recipients = await trust.checkShareRecipients(others, crypto.verifyShareKey);
+    const checked = await trust.checkShareRecipients(others, crypto.verifyShareKey);
+    const byGeneration = new Map<number, ShareRecipient[]>();
+    const add = (recipient: ShareRecipient, generation = current) => {
+      const at = Math.max(generation, own.generation);
+      byGeneration.set(at, [...(byGeneration.get(at) ?? []), recipient]);
+    };
+    checked.forEach((recipient, i) => add(recipient, others[i]!.generation));
     // The member's own share key is their local copy, never the listed one.
-    if (others.length < pending.length) recipients.push({ id: self.id, sharePublicKey: self.share.sharePublicKey });
-    const { header, ephemeralPrivateKey } = await crypto.startWrap({ secret, wrapperId: self.id, signKey });
-    const shares = await wrap({ header, secret, ephemeralPrivateKey, recipients });
-    try {
-      await api.uploadShares({ header, shares });
-    } catch (error) {
-      // The members or the key moved meanwhile: the caller looks again.
-      if (!isMembershipChanged(error)) throw error;
+    const mine = pending.find((p) => p.id === self.id);
+    if (mine) add({ id: self.id, sharePublicKey: self.share.sharePublicKey }, mine.generation);
+    for (const [generation, recipients] of byGeneration) {
+      const secret = await crypto.advanceChannelSecret(own, generation);
+      const { header, ephemeralPrivateKey } = await crypto.startWrap({ secret, wrapperId: self.id, signKey });
+      const shares = await wrap({ header, secret, ephemeralPrivateKey, recipients });
+      try {
+        await api.uploadShares({ header, shares });
+      } catch (error) {
+        // The members or the key moved meanwhile: the caller looks again.
+        if (!isMembershipChanged(error)) throw error;
+        return;
+      }
     }
   }
 
@@ -198,22 +230,53 @@ export class ChannelKey {
     return this.making;
   }
 
-  /** Claims the next channel epoch, wraps it for every member page by page, and activates it. */
+  /**
+   * Claims the next channel epoch, wraps it for the most recently signed-in members
+   * ({@link WRAP_BEFORE_FORCE}), activates it, and leaves the rest of the wrap to {@link backfill}.
+   */
   private async claimWrapActivate(): Promise<void> {
     const { api, crypto } = this.options;
     const secret = await crypto.newChannelSecret(GENERAL_CONVERSATION, globalThis.crypto.randomUUID());
     try {
       await api.claim(secret.epochId);
       // While the claim holds, the state's pending members are the claimed epoch's.
-      for (let state = await api.state(); state.pending.length; state = await api.state()) {
+      const before = this.options.wrapBeforeForce ?? WRAP_BEFORE_FORCE;
+      let wrapped = 0;
+      for (let state = await api.state(); wrapped < before; state = await api.state()) {
         if (state.rekey?.epochId !== secret.epochId) return;
-        await this.wrapFor(secret, state.pending);
+        const first = state.pending.slice(0, before - wrapped);
+        if (!first.length) break;
+        await this.wrapFor(secret, first, 0);
+        wrapped += first.length;
       }
       await api.activate(secret.epochId);
       this.opened.set(secret.epochId, Promise.resolve(secret));
+      // Stopped short of the members still without a share, the wrap goes on behind the sends.
+      if (wrapped >= before) this.backfill(secret);
     } catch (error) {
       // Another member's claim or key came first, or this claim lapsed: the caller looks again.
       if (!isApiFailure(error, 409)) throw error;
     }
+  }
+
+  /**
+   * Wraps the epoch in force, which this member's client made, for everyone it has yet to reach,
+   * page by page in the background while the claim holds. If it stops (the page closed, the
+   * network gone), the claim lapses and any sender wraps for the rest.
+   */
+  private backfill(own: ChannelSecret): void {
+    const { api, self } = this.options;
+    this.backfilling ??= (async () => {
+      for (let state = await api.state(); state.pending.length; state = await api.state()) {
+        const { epoch, rekey } = state;
+        if (rekey?.by !== self.id || rekey.epochId !== own.epochId || epoch?.id !== own.epochId) return;
+        await this.wrapFor(own, state.pending, state.membershipVersion - epoch.baseVersion);
+      }
+    })()
+      .catch((error: unknown) => {
+        if (!isTransientFailure(error) && !isApiFailure(error, 401))
+          console.error("could not wrap the channel's key for every member", error);
+      })
+      .finally(() => (this.backfilling = null));
   }
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ChatStore, type HistoryParams } from './chat-store';
 
 /** A share's wrapped key, whichever way it opens. */
-const keyOf = (s: EpochShare) => ('wrappedKey' in s ? s.wrappedKey : s.channel.share.wrappedKey);
+const keyOf = (s: EpochShare) => ('wrappedKey' in s ? s.wrappedKey : 'channel' in s ? s.channel.share.wrappedKey : 'awaiting');
 
 const ME = '00000000-0000-4000-8000-000000000001';
 const BOB = '00000000-0000-4000-8000-000000000002';

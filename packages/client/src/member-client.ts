@@ -56,6 +56,8 @@ export type MemberClientOptions = {
   sendRetryDelaysMs?: readonly number[];
   /** After a removal, the window within which this client may make the channel's next key (by default {@link REKEY_SPREAD_MS}). */
   rekeySpreadMs?: number;
+  /** Members a new channel key is wrapped for before it takes force (by default channel-key.ts's WRAP_BEFORE_FORCE). */
+  wrapBeforeForce?: number;
   /** The member's sealed copy of their recent history (the browser's IndexedDB); none by default. */
   historyCache?: HistoryCache;
 };
@@ -163,6 +165,7 @@ export class MemberClient {
         wrap: options.wrap ?? e2e.wrapShares,
         trust,
         members: this.members,
+        ...(options.wrapBeforeForce ? { wrapBeforeForce: options.wrapBeforeForce } : {}),
       });
     this.senderKeys = new SenderKeys({
       self: { id: self.id, encryptionPublicKey: self.encryptionPublicKey },
@@ -204,6 +207,8 @@ export class MemberClient {
         this.senderKeys.membershipChanged(conversationId, membershipVersion);
         if (keyRetired && channelKey) this.replaceRetiredKey(channelKey, options.rekeySpreadMs ?? REKEY_SPREAD_MS);
       }),
+      // A re-key's wrap reached this member: what was sent meanwhile opens now.
+      frames.on('channel_share', () => void this.store.retryUnreadable()),
       // Every (re)authentication, and the server's call for a catch-up after a gap: the open conversation catches up.
       frames.on('authenticated', () => void this.store.authenticated(this.openConversationId)),
     ];

@@ -338,6 +338,14 @@ describe('MessageDecryptor', () => {
       expect((await old.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'unreadable', retryable: false, noShare: true });
     });
 
+    it('reads a message whose share a re-key has yet to wrap as not readable yet, and opens it once the share is there', async () => {
+      const shares: EpochShare[] = [{ epochId: epochId(1), awaiting: true }];
+      const t = setup(shares, { channel: true });
+      expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'unreadable', retryable: true });
+      shares[0] = derived(1, 'channel-a', 0);
+      expect((await t.decryptor.decrypt([message(1, 1)])).get(1)).toEqual({ status: 'ok', text: '1' });
+    });
+
     it("trusts the channel share only under the wrapper's pinned key", async () => {
       const t = setup([derived(1, 'channel-a', 1)], { channel: true });
       t.changedKeys.add(BOB);

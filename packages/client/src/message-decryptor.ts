@@ -185,6 +185,8 @@ export class MessageDecryptor {
   }
 
   private async openShare(share: EpochShare): Promise<EpochOutcome> {
+    // A re-key's wrap has yet to reach this member: tried again when their share arrives.
+    if ('awaiting' in share) return { failure: unreadableForNow };
     if ('channel' in share) return this.openDerived(share);
     const senderVerifyKey = await this.options.verifyKeyFor(share.senderId);
     if (!senderVerifyKey) return { failure: unreadableForNow };

@@ -30,9 +30,10 @@ export type OwnChannelShare = z.infer<typeof ownChannelShareSchema>;
 
 /**
  * `GET /api/channel-key`: the channel epoch in force (null after a removal, until a member's client
- * makes the next), the caller's share of it, the members it still has to be wrapped for (at most
- * `limits.channelSharesPerUpload`, with their share keys; for the caller's claimed epoch while
- * their claim holds) and who is making the next epoch.
+ * makes the next), the caller's share of it, the members the caller is to wrap it for (at most
+ * `limits.channelSharesPerUpload`, most recently signed in first, with their share keys: of the
+ * caller's claimed epoch while their claim holds, none while another member's claim holds) and who
+ * is making the next epoch, or still wrapping the one in force for the members it has yet to reach.
  */
 export const channelKeyStateSchema = z.object({
   membershipVersion: z.number().int().nonnegative(),
@@ -44,7 +45,12 @@ export const channelKeyStateSchema = z.object({
       ownShare: ownChannelShareSchema.nullable(),
     })
     .nullable(),
-  pending: z.array(z.object({ id: userIdSchema, shareKey: shareKeySchema })),
+  /**
+   * `generation`: the earliest the member may be given, the one they joined at (0 for everyone in
+   * the channel when the epoch took force); absent from servers before it was kept, where it is
+   * the current one.
+   */
+  pending: z.array(z.object({ id: userIdSchema, shareKey: shareKeySchema, generation: z.number().int().nonnegative().optional() })),
   rekey: z.object({ by: userIdSchema, epochId: epochIdSchema, until: isoDate }).nullable(),
 });
 /** The answer of `GET /api/channel-key`. */
@@ -54,8 +60,9 @@ export type ChannelKeyState = z.infer<typeof channelKeyStateSchema>;
 export const claimChannelEpochSchema = z.strictObject({ epochId: epochIdSchema });
 
 /**
- * `POST /api/channel-key/shares`: shares of the current channel epoch at its current generation (for
- * members who have none), or of the epoch the caller claimed at generation 0.
+ * `POST /api/channel-key/shares`: shares of the current channel epoch (for members who have none) at
+ * a generation no later than the current one and no earlier than any recipient's joining, or of
+ * the epoch the caller claimed at generation 0.
  */
 export const uploadChannelSharesSchema = z.strictObject({
   header: channelWrapHeaderSchema,
@@ -70,7 +77,8 @@ export const activateChannelEpochSchema = z.strictObject({ epochId: epochIdSchem
 /**
  * `POST /api/channel-key/sender-epochs`: a sender's new epoch in the channel, its chain derived
  * from the channel epoch at the generation of `membershipVersion`; refused with
- * `membership_changed` while that is not current or a member still has no share.
+ * `membership_changed` while that is not current, or while a member still has no share and no
+ * member's client is wrapping for them.
  */
 export const createSenderEpochSchema = z.strictObject({
   epochId: epochIdSchema,

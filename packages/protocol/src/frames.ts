@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { conversationIdSchema, messageSchema, timelineEventSchema } from './messages';
 import { p2pConnectionIdSchema, p2pNodeIdSchema, p2pSignalSchema } from './p2p';
-import { userIdSchema } from './primitives';
+import { epochIdSchema, userIdSchema } from './primitives';
 import type { Access } from './routes';
 
 /** The schema of one frame: an object whose `type` is a literal, the key of its table entry. */
@@ -160,6 +160,12 @@ export const serverFrames = {
     audience: 'members',
     summary:
       'A conversation’s members changed (a join, a ban, a group’s addition or removal; the member added or removed is told too): its next message starts a new sender key epoch at `membershipVersion`; `keyRetired`: the channel’s key left force and a client makes the next',
+  },
+  channel_share: {
+    schema: z.object({ type: z.literal('channel_share'), epochId: epochIdSchema }),
+    audience: 'members',
+    summary:
+      'The member’s share of the channel’s key `epochId` was stored (a re-key wraps for the most active members first and for the rest after it takes force): messages that waited for it can be read now',
   },
   typing: {
     schema: z.object({ type: z.literal('typing'), conversationId: conversationIdSchema, userId: userIdSchema }),

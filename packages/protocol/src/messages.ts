@@ -103,8 +103,14 @@ export const derivedEpochShareSchema = z.object({
 /** The caller's way into one derived sender epoch. */
 export type DerivedEpochShare = z.infer<typeof derivedEpochShareSchema>;
 
-/** What opens one epoch for the caller: its own wrapped share, or its share of the channel key. */
-export const epochShareSchema = z.union([derivedEpochShareSchema, wrappedEpochShareSchema]);
+/**
+ * A derived sender epoch the caller will be able to read once a re-key's wrap reaches them: their
+ * share of its channel epoch is on its way (a `channel_share` frame says when it is stored).
+ */
+export const awaitedEpochShareSchema = z.object({ epochId: epochIdSchema, awaiting: z.literal(true) });
+
+/** What opens one epoch for the caller: its own wrapped share, or its share of the channel key (or word that it is coming). */
+export const epochShareSchema = z.union([derivedEpochShareSchema, wrappedEpochShareSchema, awaitedEpochShareSchema]);
 /** The caller's share of one epoch. */
 export type EpochShare = z.infer<typeof epochShareSchema>;
 

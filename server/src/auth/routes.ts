@@ -267,8 +267,9 @@ async function register(db: Db, body: RegisterRequest): Promise<{ user: UserRow;
     }
     if (!user) throw new Error('insert returned no row');
     await tx.update(accessKeys).set({ usedBy: user.id }).where(eq(accessKeys.id, key.id));
-    // A new member joins the general channel: senders must rotate so the newcomer gets a share.
+    // A new member joins the general channel: the key in force is wrapped for them from this generation on.
     const membershipVersion = await bumpMembership(tx, GENERAL_CONVERSATION);
-    return { user, membershipVersion };
+    await tx.update(users).set({ joinedVersion: membershipVersion }).where(eq(users.id, user.id));
+    return { user: { ...user, joinedVersion: membershipVersion }, membershipVersion };
   });
 }

@@ -5,7 +5,7 @@
  * concurrent senders after a removal converge on one key; and epochs wrapped per sender before
  * the switch stay readable beside the derived ones.
  */
-import { routes, type Message } from '@enclave/protocol';
+import { routes, type Message, type RouteDefinition } from '@enclave/protocol';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { channelShares, epochs, epochShares } from '../db/schema';
@@ -82,6 +82,38 @@ describe.each(backends)("members' clients on the channel's key (%s)", (backend) 
     expect(await readsWithOwnShares(alice, [after])).toEqual(['after the ban']);
     expect(await readsWithOwnShares(dave!, [after], alice)).toEqual([null]);
     for (const s of sockets) s.close();
+  });
+
+  it('lets sends go on once the most recently signed-in members hold a new key; the others read what was sent meanwhile when their share arrives', async () => {
+    // Judy signed in first, so the re-key reaches her after the others.
+    const [judy, hank, ivy] = await suite.members('judy', 'hank', 'ivy');
+    const [removed] = await suite.members('removed2');
+    hank.wrapBeforeForce = 1;
+    await sent(ivy, 'before');
+    // Hank's background wrap, after his key takes force, waits until the test lets it go.
+    let activated = false;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const attempt = hank.attempt.bind(hank);
+    hank.attempt = (async (route, input) => {
+      const called = route as RouteDefinition;
+      if (called === routes.uploadChannelShares && activated) await held;
+      const outcome = await attempt(route, input);
+      if (called === routes.activateChannelEpoch) activated = true;
+      return outcome;
+    }) as typeof hank.attempt;
+
+    await creator().call(routes.creatorBan, { body: { userId: removed!.id, reason: 'spam' } }, creatorHeaders);
+    const during = [await sent(hank, 'during the wrap'), await sent(ivy, 'ivy too')];
+    const judySocket = await judy.connect();
+    // Judy's share is on its way: her client reads nothing yet, and says it may later.
+    expect((await judy.decrypt(during)).map((m) => m.text)).toEqual([null, null]);
+    release();
+    await judySocket.waitFor((f) => f.type === 'channel_share');
+    expect((await judy.decrypt(during)).map((m) => m.text)).toEqual(['during the wrap', 'ivy too']);
+    await eventually(async () => (await hank.call(routes.channelKey, {})).rekey === null);
+    expect(await readsWithOwnShares(removed!, during, judy)).toEqual([null, null]);
+    judySocket.close();
   });
 
   it('lets concurrent senders after a removal converge on one key', async () => {

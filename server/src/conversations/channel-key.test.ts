@@ -40,7 +40,7 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
   /** Takes the key in force out of force, as any removal does: the creator bans a member who joined for it. */
   const removeSomeone = async () => {
     if ((await state(alice)).epoch)
-      await creator().call(routes.creatorBan, { body: { userId: (await join('removed')).id } }, creatorHeaders);
+      await creator().call(routes.creatorBan, { body: { userId: (await join(`removed${byId.size}`)).id } }, creatorHeaders);
   };
   const state = (m: TestMember): Promise<ChannelKeyState> => m.call(routes.channelKey, {});
   const self = (m: TestMember) => ({ id: m.id, sharePublicKey: m.identity.share.sharePublicKey });
@@ -60,8 +60,8 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
     return secret;
   }
 
-  /** A member's channel secret at the current generation, from their own share as the server gives it. */
-  async function secretOf(m: TestMember): Promise<ChannelSecret> {
+  /** A member's channel secret at the current generation (or `generation`), from their own share as the server gives it. */
+  async function secretOf(m: TestMember, generation?: number): Promise<ChannelSecret> {
     const { epoch, membershipVersion } = await state(m);
     const own = epoch?.ownShare;
     if (!epoch || !own) throw new Error(`${m.user.username} has no share`);
@@ -73,7 +73,7 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
       sharePrivateKey: m.identity.share.privateKey,
       wrapperVerifyKey: verifyKey,
     });
-    return advanceChannelSecret(opened, membershipVersion - epoch.baseVersion);
+    return advanceChannelSecret(opened, generation ?? membershipVersion - epoch.baseVersion);
   }
 
   /** Sends `text` on a sender epoch derived from `secret`; the server's answer status. */
@@ -169,19 +169,24 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
     expect(stale.error?.code).toBe('membership_changed');
     const pending = await state(bob);
     expect(pending.pending.map((p) => p.id)).toEqual([carol.id]);
+    // Carol is to be given the generation she joined at, the current one.
+    expect(pending.pending[0]!.generation).toBe(pending.membershipVersion - pending.epoch!.baseVersion);
     const bobSecret = await secretOf(bob);
     expect(await sendDerived(bob, bobSecret, 'too early')).toMatchObject({ status: 409, code: 'membership_changed' });
 
     // Bob, the first sender, wraps the current generation for Carol alone: one share.
     const { header, ephemeralPrivateKey } = await startWrap({ secret: bobSecret, wrapperId: bob.id, signKey: bob.identity.signKey });
     const shares = await wrapShares({ header, secret: bobSecret, ephemeralPrivateKey, recipients: [self(carol)] });
-    // A share at another generation is refused: a newcomer gets exactly the one they joined at.
-    const earlier = await startWrap({
-      secret: { ...bobSecret, generation: bobSecret.generation - 1 },
-      wrapperId: bob.id,
-      signKey: bob.identity.signKey,
+    // A share of a generation before she joined is refused (it would open what came before), and
+    // so is one of a generation still to come.
+    const at = (generation: number) =>
+      startWrap({ secret: { ...bobSecret, generation }, wrapperId: bob.id, signKey: bob.identity.signKey });
+    const earlier = await bob.attempt(routes.uploadChannelShares, {
+      body: { header: (await at(bobSecret.generation - 1)).header, shares },
     });
-    expect((await bob.attempt(routes.uploadChannelShares, { body: { header: earlier.header, shares } })).status).toBe(409);
+    expect(earlier).toMatchObject({ status: 400, error: { error: 'header.generation: earlier than a recipient joined' } });
+    const later = await bob.attempt(routes.uploadChannelShares, { body: { header: (await at(bobSecret.generation + 1)).header, shares } });
+    expect(later.status).toBe(409);
     expect((await bob.attempt(routes.uploadChannelShares, { body: { header, shares } })).status).toBe(200);
     // The same upload again stores nothing, not even its header: Carol keeps the share she has.
     const wraps = async () => (await suite.database.db.select().from(channelWraps)).length;
@@ -254,6 +259,59 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
       expect(await opens(await advanceChannelSecret(daveOld, daveOld.generation + g), alice, sent.message!)).toBeNull();
   });
 
+  it('activates a new key before every member has a share: sends go on, and a member reads once the claimer wraps for them', async () => {
+    await removeSomeone();
+    const carol = await join('carol2');
+    const carolSocket = await carol.connect();
+    const secret = await newChannelSecret('general', crypto.randomUUID());
+    await alice.call(routes.claimChannelEpoch, { body: { epochId: secret.epochId } });
+    const { pending } = await state(alice);
+    expect(pending.map((p) => p.id)).toContain(carol.id);
+    expect(pending.every((p) => p.generation === 0)).toBe(true);
+    // Everyone but Carol first, as a claimer wraps the most recently signed in first; then activation.
+    const first = pending.filter((p) => p.id !== carol.id).map((p) => ({ id: p.id, sharePublicKey: p.shareKey.sharePublicKey }));
+    const wrap = async (generation: number, recipients: { id: string; sharePublicKey: string }[]) => {
+      const at = await advanceChannelSecret(secret, generation);
+      const { header, ephemeralPrivateKey } = await startWrap({ secret: at, wrapperId: alice.id, signKey: alice.identity.signKey });
+      return { header, shares: await wrapShares({ header, secret: at, ephemeralPrivateKey, recipients }) };
+    };
+    await alice.call(routes.uploadChannelShares, { body: await wrap(0, first) });
+    await alice.call(routes.activateChannelEpoch, { body: { epochId: secret.epochId } });
+
+    // The claim holds on while Carol has no share: only Alice wraps for her, and Bob sends meanwhile.
+    expect((await state(alice)).rekey).toMatchObject({ by: alice.id, epochId: secret.epochId });
+    expect((await state(alice)).pending.map((p) => p.id)).toEqual([carol.id]);
+    expect((await state(bob)).pending).toEqual([]);
+    expect((await bob.attempt(routes.claimChannelEpoch, { body: { epochId: crypto.randomUUID() } })).status).toBe(409);
+    const sent = await sendDerived(bob, await secretOf(bob), 'during the wrap');
+    expect(sent.status).toBe(201);
+    const ids = sent.message!.epochId;
+    // Carol is told her share is coming, not that the message was not for her.
+    expect(await carol.call(routes.epochShares, { query: { ids } })).toEqual({ shares: [{ epochId: ids, awaiting: true }] });
+
+    // A newcomer during the wrap is to be given the generation they joined at, never an earlier one.
+    const dave = await join('dave2');
+    const { pending: left } = await state(alice);
+    expect(left.map((p) => [p.id, p.generation])).toEqual(
+      expect.arrayContaining([
+        [carol.id, 0],
+        [dave.id, 1],
+      ]),
+    );
+    const early = await alice.attempt(routes.uploadChannelShares, { body: await wrap(0, [self(carol), self(dave)]) });
+    expect(early).toMatchObject({ status: 400, error: { error: 'header.generation: earlier than a recipient joined' } });
+    expect(await dave.call(routes.epochShares, { query: { ids } })).toEqual({ shares: [] });
+
+    await alice.call(routes.uploadChannelShares, { body: await wrap(0, [self(carol)]) });
+    expect(await carolSocket.waitFor((f) => f.type === 'channel_share')).toEqual({ type: 'channel_share', epochId: secret.epochId });
+    expect(await opens(await secretOf(carol, 0), bob, sent.message!)).toBe('during the wrap');
+    await alice.call(routes.uploadChannelShares, { body: await wrap(1, [self(dave)]) });
+    // The last member reached: the claim ends, and Dave opens nothing from before he joined.
+    expect((await state(alice)).rekey).toBeNull();
+    expect(await opens(await secretOf(dave), bob, sent.message!)).toBeNull();
+    carolSocket.close();
+  });
+
   it("lets another member take over a claim that lapsed, the lapsed claim's epoch and shares deleted with it", async () => {
     await removeSomeone();
     const abandoned = await newChannelSecret('general', crypto.randomUUID());
@@ -284,5 +342,27 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
     const winner = answers.findIndex((a) => a.status === 200);
     expect((await state(alice)).rekey).toMatchObject({ by: claimers[winner]!.id, epochId: ids[winner] });
+  });
+
+  it('lets a removal during the wrap end the claim, so the next key is made without waiting for it', async () => {
+    // The claims of the test before lapse.
+    await suite.database.db
+      .update(conversations)
+      .set({ rekeyUntil: new Date(Date.now() - 1000) })
+      .where(eq(conversations.id, 'general'));
+    await removeSomeone();
+    const secret = await newChannelSecret('general', crypto.randomUUID());
+    await alice.call(routes.claimChannelEpoch, { body: { epochId: secret.epochId } });
+    const { header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: alice.id, signKey: alice.identity.signKey });
+    await alice.call(routes.uploadChannelShares, {
+      body: { header, shares: await wrapShares({ header, secret, ephemeralPrivateKey, recipients: [self(alice)] }) },
+    });
+    await alice.call(routes.activateChannelEpoch, { body: { epochId: secret.epochId } });
+    expect((await state(bob)).rekey).toMatchObject({ by: alice.id });
+    await removeSomeone();
+    expect(await state(bob)).toMatchObject({ epoch: null, rekey: null });
+    expect((await bob.attempt(routes.claimChannelEpoch, { body: { epochId: crypto.randomUUID() } })).status).toBe(200);
+    // The retired key stays, shares and all: what was sent under it is still read.
+    expect(await suite.database.db.select().from(channelShares).where(eq(channelShares.channelEpochId, secret.epochId))).toHaveLength(1);
   });
 });

@@ -2,9 +2,11 @@
  * The general channel's key (docs/scaling.md §6). One channel epoch is in force at a time; a join
  * moves the membership version, which is one generation of its secret, and costs the senders no
  * wrap: the first sender after it wraps the secret for the newcomer, since no sender epoch is taken
- * while a member with a share key has no share. A removal (moderation.ts) takes the epoch out of
- * force, and one member's client, which claims it first, makes the next: it uploads the shares in
- * batches that lock nothing a send needs, then activates it.
+ * while a member with a share key has no share and nobody is wrapping for them. A removal
+ * (moderation.ts) takes the epoch out of force, and one member's client, which claims it first,
+ * makes the next: it uploads shares for the most recently signed-in members in batches that lock
+ * nothing a send needs, activates it, and keeps its claim while it wraps for the rest (sends go on
+ * meanwhile; a member reads once their share arrives, told by a `channel_share` frame).
  */
 import { errorCodes, GENERAL_CONVERSATION, limits, routes, type ChannelKeyState, type UploadChannelShares } from '@enclave/protocol';
 import { and, eq, inArray, isNotNull, notExists, sql } from 'drizzle-orm';
@@ -16,6 +18,7 @@ import { FOREIGN_KEY_VIOLATION, pgErrorCode, UNIQUE_VIOLATION, type Db } from '.
 import { channelEpochs, channelShares, channelWraps, conversations, epochs, users } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { rateLimit, serve } from '../http/routes';
+import { channelShare } from '../realtime/publish';
 import { membershipChanged, ownChannelShare, perMember } from './routes';
 
 /** How long a claim holds without an upload before another member may make the epoch instead. */
@@ -41,10 +44,24 @@ async function channelRow(db: Db): Promise<ChannelRow | undefined> {
 
 const claimHolds = (row: ChannelRow, now = new Date()) => row.rekeyBy !== null && row.rekeyUntil !== null && row.rekeyUntil > now;
 
-/** Members of the channel with a share key and no share of `epochId`: whom it must still be wrapped for. */
+/** The claimer of the epoch in force is still wrapping it for members who have no share. */
+const backfilling = (row: ChannelRow) => row.channelEpochId !== null && row.rekeyEpochId === row.channelEpochId && claimHolds(row);
+
+/** The earliest generation of an epoch taking force at `baseVersion` a member who joined at `joinedVersion` may be given. */
+const joinGeneration = (joinedVersion: number, baseVersion: number | null) => Math.max(0, joinedVersion - (baseVersion ?? joinedVersion));
+
+/**
+ * Members of the channel with a share key and no share of `epochId`: whom it must still be wrapped
+ * for, the most recently signed in first (those likeliest to be reading).
+ */
 function pendingMembers(db: Db, epochId: string, limit: number) {
   return db
-    .select({ id: users.id, sharePublicKey: users.sharePublicKey, signature: users.shareKeySignature })
+    .select({
+      id: users.id,
+      sharePublicKey: users.sharePublicKey,
+      signature: users.shareKeySignature,
+      joinedVersion: users.joinedVersion,
+    })
     .from(users)
     .where(
       and(
@@ -58,6 +75,7 @@ function pendingMembers(db: Db, epochId: string, limit: number) {
         ),
       ),
     )
+    .orderBy(sql`${users.lastActivity} desc nulls last`, users.id)
     .limit(limit);
 }
 
@@ -75,11 +93,21 @@ async function channelState(db: Db, me: string): Promise<ChannelKeyState> {
   }
   const rekey =
     claimHolds(row) && row.rekeyEpochId ? { by: row.rekeyBy!, epochId: row.rekeyEpochId, until: row.rekeyUntil!.toISOString() } : null;
-  // The claimer is wrapping the claimed epoch; everyone else, the one in force.
-  const wrapping = rekey?.by === me ? rekey.epochId : epoch?.id;
+  // The claimer wraps the epoch it claimed (or still wraps the one in force); while a claim holds,
+  // nobody else does; otherwise any sender wraps the one in force for its newcomers.
+  const wrapping = rekey ? (rekey.by === me ? rekey.epochId : null) : epoch?.id;
+  const inForce = wrapping !== null && wrapping === epoch?.id;
   const rows = wrapping ? await pendingMembers(db, wrapping, limits.channelSharesPerUpload) : [];
   const pending = rows.flatMap((m) =>
-    m.sharePublicKey && m.signature ? [{ id: m.id, shareKey: { sharePublicKey: m.sharePublicKey, signature: m.signature } }] : [],
+    m.sharePublicKey && m.signature
+      ? [
+          {
+            id: m.id,
+            shareKey: { sharePublicKey: m.sharePublicKey, signature: m.signature },
+            generation: inForce ? joinGeneration(m.joinedVersion, row.channelBaseVersion) : 0,
+          },
+        ]
+      : [],
   );
   return { membershipVersion: row.membershipVersion, epoch, pending, rekey };
 }
@@ -105,8 +133,8 @@ async function claim(db: Db, me: string, epochId: string): Promise<void> {
       throw conflict('The channel already has a key in force');
     }
     if (claimHolds(row) && row.rekeyBy !== me) throw conflict("Another member's client is making the channel's next key");
-    // An abandoned claim's epoch, shares and all, gives way.
-    if (row.rekeyEpochId !== null && row.rekeyEpochId !== epochId)
+    // An abandoned claim's epoch, shares and all, gives way (not the one in force, which its claimer left half wrapped).
+    if (row.rekeyEpochId !== null && row.rekeyEpochId !== epochId && row.rekeyEpochId !== row.channelEpochId)
       await tx.delete(channelEpochs).where(eq(channelEpochs.id, row.rekeyEpochId));
     // The same claim again (a retry) is this member's own epoch; anyone else's id is a replay.
     await tx.insert(channelEpochs).values({ id: epochId, conversationId: GENERAL_CONVERSATION, createdBy: me }).onConflictDoNothing();
@@ -120,28 +148,35 @@ async function claim(db: Db, me: string, epochId: string): Promise<void> {
 }
 
 /**
- * Stores one upload of shares. Of the epoch in force, at its current generation, for members who
- * have none (newcomers); of the caller's claimed epoch, at generation 0, for anyone in the channel.
- * Nothing here locks the channel's row, so sends never wait on it; a share already held is kept.
+ * Stores one upload of shares and tells their recipients. Of the epoch in force, for members who
+ * have none, at a generation from the latest recipient's joining to the current one; of the
+ * caller's claimed epoch, at generation 0, for anyone in the channel. Nothing here locks the
+ * channel's row, so sends never wait on it; a share already held is kept. The claimer's last
+ * upload for the epoch in force ends its claim.
  */
-async function uploadShares(db: Db, me: string, { header, shares }: UploadChannelShares): Promise<void> {
+async function uploadShares(ctx: AppContext, me: string, { header, shares }: UploadChannelShares): Promise<void> {
+  const { db } = ctx;
   if (header.wrapperId !== me) throw new HttpError(400, errorCodes.invalidRequest, "header.wrapperId: must be the caller's id");
   const row = await channelRow(db);
   // No row: no epoch in force and none claimed.
   if (!row) throw membershipChanged();
   const inForce = header.epochId === row.channelEpochId && row.channelBaseVersion !== null;
   const claimed = header.epochId === row.rekeyEpochId && row.rekeyBy === me;
-  if (inForce ? header.generation !== row.membershipVersion - row.channelBaseVersion! : !claimed || header.generation !== 0) {
+  if (inForce ? header.generation > row.membershipVersion - row.channelBaseVersion! : !claimed || header.generation !== 0) {
     throw membershipChanged();
   }
   const ids = shares.map((s) => s.recipientId);
   if (new Set(ids).size !== ids.length) throw new HttpError(400, errorCodes.invalidRequest, 'shares: one share per member');
   const members = await db
-    .select({ id: users.id })
+    .select({ id: users.id, joinedVersion: users.joinedVersion })
     .from(users)
     .where(and(inArray(users.id, ids), writableUser(), isNotNull(users.sharePublicKey)));
   if (members.length !== ids.length) throw membershipChanged();
-  const upload = db.transaction(async (tx) => {
+  // A share of a generation before a member joined would open what was sent before they joined.
+  if (inForce && members.some((m) => joinGeneration(m.joinedVersion, row.channelBaseVersion) > header.generation)) {
+    throw new HttpError(400, errorCodes.invalidRequest, 'header.generation: earlier than a recipient joined');
+  }
+  const upload = db.transaction(async (tx): Promise<string[]> => {
     const [wrap] = await tx
       .insert(channelWraps)
       .values({
@@ -161,23 +196,28 @@ async function uploadShares(db: Db, me: string, { header, shares }: UploadChanne
       .returning({ id: channelShares.recipientId });
     // Every member named had a share already: the header is kept for no one, so repeating an upload stores nothing.
     if (stored.length === 0) await tx.delete(channelWraps).where(eq(channelWraps.id, wrap!.id));
+    return stored.map((s) => s.id);
   });
   // A claim that lapsed meanwhile may have given way to another, its epoch deleted with it.
-  await upload.catch((err: unknown) => {
+  const recipients = await upload.catch((err: unknown) => {
     throw pgErrorCode(err) === FOREIGN_KEY_VIOLATION ? membershipChanged() : err;
   });
   if (claimed) {
+    const done = inForce && (await pendingMembers(db, header.epochId, 1)).length === 0;
     await db
       .update(conversations)
-      .set({ rekeyUntil: new Date(Date.now() + CLAIM_MS) })
+      .set(done ? { rekeyBy: null, rekeyEpochId: null, rekeyUntil: null } : { rekeyUntil: new Date(Date.now() + CLAIM_MS) })
       .where(and(eq(conversations.id, GENERAL_CONVERSATION), eq(conversations.rekeyEpochId, header.epochId)));
   }
+  // Shares of an epoch not yet in force open nothing sent so far: nobody waits for them.
+  if (inForce && recipients.length) await channelShare(ctx.gateway, recipients, header.epochId);
 }
 
 /**
  * The claimed epoch takes force at the current membership version (its generation 0). Shares of
- * members removed while it was uploaded are deleted first, in the same transaction; members who
- * joined meanwhile have none, and are wrapped for before the first sender epoch.
+ * members removed while it was uploaded are deleted first, in the same transaction. While members
+ * are left without a share, the claim holds on (its claimer wraps for them, and sends go on);
+ * otherwise it ends.
  */
 async function activate(db: Db, me: string, epochId: string): Promise<void> {
   await db.transaction(async (tx) => {
@@ -194,9 +234,14 @@ async function activate(db: Db, me: string, epochId: string): Promise<void> {
         ),
       ),
     );
+    const left = (await pendingMembers(tx, epochId, 1)).length > 0;
     await tx
       .update(conversations)
-      .set({ channelEpochId: epochId, channelBaseVersion: row.membershipVersion, rekeyBy: null, rekeyEpochId: null, rekeyUntil: null })
+      .set({
+        channelEpochId: epochId,
+        channelBaseVersion: row.membershipVersion,
+        ...(left ? { rekeyUntil: new Date(Date.now() + CLAIM_MS) } : { rekeyBy: null, rekeyEpochId: null, rekeyUntil: null }),
+      })
       .where(eq(conversations.id, GENERAL_CONVERSATION));
   });
 }
@@ -220,8 +265,9 @@ async function createSenderEpoch(
   ) {
     throw membershipChanged();
   }
-  // Every member who can be wrapped for must hold the secret before anyone sends under it.
-  if ((await pendingMembers(db, body.channelEpochId, 1)).length) throw membershipChanged();
+  // Every member who can be wrapped for must hold the secret before anyone sends under it, or be
+  // on the list of the claimer still wrapping it (they read once their share arrives).
+  if (!backfilling(row) && (await pendingMembers(db, body.channelEpochId, 1)).length) throw membershipChanged();
   try {
     await db.insert(epochs).values({
       id: body.epochId,
@@ -237,8 +283,15 @@ async function createSenderEpoch(
   }
 }
 
-/** Inside a removal's transaction: the channel's key leaves force; the next one is made without the removed. */
+/**
+ * Inside a removal's transaction: the channel's key leaves force, with any claim to go on wrapping
+ * it; the next one is made without the removed.
+ */
 export async function retireChannelKey(tx: Db): Promise<void> {
+  await tx
+    .update(conversations)
+    .set({ rekeyBy: null, rekeyEpochId: null, rekeyUntil: null })
+    .where(and(eq(conversations.id, GENERAL_CONVERSATION), eq(conversations.rekeyEpochId, conversations.channelEpochId)));
   await tx.update(conversations).set({ channelEpochId: null, channelBaseVersion: null }).where(eq(conversations.id, GENERAL_CONVERSATION));
 }
 
@@ -258,7 +311,7 @@ export async function channelKeyRoutes(app: FastifyInstance, { ctx }: { ctx: App
     app,
     routes.uploadChannelShares,
     async (req) => {
-      await uploadShares(db, requireAuth(req).user.id, req.body);
+      await uploadShares(ctx, requireAuth(req).user.id, req.body);
       return { ok: true as const };
     },
     // About 100 bytes a share as JSON.

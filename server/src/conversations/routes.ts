@@ -11,10 +11,10 @@ import {
   type EpochShare,
   type OwnChannelShare,
 } from '@enclave/protocol';
-import { and, eq, inArray, isNotNull, lte } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, lte, notExists, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireAuth } from '../access/policy';
-import { groupConversation } from '../access/rules';
+import { groupConversation, writableUser } from '../access/rules';
 import { publicIdentityRefusal } from '../auth/public-keys';
 import type { AppContext } from '../context';
 import { pgErrorCode, UNIQUE_VIOLATION, type Db } from '../db/client';
@@ -53,7 +53,7 @@ export async function sharesFor(db: Db, recipientId: string, epochIds?: string[]
     membershipVersion: epochs.membershipVersion,
   };
   const asked = epochIds ? inArray(epochs.id, epochIds) : undefined;
-  const [wrapped, derived] = await Promise.all([
+  const [wrapped, derived, awaited] = await Promise.all([
     db
       .select({ ...epochFields, wrappedKey: epochShares.wrappedKey, signature: epochShares.signature })
       .from(epochShares)
@@ -66,9 +66,44 @@ export async function sharesFor(db: Db, recipientId: string, epochIds?: string[]
       .innerJoin(channelWraps, eq(channelWraps.id, channelShares.wrapId))
       // A share of a later generation opens nothing earlier: a newcomer has no way into what came before.
       .where(and(isNotNull(epochs.channelEpochId), lte(channelWraps.generation, epochs.channelGeneration), asked)),
+    // Epochs of the channel key whose claimer is still wrapping it, with no share for this member
+    // yet although they were in the channel when the epoch was made: their share is coming.
+    db
+      .select({ epochId: epochs.id })
+      .from(epochs)
+      .innerJoin(
+        conversations,
+        and(
+          eq(conversations.id, epochs.conversationId),
+          eq(conversations.channelEpochId, epochs.channelEpochId),
+          eq(conversations.rekeyEpochId, epochs.channelEpochId),
+          gt(conversations.rekeyUntil, sql`now()`),
+        ),
+      )
+      .innerJoin(
+        users,
+        and(
+          eq(users.id, recipientId),
+          writableUser(),
+          isNotNull(users.sharePublicKey),
+          lte(users.joinedVersion, sql`${conversations.channelBaseVersion} + ${epochs.channelGeneration}`),
+        ),
+      )
+      .where(
+        and(
+          asked,
+          notExists(
+            db
+              .select({ one: sql`1` })
+              .from(channelShares)
+              .where(and(eq(channelShares.channelEpochId, epochs.channelEpochId), eq(channelShares.recipientId, recipientId))),
+          ),
+        ),
+      ),
   ]);
   return [
     ...wrapped,
+    ...awaited.map(({ epochId }) => ({ epochId, awaiting: true as const })),
     ...derived.map(({ generation, share, wrap, ...epoch }) => ({
       ...epoch,
       channel: { generation: generation ?? 0, share: ownChannelShare(share, wrap) },

@@ -1,6 +1,6 @@
 /** The members' table (and the created-at column every table shares): schema.ts and the tables in files of their own build on it. */
 import { sql } from 'drizzle-orm';
-import { boolean, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** When a row was made, in the database's clock. */
 export const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -38,6 +38,12 @@ export const users = pgTable(
     /** Locked by the breach policy: no sign-in until the creator unlocks. */
     isLocked: boolean('is_locked').notNull().default(false),
     lastActivity: timestamp('last_activity', { withTimezone: true }),
+    /**
+     * The general channel's membership version the member's registration moved it to: the first
+     * generation of a channel key they may be given (conversations/channel-key.ts). 0 for members
+     * from before it was kept, who joined before any channel key.
+     */
+    joinedVersion: integer('joined_version').notNull().default(0),
     /** Opted in to read receipts: sends its read position and sees those of others who opted in. */
     readReceipts: boolean('read_receipts').notNull().default(false),
     createdAt: createdAt(),

@@ -46,6 +46,7 @@ export const serverFrame = {
     membershipVersion,
     ...(keyRetired ? { keyRetired } : {}),
   }),
+  channel_share: (epochId: string) => ({ type: 'channel_share', epochId }),
   typing: (conversationId: string, userId: string) => ({ type: 'typing', conversationId, userId }),
   read_position: (conversationId: string, userId: string, messageId: number) => ({
     type: 'read_position',
@@ -97,6 +98,9 @@ export const membershipChanged = (
   membershipVersion: number,
   keyRetired?: true,
 ) => deliver(out, to, serverFrame.membership_changed(conversationId, membershipVersion, keyRetired));
+
+/** Tells these members their share of the channel's key `epochId` is stored. */
+export const channelShare = (out: FramePublisher, to: string[], epochId: string) => deliver(out, to, serverFrame.channel_share(epochId));
 
 /** Hands a stored message to its conversation's members. */
 export const chatMessage = (out: FramePublisher, to: Audience, message: Message) => deliver(out, to, serverFrame.chat_message(message));

@@ -45,6 +45,8 @@ export class TestMember extends HttpCaller {
    * `sendRetryDelaysMs`); the web app's when unset. Read when the client is made (first use).
    */
   sendRetryDelaysMs?: readonly number[];
+  /** Members a new channel key is wrapped for before it takes force (the client's own default when unset). Read when the client is made. */
+  wrapBeforeForce?: number;
   /**
    * False for a member as a browser session from before share keys were kept: no share key
    * published, and the channel's epochs wrapped per sender. Read when the client is made.
@@ -148,6 +150,7 @@ export class TestMember extends HttpCaller {
       pins: this.pins,
       ...(members ? { members } : {}),
       ...(this.sendRetryDelaysMs ? { sendRetryDelaysMs: this.sendRetryDelaysMs } : {}),
+      ...(this.wrapBeforeForce ? { wrapBeforeForce: this.wrapBeforeForce } : {}),
     });
   }
 
