@@ -17,12 +17,14 @@ import { TestMember } from '../../server/src/testing/member';
 
 const KEY_POOL = 16;
 
-type PoolEntry = {
+/** One identity key pair as a member publishes and seals it: its public halves and their PKCS8. */
+export type PoolEntry = {
   publicIdentity: { encryptionPublicKey: string; signingPublicKey: string };
   pkcs8: { encryption: Uint8Array; signing: Uint8Array };
 };
 
-async function keyPair(): Promise<PoolEntry> {
+/** A fresh RSA-OAEP-2048 and ECDSA P-256 key pair, exported as a member's client exports them. */
+export async function keyPair(): Promise<PoolEntry> {
   // The parameters of docs/security.md §3, as @enclave/crypto's createAccount makes them.
   const [encryption, signing] = await Promise.all([
     crypto.subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, [
@@ -112,7 +114,7 @@ function sharedMemberList(fetcher: TestMember): MemberList {
 }
 
 /** TestMember keeps every payload for the tests' secret scans; the bench keeps none. */
-class Discarded extends Array<string> {
+export class Discarded extends Array<string> {
   override push(): number {
     return 0;
   }

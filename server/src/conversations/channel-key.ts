@@ -314,7 +314,7 @@ export async function channelKeyRoutes(app: FastifyInstance, { ctx }: { ctx: App
       await uploadShares(ctx, requireAuth(req).user.id, req.body);
       return { ok: true as const };
     },
-    // About 100 bytes a share as JSON.
+    // A share is 127 bytes of JSON, every one the same size (its fields have fixed lengths): 5,000 and the header fit.
     { bodyLimit: limits.channelSharesPerUpload * 128, rateLimit: rateLimit(config.rateLimits.channelShares, perMember) },
   );
   serve(
