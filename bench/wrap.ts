@@ -5,7 +5,9 @@
  *   per member, which every active sender pays at every membership change;
  * - channel key: `startWrap` and `wrapShares`, one X25519 agreement, HKDF and 40-byte AES-KW wrap
  *   per member and one signature per upload, which one member pays at a removal (a join costs
- *   one share, for the newcomer).
+ *   one share, for the newcomer);
+ * - the checks a wrapper makes first (KeyTrust.checkShareRecipients): each recipient's listed
+ *   signing key imported and their signature over their share key verified, on the page's thread.
  * Each is timed in Node on one thread and in Debian's Chromium: today's on the page's thread, as
  * the web app runs it; the channel key across `navigator.hardwareConcurrency` Web Workers with the
  * page's longest task meanwhile (bench/wrap/). The upload is the JSON body each would post. The
@@ -22,7 +24,7 @@ import path from 'node:path';
 import { createEpoch, newChannelSecret, startWrap, wrapShares } from '@enclave/crypto';
 import { repoRoot } from './soak/server-process';
 import { wrapInChromium } from './wrap/chromium';
-import { rsaPublicKeys, sharePublicKeys } from './wrap/keys';
+import { checkShareKeys, rsaPublicKeys, sharePublicKeys, signedShareKeys } from './wrap/keys';
 
 const sizes = (process.env.WRAP_MEMBERS ?? '1000,10000,100000').split(',').map(Number);
 const keyCount = Number(process.env.WRAP_KEYS ?? '16');
@@ -32,10 +34,12 @@ const withChromium = (process.env.WRAP_CHROMIUM ?? '1') !== '0';
 const resultsFile = process.env.WRAP_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-type Kind = 'today' | 'channel';
+/** A wrap by today's sender keys or by the channel key, or the checks of the recipients' share keys that come before the latter. */
+type Kind = 'today' | 'channel' | 'checks';
+const kinds = ['today', 'channel', 'checks'] as const;
 type Row = { kind: Kind; where: string; members: number; ms: number; uploadBytes: number; longestTaskMs?: number };
 
-const [rsaKeys, shareKeys] = await Promise.all([rsaPublicKeys(keyCount), sharePublicKeys(keyCount)]);
+const [rsaKeys, shareKeys, signedKeys] = await Promise.all([rsaPublicKeys(keyCount), sharePublicKeys(keyCount), signedShareKeys(keyCount)]);
 const { privateKey: signKey } = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
 
 /** One wrap in Node: its wall time and the size of the body it would post. */
@@ -53,6 +57,8 @@ async function inNode(kind: Kind, members: number): Promise<Row> {
       signKey,
     });
     body = { epochId: epoch.epochId, receiverId: 'all', membershipVersion: 1, shares };
+  } else if (kind === 'checks') {
+    await checkShareKeys(members, signedKeys);
   } else {
     const recipients = ids.map((id, i) => ({ id, sharePublicKey: shareKeys[i % keyCount]! }));
     const secret = await newChannelSecret('general', crypto.randomUUID());
@@ -61,15 +67,15 @@ async function inNode(kind: Kind, members: number): Promise<Row> {
   }
   const ms = performance.now() - start;
   log(`Node, ${kind}, ${members} members: ${Math.round(ms)} ms`);
-  return { kind, where: 'Node, one thread', members, ms, uploadBytes: Buffer.byteLength(JSON.stringify(body)) };
+  return { kind, where: 'Node, one thread', members, ms, uploadBytes: body === undefined ? 0 : Buffer.byteLength(JSON.stringify(body)) };
 }
 
 const rows: Row[] = [];
-for (const members of sizes) for (const kind of ['today', 'channel'] as const) rows.push(await inNode(kind, members));
+for (const members of sizes) for (const kind of kinds) rows.push(await inNode(kind, members));
 if (withChromium) {
-  const runs = sizes.flatMap((members) => (['today', 'channel'] as const).map((kind) => ({ kind, members })));
+  const runs = sizes.flatMap((members) => kinds.map((kind) => ({ kind, members })));
   for (const r of await wrapInChromium(runs, keyCount, log)) {
-    const where = r.kind === 'today' ? 'Chromium, page thread' : `Chromium, ${r.workers} workers`;
+    const where = r.kind === 'channel' ? `Chromium, ${r.workers} workers` : 'Chromium, page thread';
     rows.push({ kind: r.kind, where, members: r.members, ms: r.ms, uploadBytes: r.uploadBytes, longestTaskMs: r.longestTaskMs });
   }
 }
@@ -79,8 +85,12 @@ const chromiumVersion = withChromium
   ? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
   : 'not run';
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
-const label = { today: "today's sender keys (RSA-OAEP + ECDSA a member)", channel: 'channel key (X25519 + AES-KW a member)' };
-const order = (r: Row) => [r.members, r.kind === 'today' ? 0 : 1, r.where.startsWith('Node') ? 0 : 1];
+const label = {
+  today: "today's sender keys (RSA-OAEP + ECDSA a member)",
+  channel: 'channel key (X25519 + AES-KW a member)',
+  checks: "channel key: the recipients' share keys checked first (ECDSA key import + verify a member)",
+};
+const order = (r: Row) => [r.members, kinds.indexOf(r.kind), r.where.startsWith('Node') ? 0 : 1];
 rows.sort((a, b) => {
   const [x, y] = [order(a), order(b)];
   return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
@@ -94,7 +104,7 @@ const table = [
   '|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.members.toLocaleString('en')} | ${label[r.kind]} | ${r.where} | ${Math.round(r.ms).toLocaleString('en')} ms | ${((r.ms * 1000) / r.members).toFixed(0)} µs | ${mb(r.uploadBytes)} | ${(r.uploadBytes / r.members).toFixed(0)} bytes | ${r.longestTaskMs === undefined ? '' : r.longestTaskMs === 0 ? 'none over 50 ms' : `${Math.round(r.longestTaskMs)} ms`} |`,
+      `| ${r.members.toLocaleString('en')} | ${label[r.kind]} | ${r.where} | ${Math.round(r.ms).toLocaleString('en')} ms | ${((r.ms * 1000) / r.members).toFixed(0)} µs | ${r.uploadBytes ? mb(r.uploadBytes) : '—'} | ${r.uploadBytes ? `${(r.uploadBytes / r.members).toFixed(0)} bytes` : '—'} | ${r.longestTaskMs === undefined ? '' : r.longestTaskMs === 0 ? 'none over 50 ms' : `${Math.round(r.longestTaskMs)} ms`} |`,
   ),
   '',
 ].join('\n');

@@ -13,6 +13,7 @@ import { verifyShareKey } from '@enclave/crypto';
 import { GENERAL_CONVERSATION } from '@enclave/protocol';
 import type pg from 'pg';
 import { keyPair, type PoolEntry } from '../load/members';
+import { shareKeyBytes } from '../wrap/keys';
 
 const KEY_POOL = 16;
 /** Rows per INSERT: 7 array parameters whatever the size, about 4 MB of keys. */
@@ -33,9 +34,6 @@ export type Seeding = {
   /** The first simulated member's id: the one the removal bans. */
   firstId: string;
 };
-
-/** `["enclave/share-key/v1", sharePublicKey]`: what a member's signing key signs (deriveShareIdentity). */
-const shareKeyBytes = (sharePublicKey: string) => Buffer.from(JSON.stringify(['enclave/share-key/v1', sharePublicKey]));
 
 function shareKey(signingKey: KeyObject): { sharePublicKey: string; signature: string } {
   const { publicKey } = generateKeyPairSync('x25519');

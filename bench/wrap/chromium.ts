@@ -9,7 +9,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { chromiumArgs } from '../chromium';
-import type { PageResult } from './page';
+import type { PageResult, WrapKind } from './page';
 
 async function bundle(entry: string): Promise<string> {
   const result = await build({
@@ -25,10 +25,10 @@ async function bundle(entry: string): Promise<string> {
 
 /** One wrap per size and kind, in one browser; the results in the order asked. */
 export async function wrapInChromium(
-  runs: { kind: 'today' | 'channel'; members: number }[],
+  runs: { kind: WrapKind; members: number }[],
   keyCount: number,
   log: (line: string) => void,
-): Promise<(PageResult & { kind: 'today' | 'channel'; members: number })[]> {
+): Promise<(PageResult & { kind: WrapKind; members: number })[]> {
   const files: Record<string, string> = {
     '/': '<!doctype html><title>wrap bench</title><script type="module" src="/page.js"></script>',
     '/page.js': await bundle('page.ts'),

@@ -6,8 +6,10 @@
  */
 import { createEpoch, newChannelSecret, startWrap } from '@enclave/crypto';
 import { wrapInWorkers } from '@enclave/client';
-import { rsaPublicKeys, sharePublicKeys } from './keys';
+import { checkShareKeys, rsaPublicKeys, sharePublicKeys, signedShareKeys } from './keys';
 
+/** Today's wrap, the channel key's, or the checks of the recipients' share keys before the latter. */
+export type WrapKind = 'today' | 'channel' | 'checks';
 export type PageResult = { ms: number; uploadBytes: number; longestTaskMs: number; progressReports: number; workers: number };
 
 /** Runs `work` while watching for long tasks on this thread: its wall time, the longest task, and what it made. */
@@ -26,7 +28,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; longestTa
   return { ms, longestTaskMs, made };
 }
 
-async function wrapBench(kind: 'today' | 'channel', members: number, keyCount: number): Promise<PageResult> {
+async function wrapBench(kind: WrapKind, members: number, keyCount: number): Promise<PageResult> {
   const { privateKey: signKey } = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
     'sign',
   ])) as CryptoKeyPair;
@@ -44,6 +46,12 @@ async function wrapBench(kind: 'today' | 'channel', members: number, keyCount: n
       shares: made.shares,
     }).length;
     return { ms, longestTaskMs, uploadBytes, progressReports: 0, workers: 0 };
+  }
+  if (kind === 'checks') {
+    // On the page's thread, as KeyTrust runs them.
+    const signed = await signedShareKeys(keyCount);
+    const { ms, longestTaskMs } = await timed(() => checkShareKeys(members, signed));
+    return { ms, longestTaskMs, uploadBytes: 0, progressReports: 0, workers: 0 };
   }
   const keys = await sharePublicKeys(keyCount);
   const recipients = Array.from({ length: members }, (_, i) => ({ id: crypto.randomUUID(), sharePublicKey: keys[i % keyCount]! }));
