@@ -104,8 +104,9 @@ export const derivedEpochShareSchema = z.object({
 export type DerivedEpochShare = z.infer<typeof derivedEpochShareSchema>;
 
 /**
- * A derived sender epoch the caller will be able to read once a re-key's wrap reaches them: their
- * share of its channel epoch is on its way (a `channel_share` frame says when it is stored).
+ * A derived sender epoch of the channel key in force that the caller, a member when it was made,
+ * holds no share of yet: the share is on its way (a re-key's background wrap, or the next sender's),
+ * and a `channel_share` frame says when it is stored.
  */
 export const awaitedEpochShareSchema = z.object({ epochId: epochIdSchema, awaiting: z.literal(true) });
 

@@ -359,10 +359,20 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
     });
     await alice.call(routes.activateChannelEpoch, { body: { epochId: secret.epochId } });
     expect((await state(bob)).rekey).toMatchObject({ by: alice.id });
+    const sent = await sendDerived(alice, secret, 'before the next removal');
+    const ids = sent.message!.epochId;
+    // Alice's wrap stopped and her claim lapsed: Bob's share is still to come, from the next sender.
+    await suite.database.db
+      .update(conversations)
+      .set({ rekeyUntil: new Date(Date.now() - 1000) })
+      .where(eq(conversations.id, 'general'));
+    expect(await bob.call(routes.epochShares, { query: { ids } })).toEqual({ shares: [{ epochId: ids, awaiting: true }] });
     await removeSomeone();
     expect(await state(bob)).toMatchObject({ epoch: null, rekey: null });
+    // Once that key is retired, no share of it ever comes.
+    expect(await bob.call(routes.epochShares, { query: { ids } })).toEqual({ shares: [] });
     expect((await bob.attempt(routes.claimChannelEpoch, { body: { epochId: crypto.randomUUID() } })).status).toBe(200);
-    // The retired key stays, shares and all: what was sent under it is still read.
+    // The retired key stays, shares and all: what was sent under it is still read by those who hold one.
     expect(await suite.database.db.select().from(channelShares).where(eq(channelShares.channelEpochId, secret.epochId))).toHaveLength(1);
   });
 });

@@ -11,7 +11,7 @@ import {
   type EpochShare,
   type OwnChannelShare,
 } from '@enclave/protocol';
-import { and, eq, gt, inArray, isNotNull, lte, notExists, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lte, notExists, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireAuth } from '../access/policy';
 import { groupConversation, writableUser } from '../access/rules';
@@ -66,20 +66,13 @@ export async function sharesFor(db: Db, recipientId: string, epochIds?: string[]
       .innerJoin(channelWraps, eq(channelWraps.id, channelShares.wrapId))
       // A share of a later generation opens nothing earlier: a newcomer has no way into what came before.
       .where(and(isNotNull(epochs.channelEpochId), lte(channelWraps.generation, epochs.channelGeneration), asked)),
-    // Epochs of the channel key whose claimer is still wrapping it, with no share for this member
-    // yet although they were in the channel when the epoch was made: their share is coming.
+    // Epochs of the channel key in force with no share for this member yet although they were in
+    // the channel when the epoch was made: their share is coming (from the claimer's background
+    // wrap, or from the next sender if that stopped). A retired key's never comes.
     db
       .select({ epochId: epochs.id })
       .from(epochs)
-      .innerJoin(
-        conversations,
-        and(
-          eq(conversations.id, epochs.conversationId),
-          eq(conversations.channelEpochId, epochs.channelEpochId),
-          eq(conversations.rekeyEpochId, epochs.channelEpochId),
-          gt(conversations.rekeyUntil, sql`now()`),
-        ),
-      )
+      .innerJoin(conversations, and(eq(conversations.id, epochs.conversationId), eq(conversations.channelEpochId, epochs.channelEpochId)))
       .innerJoin(
         users,
         and(
