@@ -8,7 +8,7 @@
 import { routes, type Message, type RouteDefinition } from '@enclave/protocol';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { channelShares, epochs, epochShares } from '../db/schema';
+import { channelShares, epochs, epochShares, users } from '../db/schema';
 import { mintKeys } from '../keys/service';
 import { backends, creatorHeaders, relaxedRateLimits } from '../testing/harness';
 import { TestMember } from '../testing/member';
@@ -85,9 +85,13 @@ describe.each(backends)("members' clients on the channel's key (%s)", (backend) 
   });
 
   it('lets sends go on once the most recently signed-in members hold a new key; the others read what was sent meanwhile when their share arrives', async () => {
-    // Judy signed in first, so the re-key reaches her after the others.
     const [judy, hank, ivy] = await suite.members('judy', 'hank', 'ivy');
     const [removed] = await suite.members('removed2');
+    // Judy signed in longest ago of all, so the re-key reaches her after the others.
+    await db()
+      .update(users)
+      .set({ lastActivity: new Date('2000-01-01T00:00:00Z') })
+      .where(eq(users.id, judy!.id));
     hank.wrapBeforeForce = 1;
     await sent(ivy, 'before');
     // Hank's background wrap, after his key takes force, waits until the test lets it go.
