@@ -17,18 +17,11 @@ import path from 'node:path';
 import { table } from './channel/report';
 import { runChannel, type ChannelOptions } from './channel/run';
 import { repoRoot } from './soak/server-process';
-
-const positive = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, not "${raw}"`);
-  return n;
-};
+import { positiveEnv } from './env';
 
 const options: ChannelOptions = {
-  members: positive('BENCH_CHANNEL_MEMBERS', 100_000),
-  senders: positive('BENCH_CHANNEL_SENDERS', 8),
+  members: positiveEnv('BENCH_CHANNEL_MEMBERS', 100_000),
+  senders: positiveEnv('BENCH_CHANNEL_SENDERS', 8),
   postgresUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   entry: process.env.BENCH_SERVER_MAIN ? { main: path.resolve(process.env.BENCH_SERVER_MAIN) } : 'dist',
   progress: (line) => process.stderr.write(`${line}\n`),

@@ -18,26 +18,19 @@ import path from 'node:path';
 import { loadTable } from './load/report';
 import { pin, runLoad, type LoadOptions } from './load/run';
 import { repoRoot } from './soak/server-process';
-
-const positive = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, not "${raw}"`);
-  return n;
-};
+import { positiveEnv } from './env';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-const instances = positive('BENCH_INSTANCES', 1);
+const instances = positiveEnv('BENCH_INSTANCES', 1);
 // Read before pinning: a pinned process sees one core.
 const cores = os.availableParallelism();
 // Several instances take every core there is: nothing is pinned then.
 const pinned = instances === 1 && cores >= 2 && pin(process.pid, 1);
 const options: LoadOptions = {
-  members: positive('BENCH_MEMBERS', 1000),
-  senders: positive('BENCH_SENDERS', 48),
-  rate: positive('BENCH_RATE', 50),
-  seconds: positive('BENCH_SECONDS', 10),
+  members: positiveEnv('BENCH_MEMBERS', 1000),
+  senders: positiveEnv('BENCH_SENDERS', 48),
+  rate: positiveEnv('BENCH_RATE', 50),
+  seconds: positiveEnv('BENCH_SECONDS', 10),
   entry: process.env.BENCH_SERVER_MAIN ? { main: path.resolve(process.env.BENCH_SERVER_MAIN) } : 'dist',
   postgresUrl: process.env.DATABASE_URL || undefined,
   instances,

@@ -8,22 +8,15 @@
 import fs from 'node:fs';
 import { markdown } from './soak/report';
 import { runSoak, soakOptions } from './soak/run';
+import { positiveEnv } from './env';
 
-const positive = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, not "${raw}"`);
-  return n;
-};
-
-const messages = positive('SOAK_MESSAGES', 100_000);
+const messages = positiveEnv('SOAK_MESSAGES', 100_000);
 const defaults = soakOptions(messages);
 const report = await runSoak(
   soakOptions(messages, {
-    initialMembers: positive('SOAK_MEMBERS', defaults.initialMembers),
-    concurrency: positive('SOAK_CONCURRENCY', defaults.concurrency),
-    churnSteps: positive('SOAK_CHURN_STEPS', defaults.churnSteps),
+    initialMembers: positiveEnv('SOAK_MEMBERS', defaults.initialMembers),
+    concurrency: positiveEnv('SOAK_CONCURRENCY', defaults.concurrency),
+    churnSteps: positiveEnv('SOAK_CHURN_STEPS', defaults.churnSteps),
     postgresUrl: process.env.DATABASE_URL || undefined,
     progress: (line) => process.stderr.write(`${line}\n`),
   }),
