@@ -95,4 +95,35 @@ describe('ChatStore: disappearing messages', () => {
     await t.store.authenticated('general');
     expect(t.requests.at(-1)).toMatchObject({ after: 3 });
   });
+
+  it('keeps a timer change that came as a frame while an answer made before it was on its way', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const store = new ChatStore({
+      selfId: '00000000-0000-4000-8000-000000000001',
+      history: async () => {
+        await held;
+        return { messages: [msg(1)], events: [], disappearingSeconds: 0, hasMore: false, shares: [] };
+      },
+      decrypt: async (messages) => new Map(messages.map((m): [number, DecryptResult] => [m.id, { status: 'ok', text: '' }])),
+    });
+    const opening = store.open('general', 'all');
+    store.event(timerEvent(2, 3600));
+    release();
+    await opening;
+    expect(store.view('general').disappearingSeconds).toBe(3600);
+    expect(store.view('general').events.map((e) => e.id)).toEqual([2]);
+  });
+
+  it('takes the timer of each later answer that holds a newer change', async () => {
+    const t = setup({ messages: [msg(5)], events: [timerEvent(4, 3600)], disappearingSeconds: 3600 });
+    await t.store.open('general', 'all');
+    t.store.event(timerEvent(6, 0));
+    t.next({ messages: [msg(7)], events: [timerEvent(6, 0)], disappearingSeconds: 0 });
+    await t.store.authenticated('general');
+    expect(t.view().disappearingSeconds).toBe(0);
+    t.next({ messages: [], events: [timerEvent(8, 3600)], disappearingSeconds: 3600 });
+    await t.store.authenticated('general');
+    expect(t.view().disappearingSeconds).toBe(3600);
+  });
 });

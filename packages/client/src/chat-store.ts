@@ -17,7 +17,7 @@
  */
 import { limits, type EpochShare, type HistoryResponse, type Message, type MessageContent, type TimelineEvent } from '@enclave/protocol';
 import { isApiFailure } from './api-failure';
-import { emptyView, lastTimer, newConversation, nextView, type Conversation, type ConversationView, type Outgoing } from './conversation';
+import { emptyView, newConversation, nextView, takeTimer, type Conversation, type ConversationView, type Outgoing } from './conversation';
 import { drawFromCache, mergeServerPage, undraw, type StoreSteps } from './cached-history';
 import { CacheWriter, pageSpanning, type HistoryCache } from './history-cache';
 import type { DecryptResult } from './message-decryptor';
@@ -290,19 +290,16 @@ export class ChatStore {
   /** Moves the cursor over an HTTP answer (the only thing that moves it), and takes its events and timer. */
   private markSynced(conversation: Conversation, page: Pick<HistoryResponse, 'messages' | 'events' | 'disappearingSeconds'>): void {
     for (const item of [...page.messages, ...page.events]) if (item.id > conversation.cursor) conversation.cursor = item.id;
-    this.addEvents(conversation, page.events);
-    // The answer's timer is the server's now; a frame after it comes later and wins.
-    conversation.disappearingSeconds = page.disappearingSeconds;
+    this.addEvents(conversation, page.events, page.disappearingSeconds);
     conversation.status = 'ready';
   }
 
-  /** Adds timeline events (a deletion note also drops its message); a timer change moves the timer. */
-  private addEvents(conversation: Conversation, events: readonly TimelineEvent[]): void {
+  /** Adds timeline events (a deletion note also drops its message); a timer change, or an answer's timer, moves the timer. */
+  private addEvents(conversation: Conversation, events: readonly TimelineEvent[], timer?: HistoryResponse['disappearingSeconds']): void {
     for (const e of events) conversation.events.set(e.id, e);
     const deleted = events.filter((e) => e.event.kind === 'message_deleted').map((e) => e.id);
     if (deleted.length) this.drop(conversation, deleted);
-    const timer = lastTimer(events);
-    if (timer !== undefined) conversation.disappearingSeconds = timer;
+    takeTimer(conversation, events, timer);
   }
 
   /** Forgets messages and their decrypted text. */

@@ -37,6 +37,11 @@ export type Conversation = {
   results: Map<number, DecryptResult>;
   events: Map<number, TimelineEvent>;
   disappearingSeconds: DisappearingTimer;
+  /**
+   * The newest id the timer is known as of: a timer event's, or the newest item of the answer that
+   * gave it. An answer whose items are all older (made before a frame that came first) leaves it.
+   */
+  timerAsOf: number;
   status: ConversationView['status'];
   hasOlder: boolean;
   loadingOlder: boolean;
@@ -74,6 +79,7 @@ export function newConversation(id: string, receiverId: string): Conversation {
     results: new Map(),
     events: new Map(),
     disappearingSeconds: 0,
+    timerAsOf: 0,
     status: 'loading',
     hasOlder: false,
     loadingOlder: false,
@@ -86,9 +92,21 @@ export function newConversation(id: string, receiverId: string): Conversation {
   };
 }
 
-/** The latest timer among these events, if any changed it. */
-export const lastTimer = (events: readonly TimelineEvent[]) =>
-  events.reduce<DisappearingTimer | undefined>((seconds, e) => (e.event.kind === 'timer_set' ? e.event.seconds : seconds), undefined);
+/**
+ * Moves the timer to the newest of these timer changes, unless it is known as of a later id; then
+ * to an answer's timer, the server's as of the cursor the answer moved to. A change newer than that
+ * cursor wins: the answer was made before the change and arrived after its frame.
+ */
+export function takeTimer(conversation: Conversation, events: readonly TimelineEvent[], answer?: DisappearingTimer): void {
+  for (const e of events) {
+    if (e.event.kind !== 'timer_set' || e.id <= conversation.timerAsOf) continue;
+    conversation.disappearingSeconds = e.event.seconds;
+    conversation.timerAsOf = e.id;
+  }
+  if (answer === undefined || conversation.cursor < conversation.timerAsOf) return;
+  conversation.disappearingSeconds = answer;
+  conversation.timerAsOf = conversation.cursor;
+}
 
 /**
  * A new snapshot for the screens. The message list is sorted and the results copied again only
