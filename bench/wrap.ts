@@ -3,28 +3,31 @@
  * today's sender keys against the channel key:
  * - today: `createEpoch` of @enclave/crypto, one RSA-OAEP-2048 wrap and one ECDSA P-256 signature
  *   per member, which every active sender pays at every membership change;
- * - channel key: `startWrap` and `wrapShares`, one X25519 agreement, HKDF and 40-byte AES-KW wrap
- *   per member and one signature per upload, which one member pays at a removal (a join costs
+ * - channel key: `startWrap` and `wrapShares`, per member their listed signing key imported and
+ *   their signature over their share key verified, then one X25519 agreement, HKDF and 40-byte
+ *   AES-KW wrap, and one signature per upload, which one member pays at a removal (a join costs
  *   one share, for the newcomer);
- * - the checks a wrapper makes first (KeyTrust.checkShareRecipients): each recipient's listed
- *   signing key imported and their signature over their share key verified, on the page's thread.
- * Each is timed in Node on one thread and in Debian's Chromium: today's on the page's thread, as
- * the web app runs it; the channel key across `navigator.hardwareConcurrency` Web Workers with the
- * page's longest task meanwhile (bench/wrap/). The upload is the JSON body each would post. The
+ * - the trust checks a wrapper makes first (KeyTrust.checkShareRecipients): every member listed,
+ *   fingerprinted and pinned on first sight, in pages of 5,000; every member's keys differ.
+ * Each is timed in Node on one thread (pins in memory) and in Debian's Chromium: today's and the
+ * trust checks on the page's thread, as the web app runs them (the pins in its IndexedDB store);
+ * the channel key across `navigator.hardwareConcurrency` Web Workers; with the page's longest task
+ * meanwhile (bench/wrap/). The upload is the JSON body each would post. The
  * recipients' ids are all different; their public keys are WRAP_KEYS distinct keys used in turn
  * (making 100,000 RSA keys would take hours, and a wrap costs the same whichever key it uses: each
  * recipient's key is imported anew, as for a real member list). Environment: WRAP_MEMBERS
- * (1000,10000,100000), WRAP_KEYS (16), WRAP_CHROMIUM (1; 0 for Node only), WRAP_RESULTS (the file
+ * (1000,10000,100000), WRAP_KINDS (today,channel,trust), WRAP_KEYS (16), WRAP_CHROMIUM (1; 0 for Node only), WRAP_RESULTS (the file
  * the table is appended to, bench/RESULTS.md; empty for none).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { MemoryPinStore } from '@enclave/client';
 import { createEpoch, newChannelSecret, startWrap, wrapShares } from '@enclave/crypto';
 import { repoRoot } from './soak/server-process';
 import { wrapInChromium } from './wrap/chromium';
-import { checkShareKeys, rsaPublicKeys, sharePublicKeys, signedShareKeys } from './wrap/keys';
+import { checkRecipients, memberList, rsaPublicKeys, signedRecipients, signedShareKeys } from './wrap/keys';
 
 const sizes = (process.env.WRAP_MEMBERS ?? '1000,10000,100000').split(',').map(Number);
 const keyCount = Number(process.env.WRAP_KEYS ?? '16');
@@ -34,21 +37,27 @@ const withChromium = (process.env.WRAP_CHROMIUM ?? '1') !== '0';
 const resultsFile = process.env.WRAP_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** A wrap by today's sender keys or by the channel key, or the checks of the recipients' share keys that come before the latter. */
-type Kind = 'today' | 'channel' | 'checks';
-const kinds = ['today', 'channel', 'checks'] as const;
+/** A wrap by today's sender keys or by the channel key, or the trust checks of the recipients that come before the latter. */
+type Kind = 'today' | 'channel' | 'trust';
+const allKinds: readonly Kind[] = ['today', 'channel', 'trust'];
+const kinds = (process.env.WRAP_KINDS ?? allKinds.join(',')).split(',') as Kind[];
+if (!kinds.every((k) => allKinds.includes(k))) throw new Error(`WRAP_KINDS is a comma-separated list of ${allKinds.join(', ')}`);
 type Row = { kind: Kind; where: string; members: number; ms: number; uploadBytes: number; longestTaskMs?: number };
 
-const [rsaKeys, shareKeys, signedKeys] = await Promise.all([rsaPublicKeys(keyCount), sharePublicKeys(keyCount), signedShareKeys(keyCount)]);
+const [rsaKeys, signedKeys] = await Promise.all([rsaPublicKeys(keyCount), signedShareKeys(keyCount)]);
 const { privateKey: signKey } = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
 
 /** One wrap in Node: its wall time and the size of the body it would post. */
 async function inNode(kind: Kind, members: number): Promise<Row> {
-  const ids = Array.from({ length: members }, () => crypto.randomUUID());
+  const list = kind === 'trust' ? memberList(members, rsaKeys, signedKeys) : null;
+  const recipients = kind === 'channel' ? signedRecipients(members, signedKeys) : [];
   const start = performance.now();
   let body: unknown;
   if (kind === 'today') {
-    const recipients = ids.map((id, i) => ({ id, encryptionPublicKey: rsaKeys[i % keyCount]! }));
+    const recipients = Array.from({ length: members }, (_, i) => ({
+      id: crypto.randomUUID(),
+      encryptionPublicKey: rsaKeys[i % keyCount]!,
+    }));
     const { epoch, shares } = await createEpoch({
       conversationId: 'general',
       senderId: crypto.randomUUID(),
@@ -57,10 +66,9 @@ async function inNode(kind: Kind, members: number): Promise<Row> {
       signKey,
     });
     body = { epochId: epoch.epochId, receiverId: 'all', membershipVersion: 1, shares };
-  } else if (kind === 'checks') {
-    await checkShareKeys(members, signedKeys);
+  } else if (list) {
+    await checkRecipients(list, new MemoryPinStore());
   } else {
-    const recipients = ids.map((id, i) => ({ id, sharePublicKey: shareKeys[i % keyCount]! }));
     const secret = await newChannelSecret('general', crypto.randomUUID());
     const { header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: crypto.randomUUID(), signKey });
     body = { header, shares: await wrapShares({ header, secret, ephemeralPrivateKey, recipients }) };
@@ -75,7 +83,12 @@ for (const members of sizes) for (const kind of kinds) rows.push(await inNode(ki
 if (withChromium) {
   const runs = sizes.flatMap((members) => kinds.map((kind) => ({ kind, members })));
   for (const r of await wrapInChromium(runs, keyCount, log)) {
-    const where = r.kind === 'channel' ? `Chromium, ${r.workers} workers` : 'Chromium, page thread';
+    const where =
+      r.kind === 'channel'
+        ? `Chromium, ${r.workers} workers`
+        : r.kind === 'trust'
+          ? 'Chromium, page thread, IndexedDB pins'
+          : 'Chromium, page thread';
     rows.push({ kind: r.kind, where, members: r.members, ms: r.ms, uploadBytes: r.uploadBytes, longestTaskMs: r.longestTaskMs });
   }
 }
@@ -87,8 +100,8 @@ const chromiumVersion = withChromium
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 const label = {
   today: "today's sender keys (RSA-OAEP + ECDSA a member)",
-  channel: 'channel key (X25519 + AES-KW a member)',
-  checks: "channel key: the recipients' share keys checked first (ECDSA key import + verify a member)",
+  channel: 'channel key (share-key signature checked, then X25519 + AES-KW a member)',
+  trust: 'channel key: the trust checks first (listed, fingerprinted, pinned on first sight)',
 };
 const order = (r: Row) => [r.members, kinds.indexOf(r.kind), r.where.startsWith('Node') ? 0 : 1];
 rows.sort((a, b) => {

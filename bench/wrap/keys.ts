@@ -1,5 +1,7 @@
 /** The wrap bench's recipient keys, made the same way in Node (bench/wrap.ts) and in the page (bench/wrap/page.ts). */
-import { fromBase64, toBase64, utf8, verifyShareKey } from '@enclave/crypto';
+import { KeyTrust, type PinStore } from '@enclave/client';
+import { fingerprint, fromBase64, importPublicIdentity, toBase64, utf8, type SignedShareRecipient } from '@enclave/crypto';
+import { limits, type PublicUser } from '@enclave/protocol';
 
 const rsa = { name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
 
@@ -43,26 +45,61 @@ export async function signedShareKeys(count: number): Promise<SignedShareKey[]> 
   );
 }
 
+/** `members` recipients as a wrapper hands them to `wrapShares`: ids all different, the signed keys used in turn. */
+export function signedRecipients(members: number, keys: readonly SignedShareKey[]): SignedShareRecipient[] {
+  return Array.from({ length: members }, (_, i) => ({ id: crypto.randomUUID(), ...keys[i % keys.length]! }));
+}
+
 /**
- * What a wrapper checks of each recipient before wrapping (KeyTrust.checkShareRecipients): their
- * listed signing key imported, and their signature over their share key verified; `members`
- * recipients, the keys used in turn, in pages of 5,000 at once as the client takes them.
+ * A member list of `members` as `GET /api/users/all` gives it, with each one's share key pending
+ * as the channel key's state lists it. Every member's encryption key differs (a real key with its
+ * last four bytes set to the member's number) so that each has a fingerprint of their own, as in
+ * a real list: KeyTrust hashes the keys to pin them and imports none of them.
  */
-export async function checkShareKeys(members: number, keys: readonly SignedShareKey[]): Promise<void> {
-  for (let start = 0; start < members; start += 5000) {
-    const page = Array.from({ length: Math.min(5000, members - start) }, (_, i) => keys[(start + i) % keys.length]!);
-    const results = await Promise.all(
-      page.map(async ({ signingPublicKey, sharePublicKey, signature }) => {
-        const verifyKey = await crypto.subtle.importKey(
-          'spki',
-          fromBase64(signingPublicKey),
-          { name: 'ECDSA', namedCurve: 'P-256' },
-          false,
-          ['verify'],
-        );
-        return verifyShareKey({ sharePublicKey, signature, verifyKey });
-      }),
-    );
-    if (!results.every(Boolean)) throw new Error('a share key did not verify');
+export function memberList(members: number, rsaKeys: readonly string[], keys: readonly SignedShareKey[]) {
+  const users: PublicUser[] = [];
+  const pending: { id: string; shareKey: { sharePublicKey: string; signature: string } }[] = [];
+  for (let i = 0; i < members; i++) {
+    const id = crypto.randomUUID();
+    const encryption = fromBase64(rsaKeys[i % rsaKeys.length]!);
+    new DataView(encryption.buffer, encryption.byteOffset).setUint32(encryption.length - 4, i);
+    const { signingPublicKey, sharePublicKey, signature } = keys[i % keys.length]!;
+    users.push({
+      id,
+      username: `member${i}`,
+      role: 'member',
+      isCreatorAccount: false,
+      isBanned: false,
+      bannedReason: null,
+      isCompromised: false,
+      online: false,
+      lastActivity: null,
+      joinedAt: new Date(0).toISOString(),
+      encryptionPublicKey: toBase64(encryption),
+      signingPublicKey,
+    });
+    pending.push({ id, shareKey: { sharePublicKey, signature } });
+  }
+  return { users, pending };
+}
+
+/**
+ * What a wrapper's client does before it wraps (KeyTrust.checkShareRecipients over the pin store
+ * given): every member listed, fingerprinted, compared with their pin (pinned on first sight), in
+ * pages of 5,000 as the channel key's state hands them out.
+ */
+export async function checkRecipients(list: ReturnType<typeof memberList>, pins: PinStore): Promise<void> {
+  const trust = new KeyTrust({
+    self: {
+      id: crypto.randomUUID(),
+      encryptionPublicKey: list.users[0]!.encryptionPublicKey,
+      signingPublicKey: list.users[0]!.signingPublicKey,
+    },
+    pins,
+    members: { current: async () => list.users, fresh: async () => list.users },
+    crypto: { fingerprint, importPublicIdentity },
+  });
+  for (let start = 0; start < list.pending.length; start += limits.channelSharesPerUpload) {
+    await trust.checkShareRecipients(list.pending.slice(start, start + limits.channelSharesPerUpload));
   }
 }

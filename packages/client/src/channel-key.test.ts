@@ -7,7 +7,7 @@ import type { ChannelSecret, ShareIdentity } from '@enclave/crypto';
 import type { ChannelKeyState, UploadChannelShares } from '@enclave/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import { ChannelKey, NEWCOMER_WAIT_MS, WRAP_BEFORE_FORCE, type ChannelKeyApi, type ChannelKeyCrypto } from './channel-key';
-import { RecipientKeyError } from './key-trust';
+import { RecipientKeyError, unknownKeyRefused } from './key-trust';
 
 const ALICE = '00000000-0000-4000-8000-00000000000a';
 const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -33,6 +33,7 @@ function setup(
   states: ChannelKeyState[],
   options: {
     trust?: ConstructorParameters<typeof ChannelKey>[0]['trust'];
+    wrap?: ConstructorParameters<typeof ChannelKey>[0]['wrap'];
     after?: Partial<Record<keyof ChannelKeyApi, (arg: never) => void>>;
   } = {},
 ) {
@@ -51,10 +52,9 @@ function setup(
     senderChainKey: async (secret: ChannelSecret, senderId, senderEpochId) =>
       ({ derived: `${secret.epochId}/${secret.generation}/${senderId}/${senderEpochId}` }) as unknown as CryptoKey,
     startWrap: async ({ secret }) => ({ header: header(secret.epochId, secret.generation), ephemeralPrivateKey: {} as CryptoKey }),
-    verifyShareKey: async () => true,
   };
   const channel = new ChannelKey({
-    self: { id: ALICE, share },
+    self: { id: ALICE, signingPublicKey: 'alice-signing', share },
     signKey: {} as CryptoKey,
     api: {
       state: async () => {
@@ -77,9 +77,9 @@ function setup(
       },
     },
     crypto,
-    wrap: async ({ recipients }) => recipients.map((r) => ({ recipientId: r.id, wrappedKey: `w-${r.sharePublicKey}` })),
+    wrap: options.wrap ?? (async ({ recipients }) => recipients.map((r) => ({ recipientId: r.id, wrappedKey: `w-${r.sharePublicKey}` }))),
     trust: options.trust ?? {
-      checkShareRecipients: async (pending) => pending.map((p) => ({ id: p.id, sharePublicKey: p.shareKey.sharePublicKey })),
+      checkShareRecipients: async (pending) => pending.map((p) => ({ id: p.id, ...p.shareKey, signingPublicKey: `signing-${p.id}` })),
       verifyKeyFor: async () => ({}) as CryptoKey,
     },
     members: { fresh: async () => [] },
@@ -128,6 +128,20 @@ describe('ChannelKey', () => {
       },
     });
     await expect(channel.newSenderEpoch()).rejects.toThrow('The key of bob changed');
+    expect(uploads).toEqual([]);
+  });
+
+  it('wraps nothing when the wrap finds a share key its member did not sign: the refusal reaches the sender', async () => {
+    const wrapped: string[][] = [];
+    const { channel, uploads } = setup([inForce({ pending: [pendingOf(BOB)] })], {
+      wrap: async ({ recipients }) => {
+        wrapped.push(recipients.map((r) => `${r.id}/${r.signingPublicKey}`));
+        throw Object.assign(new Error(`the share key of ${BOB} is not signed by their signing key`), { kind: 'bad_signature' });
+      },
+    });
+    await expect(channel.newSenderEpoch()).rejects.toThrow(new RecipientKeyError(unknownKeyRefused));
+    // Bob's share key goes to the wrap with the signing key the trust listed for him.
+    expect(wrapped).toEqual([[`${BOB}/signing-${BOB}`]]);
     expect(uploads).toEqual([]);
   });
 

@@ -14,13 +14,12 @@ import type {
   ChannelWrapHeader,
   Epoch,
   ShareIdentity,
-  ShareRecipient,
+  SignedShareRecipient,
   advanceChannelSecret,
   newChannelSecret,
   openChannelShare,
   senderChainKey,
   startWrap,
-  verifyShareKey,
 } from '@enclave/crypto';
 import {
   GENERAL_CONVERSATION,
@@ -30,7 +29,8 @@ import {
   type UploadChannelShares,
 } from '@enclave/protocol';
 import { isApiFailure, isMembershipChanged, isTransientFailure } from './api-failure';
-import { KEY_CHANGED, type KeyTrust, type MemberList } from './key-trust';
+import { KEY_CHANGED, RecipientKeyError, unknownKeyRefused, type KeyTrust, type MemberList } from './key-trust';
+import { cryptoErrorKind } from './message-decryptor';
 
 /** The calls to the server the channel key needs; refusals are thrown carrying `status` and `code`. */
 export type ChannelKeyApi = {
@@ -48,20 +48,23 @@ export type ChannelKeyCrypto = {
   openChannelShare: typeof openChannelShare;
   senderChainKey: typeof senderChainKey;
   startWrap: typeof startWrap;
-  verifyShareKey: typeof verifyShareKey;
 };
 
-/** Wraps the secret for these members under one upload's header: `wrapShares` of `@enclave/crypto`, or Web Workers running it. */
+/**
+ * Checks these members' share keys and wraps the secret for them under one upload's header:
+ * `wrapShares` of `@enclave/crypto`, or Web Workers running it.
+ */
 export type WrapShares = (args: {
   header: ChannelWrapHeader;
   secret: ChannelSecret;
   ephemeralPrivateKey: CryptoKey;
-  recipients: ShareRecipient[];
+  recipients: SignedShareRecipient[];
 }) => Promise<ChannelShare[]>;
 
 /** Everything a {@link ChannelKey} is built from. */
 export type ChannelKeyOptions = {
-  self: { id: string; share: ShareIdentity };
+  /** The member, with their own signing key (SPKI, base64) and share key: local copies, never the server's. */
+  self: { id: string; signingPublicKey: string; share: ShareIdentity };
   signKey: CryptoKey;
   api: ChannelKeyApi;
   crypto: ChannelKeyCrypto;
@@ -93,7 +96,7 @@ const GIVE_UP_MS = 3 * 60_000;
 /**
  * @example
  * ```ts
- * const channel = new ChannelKey({ self: { id, share }, signKey, api, crypto, wrap: wrapShares, trust });
+ * const channel = new ChannelKey({ self: { id, signingPublicKey, share }, signKey, api, crypto, wrap: wrapShares, trust });
  * const epoch = await channel.newSenderEpoch(); // its chain key derived; no share uploaded for a join
  * ```
  */
@@ -183,27 +186,41 @@ export class ChannelKey {
   }
 
   /**
-   * Uploads the secret for these members (at most one page of them), their share keys checked
-   * first: each at the generation they joined at (`current` when the server does not say), or at
+   * Uploads the secret for these members (at most one page of them), each listed and pinned member
+   * with the signing key their share key must be signed by (checked by the wrap): each at the
+   * generation they joined at (`current` when the server does not say), or at
    * the member's own if later, since a secret only moves forward; one upload per generation.
    */
   private async wrapFor(own: ChannelSecret, pending: ChannelKeyState['pending'], current: number): Promise<void> {
     const { self, signKey, crypto, trust, api, wrap } = this.options;
     const others = pending.filter((p) => p.id !== self.id);
-    const checked = await trust.checkShareRecipients(others, crypto.verifyShareKey);
-    const byGeneration = new Map<number, ShareRecipient[]>();
-    const add = (recipient: ShareRecipient, generation = current) => {
+    const checked = await trust.checkShareRecipients(others);
+    const byGeneration = new Map<number, SignedShareRecipient[]>();
+    const add = (recipient: SignedShareRecipient, generation = current) => {
       const at = Math.max(generation, own.generation);
       byGeneration.set(at, [...(byGeneration.get(at) ?? []), recipient]);
     };
     checked.forEach((recipient, i) => add(recipient, others[i]!.generation));
     // The member's own share key is their local copy, never the listed one.
     const mine = pending.find((p) => p.id === self.id);
-    if (mine) add({ id: self.id, sharePublicKey: self.share.sharePublicKey }, mine.generation);
+    if (mine)
+      add(
+        {
+          id: self.id,
+          sharePublicKey: self.share.sharePublicKey,
+          signature: self.share.signature,
+          signingPublicKey: self.signingPublicKey,
+        },
+        mine.generation,
+      );
     for (const [generation, recipients] of byGeneration) {
       const secret = await crypto.advanceChannelSecret(own, generation);
       const { header, ephemeralPrivateKey } = await crypto.startWrap({ secret, wrapperId: self.id, signKey });
-      const shares = await wrap({ header, secret, ephemeralPrivateKey, recipients });
+      const shares = await wrap({ header, secret, ephemeralPrivateKey, recipients }).catch((error: unknown) => {
+        // A share key its member did not sign, or that is no key: the server's, not the member's.
+        const kind = cryptoErrorKind(error);
+        throw kind === 'bad_signature' || kind === 'malformed' ? new RecipientKeyError(unknownKeyRefused, { cause: error }) : error;
+      });
       try {
         await api.uploadShares({ header, shares });
       } catch (error) {

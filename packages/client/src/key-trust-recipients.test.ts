@@ -127,3 +127,48 @@ describe('KeyTrust.checkRecipients', () => {
     await expect(t.trust.checkRecipients('all', [self, bob])).rejects.toThrow(/storage gone/);
   });
 });
+
+describe('KeyTrust.checkShareRecipients', () => {
+  const pending = (id: string, sharePublicKey = `share-${id}`) => ({ id, shareKey: { sharePublicKey, signature: `signed-${id}` } });
+
+  it("hands each member's share key to the wrap with the signing key the list gives and the pin agrees with, pinning on first sight", async () => {
+    const t = setup();
+    expect(await t.trust.checkShareRecipients([pending(BOB), pending(CAROL)])).toEqual([
+      { id: BOB, sharePublicKey: `share-${BOB}`, signature: `signed-${BOB}`, signingPublicKey: 'sig-bob' },
+      { id: CAROL, sharePublicKey: `share-${CAROL}`, signature: `signed-${CAROL}`, signingPublicKey: 'sig-carol' },
+    ]);
+    expect((await t.pins.read(ALICE)).map((r) => r.contact)).toEqual([BOB, CAROL]);
+    // Nothing is imported here: the wrap checks the signatures, in its workers.
+    expect(t.calls.imports).toEqual([]);
+  });
+
+  it('reads the pins of a page of members only, and none again for members whose keys agreed before', async () => {
+    const t = setup();
+    const read = vi.spyOn(t.pins, 'read');
+    await t.trust.checkShareRecipients([pending(BOB)]);
+    expect(read.mock.calls).toEqual([[ALICE, [BOB]]]);
+    expect(await t.trust.checkShareRecipients([pending(BOB)])).toHaveLength(1);
+    expect(read).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses a member whose key changed, one the list does not hold even fresh, one with malformed keys, and the member themselves', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const changed = setup();
+    await changed.trust.check([user(BOB, 'bob')]);
+    changed.setUsers([user(ALICE, 'alice'), bobWithNewKey]);
+    await expect(changed.trust.checkShareRecipients([pending(BOB)])).rejects.toThrow(
+      new RecipientKeyError('The key of bob changed: compare the safety number before sending.'),
+    );
+    const unknownKey = /unknown key for a member/;
+    await expect(setup().trust.checkShareRecipients([pending(DAVE)])).rejects.toThrow(unknownKey);
+    const malformed = setup({ users: [user(ALICE, 'alice'), user(BOB, 'bob', { encryptionPublicKey: 'not base64!' })] });
+    await expect(malformed.trust.checkShareRecipients([pending(BOB)])).rejects.toThrow(unknownKey);
+    await expect(setup().trust.checkShareRecipients([pending(ALICE)])).rejects.toThrow(/unknown key for your own account/);
+  });
+
+  it('takes a member who joined since the list was cached from a fresh list', async () => {
+    const t = setup({ late: [user(DAVE, 'dave')] });
+    expect((await t.trust.checkShareRecipients([pending(DAVE)]))[0]?.signingPublicKey).toBe('sig-dave');
+    expect(t.calls.fresh).toBe(1);
+  });
+});

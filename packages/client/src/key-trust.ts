@@ -16,7 +16,7 @@
  * The server hands out the member list and every key; this module is what stops it from slipping
  * in a key of its own choosing.
  */
-import type { fingerprint, importPublicIdentity, PublicIdentity } from '@enclave/crypto';
+import type { fingerprint, importPublicIdentity, PublicIdentity, SignedShareRecipient } from '@enclave/crypto';
 import { isGroupConversation, type PublicUser } from '@enclave/protocol';
 import { PublicKeyCache } from './public-key-cache';
 
@@ -41,8 +41,11 @@ export type PinRecord = {
 
 /** Where pins live (IndexedDB in the browser, memory in tests). Pins must outlive a session. */
 export type PinStore = {
-  /** Every pin `ownerId` holds. */
-  read(ownerId: string): Promise<readonly PinRecord[]>;
+  /**
+   * The pins `ownerId` holds: only those of `contacts` when given (a contact with no pin is left
+   * out), so checking a page of a large channel reads that page's pins, not every pin; else all.
+   */
+  read(ownerId: string, contacts?: readonly string[]): Promise<readonly PinRecord[]>;
   /** Stores these pins, each replacing any earlier pin of the same owner and contact. */
   write(records: readonly PinRecord[]): Promise<void>;
 };
@@ -100,7 +103,8 @@ export type KeyTrustOptions = {
 };
 
 const ownKeyRefused = 'The server offered an unknown key for your own account: not sending.';
-const unknownKeyRefused = 'The server offered an unknown key for a member of this conversation: not sending.';
+/** Why a wrap or an epoch is refused when the server offers a key that is not a member's own. */
+export const unknownKeyRefused = 'The server offered an unknown key for a member of this conversation: not sending.';
 const strangerRefused = 'The server listed someone else for a direct message, which is for its two members only: not sending.';
 
 function keysOf(user: PublicIdentity): string {
@@ -162,8 +166,13 @@ export class KeyTrust {
       }),
     );
     const seen = current.filter((c) => c !== null);
+    if (!seen.length) return new Map();
     return this.exclusive(async () => {
-      const pins = new Map((await this.options.pins.read(this.options.self.id)).map((r) => [r.contact, r]));
+      const read = await this.options.pins.read(
+        this.options.self.id,
+        seen.map((c) => c.user.id),
+      );
+      const pins = new Map(read.map((r) => [r.contact, r]));
       const statuses = new Map<string, PinStatus>();
       const firstSeen: PinRecord[] = [];
       for (const { user, fingerprint } of seen) {
@@ -290,17 +299,15 @@ export class KeyTrust {
 
   /**
    * Whom a channel secret may be wrapped for (packages/crypto/src/channel-keys.ts): every one listed
-   * in the member list and agreeing with their pin (pinned now if first seen), with a share key
-   * signed by that listed signing key, so a server cannot put a key of its own in a member's place.
+   * in the member list and agreeing with their pin (pinned now if first seen), each with that
+   * listed signing key, under which `wrapShares` then checks their share key's signature (in the
+   * wrap's workers, beside the wrap), so a server cannot put a key of its own in a member's place.
    * Throws {@link RecipientKeyError} otherwise. The member's own share key is the caller's local
    * copy, never checked here.
-   *
-   * @param verifyShareKey `verifyShareKey` of `@enclave/crypto`.
    */
   async checkShareRecipients(
     pending: readonly { id: string; shareKey: { sharePublicKey: string; signature: string } }[],
-    verifyShareKey: (args: { sharePublicKey: string; signature: string; verifyKey: CryptoKey }) => Promise<boolean>,
-  ): Promise<{ id: string; sharePublicKey: string }[]> {
+  ): Promise<SignedShareRecipient[]> {
     if (pending.some((p) => p.id === this.options.self.id)) throw new RecipientKeyError(ownKeyRefused);
     if (!pending.length) return [];
     let byId = new Map((await this.options.members.current()).map((u) => [u.id, u]));
@@ -310,20 +317,16 @@ export class KeyTrust {
       if (!user) throw new RecipientKeyError(unknownKeyRefused);
       return user;
     });
-    const statuses = await this.check(listed);
-    return Promise.all(
-      pending.map(async ({ id, shareKey }, i) => {
-        const user = listed[i]!;
-        if (statuses.get(id)?.changed) {
-          throw new RecipientKeyError(`The key of ${user.username} changed: compare the safety number before sending.`);
-        }
-        const verifyKey = statuses.has(id) ? await this.publicKeys.verifyKey(user) : null;
-        if (!verifyKey || !(await verifyShareKey({ ...shareKey, verifyKey }).catch(() => false))) {
-          throw new RecipientKeyError(unknownKeyRefused);
-        }
-        return { id, sharePublicKey: shareKey.sharePublicKey };
-      }),
-    );
+    // Members whose keys agreed with their pins before are not read again (as in verifyKeyFor).
+    const statuses = await this.check(listed.filter((u) => this.agreed.get(u.id) !== keysOf(u)));
+    return pending.map(({ id, shareKey }, i) => {
+      const user = listed[i]!;
+      if (statuses.get(id)?.changed) {
+        throw new RecipientKeyError(`The key of ${user.username} changed: compare the safety number before sending.`);
+      }
+      if (this.agreed.get(id) !== keysOf(user)) throw new RecipientKeyError(unknownKeyRefused);
+      return { id, ...shareKey, signingPublicKey: user.signingPublicKey };
+    });
   }
 
   /** The member's pin status, from the check of them already under way if there is one. */
@@ -361,7 +364,7 @@ export class KeyTrust {
   }
 
   private async pinOf(contactId: string): Promise<PinRecord | undefined> {
-    return (await this.options.pins.read(this.options.self.id)).find((r) => r.contact === contactId);
+    return (await this.options.pins.read(this.options.self.id, [contactId])).find((r) => r.contact === contactId);
   }
 
   private record(contactId: string, fingerprint: string): PinRecord {

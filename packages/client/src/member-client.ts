@@ -145,7 +145,7 @@ export class MemberClient {
     const channelKey =
       options.share &&
       new ChannelKey({
-        self: { id: self.id, share: options.share },
+        self: { id: self.id, signingPublicKey: self.signingPublicKey, share: options.share },
         signKey: keys.signKey,
         api: {
           state: () => call(routes.channelKey, {}),
@@ -160,7 +160,6 @@ export class MemberClient {
           openChannelShare: e2e.openChannelShare,
           senderChainKey: e2e.senderChainKey,
           startWrap: e2e.startWrap,
-          verifyShareKey: e2e.verifyShareKey,
         },
         wrap: options.wrap ?? e2e.wrapShares,
         trust,

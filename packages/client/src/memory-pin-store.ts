@@ -7,8 +7,9 @@ import type { PinRecord, PinStore } from './key-trust';
 export class MemoryPinStore implements PinStore {
   private readonly records = new Map<string, PinRecord>();
 
-  /** Every pin `ownerId` holds. */
-  async read(ownerId: string): Promise<readonly PinRecord[]> {
+  /** The pins `ownerId` holds, only those of `contacts` when given. */
+  async read(ownerId: string, contacts?: readonly string[]): Promise<readonly PinRecord[]> {
+    if (contacts) return contacts.flatMap((contact) => this.records.get(`${ownerId}:${contact}`) ?? []);
     return [...this.records.values()].filter((r) => r.owner === ownerId);
   }
 

@@ -93,7 +93,7 @@ const unverified = { status: 'unverified' } as const;
 const replayed = { status: 'replayed' } as const;
 
 /** The `kind` of a CryptoError, read structurally so this module needs no runtime import. */
-function cryptoErrorKind(error: unknown): string | null {
+export function cryptoErrorKind(error: unknown): string | null {
   if (error instanceof Error && 'kind' in error && typeof error.kind === 'string') return error.kind;
   return null;
 }

@@ -7,6 +7,7 @@ import {
   startWrap,
   type ChannelSecret,
   type ChannelWrapHeader,
+  type SignedShareRecipient,
 } from '@enclave/crypto';
 import { PROGRESS_EVERY, serveWrapRequests, wrapInWorkers, type WrapRequest, type WrapWorker } from './wrap-pool';
 
@@ -26,7 +27,7 @@ function inThreadWorker(): WrapWorker & { requests: number } {
   return worker;
 }
 
-type Recipient = { id: string; sharePublicKey: string; privateKey: CryptoKey };
+type Recipient = SignedShareRecipient & { privateKey: CryptoKey };
 
 let signing: CryptoKeyPair;
 let secret: ChannelSecret;
@@ -38,12 +39,14 @@ beforeAll(async () => {
   signing = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify'])) as CryptoKeyPair;
   secret = await newChannelSecret('general', crypto.randomUUID());
   ({ header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: crypto.randomUUID(), signKey: signing.privateKey }));
-  const keys = await Promise.all(Array.from({ length: 3 }, async () => (await createAccount(generateAccessToken())).share));
+  const accounts = await Promise.all(Array.from({ length: 3 }, () => createAccount(generateAccessToken())));
   // More members than one progress step, so each worker reports progress before its shares.
   recipients = Array.from({ length: PROGRESS_EVERY * 2 + 7 }, (_, i) => ({
     id: crypto.randomUUID(),
-    sharePublicKey: keys[i % 3]!.sharePublicKey,
-    privateKey: keys[i % 3]!.privateKey,
+    sharePublicKey: accounts[i % 3]!.share.sharePublicKey,
+    signature: accounts[i % 3]!.share.signature,
+    signingPublicKey: accounts[i % 3]!.publicIdentity.signingPublicKey,
+    privateKey: accounts[i % 3]!.share.privateKey,
   }));
 });
 
@@ -55,7 +58,7 @@ describe('wrapInWorkers', () => {
       header,
       secret,
       ephemeralPrivateKey,
-      recipients: recipients.map(({ id, sharePublicKey }) => ({ id, sharePublicKey })),
+      recipients: recipients.map(({ privateKey: _kept, ...recipient }) => recipient),
       workers,
       onProgress: (done) => progress.push(done),
     });
@@ -77,10 +80,15 @@ describe('wrapInWorkers', () => {
     }
   });
 
-  it("fails with a worker's reason when a member's share key does not import", async () => {
-    const broken = [{ id: crypto.randomUUID(), sharePublicKey: 'AAAA' }];
-    await expect(wrapInWorkers({ header, secret, ephemeralPrivateKey, recipients: broken, workers: [inThreadWorker()] })).rejects.toThrow(
-      'a share key does not import',
-    );
+  it("fails with a worker's reason, its kind kept, when a member's share key is not signed by them", async () => {
+    const [first, second] = recipients.map(({ privateKey: _kept, ...recipient }) => recipient);
+    const forged = [first!, { ...second!, signingPublicKey: first!.signingPublicKey }];
+    await expect(
+      wrapInWorkers({ header, secret, ephemeralPrivateKey, recipients: forged, workers: [inThreadWorker()] }),
+    ).rejects.toMatchObject({
+      name: 'CryptoError',
+      kind: 'bad_signature',
+      message: `the share key of ${second!.id} is not signed by their signing key`,
+    });
   });
 });

@@ -1,23 +1,32 @@
 /**
  * Wrapping a channel secret for many members off the page's thread (docs/scaling.md §6): the
  * members are cut into one contiguous slice per Web Worker, each worker runs `wrapShares` of
- * @enclave/crypto on its slice, and the shares come back in the members' order. CryptoKeys are
+ * @enclave/crypto on its slice (each member's share-key signature checked, then the wrap), and the
+ * shares come back in the members' order. CryptoKeys are
  * structured-cloneable, so the secret and the upload's ephemeral private key are posted as they
  * are, never as bytes. WebCrypto runs one worker's operations one after another, so workers on
  * other cores are what makes a 100,000-member wrap faster.
  */
-import { wrapShares, type ChannelSecret, type ChannelShare, type ChannelWrapHeader, type ShareRecipient } from '@enclave/crypto';
+import {
+  CryptoError,
+  wrapShares,
+  type ChannelSecret,
+  type ChannelShare,
+  type ChannelWrapHeader,
+  type CryptoErrorKind,
+  type SignedShareRecipient,
+} from '@enclave/crypto';
 
 /** What a worker is asked: wrap `secret` under `header` for `recipients`. */
 export type WrapRequest = {
   header: ChannelWrapHeader;
   secret: ChannelSecret;
   ephemeralPrivateKey: CryptoKey;
-  recipients: ShareRecipient[];
+  recipients: SignedShareRecipient[];
 };
 
-/** What a worker answers: progress counts while it works, then its shares or why it failed. */
-export type WrapReply = { done: number } | { shares: ChannelShare[] } | { error: string };
+/** What a worker answers: progress counts while it works, then its shares or why it failed (a CryptoError's kind kept). */
+export type WrapReply = { done: number } | { shares: ChannelShare[] } | { error: string; kind?: CryptoErrorKind };
 
 /** A worker as the page sees it: it takes a request with the port its replies come back on. */
 export type WrapWorker = { postMessage(message: WrapRequest, transfer: Transferable[]): void };
@@ -42,7 +51,12 @@ export function serveWrapRequests(scope: WrapScope): void {
       },
     }).then(
       (shares) => reply({ shares }),
-      (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) =>
+        reply(
+          error instanceof CryptoError
+            ? { error: error.message, kind: error.kind }
+            : { error: error instanceof Error ? error.message : String(error) },
+        ),
     );
   });
 }
@@ -52,7 +66,7 @@ export function serveWrapRequests(scope: WrapScope): void {
  * its own (so a worker can serve many wraps), and resolves with the shares in `recipients`'
  * order. `onProgress` gets the number of shares done so far.
  *
- * @throws Error with a worker's reason when one fails (the others' work is dropped).
+ * @throws CryptoError, or an Error with a worker's reason, when one fails (the others' work is dropped).
  */
 export async function wrapInWorkers(
   args: WrapRequest & { workers: WrapWorker[]; onProgress?: (done: number) => void },
@@ -71,7 +85,7 @@ export async function wrapInWorkers(
             const reply = event.data;
             if ('error' in reply) {
               port1.close();
-              return reject(new Error(reply.error));
+              return reject(reply.kind ? new CryptoError(reply.kind, reply.error) : new Error(reply.error));
             }
             done[w] = 'done' in reply ? reply.done : slice.length;
             onProgress?.(done.reduce((a, b) => a + b, 0));

@@ -11,24 +11,28 @@ import {
   wrapShares,
   type ChannelSecret,
   type ChannelWrapHeader,
+  type SignedShareRecipient,
 } from './channel-keys';
 import { ecdsaKeyGen, ecdsaSha256 } from './algorithms';
 import { randomBytes } from './bytes';
-import { fromBase64, fromHex, toBase64, toHex } from './encoding';
+import { fromBase64, fromHex, toBase64, toHex, utf8 } from './encoding';
 import { decryptMessage, encryptMessage, encryptMessageBody } from './message';
 import vectors from './vectors.json';
 
 const v = vectors.channelKeys;
 
-type Member = { id: string; sharePublicKey: string; sharePrivateKey: CryptoKey; signKey: CryptoKey; verifyKey: CryptoKey };
+/** A member as a wrapper sees them (a {@link SignedShareRecipient}), with their private keys. */
+type Member = SignedShareRecipient & { sharePrivateKey: CryptoKey; signKey: CryptoKey; verifyKey: CryptoKey };
 
 /** A member with a share key derived as a bundle's would be, from stand-in signing key bytes. */
 async function makeMember(): Promise<Member> {
-  const signing = (await crypto.subtle.generateKey(ecdsaKeyGen, false, ['sign', 'verify'])) as CryptoKeyPair;
-  const { privateKey, sharePublicKey } = await deriveShareIdentity(randomBytes(138), signing.privateKey);
+  const signing = (await crypto.subtle.generateKey(ecdsaKeyGen, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const { privateKey, sharePublicKey, signature } = await deriveShareIdentity(randomBytes(138), signing.privateKey);
   return {
     id: crypto.randomUUID(),
     sharePublicKey,
+    signature,
+    signingPublicKey: toBase64(new Uint8Array(await crypto.subtle.exportKey('spki', signing.publicKey))),
     sharePrivateKey: privateKey,
     signKey: signing.privateKey,
     verifyKey: signing.publicKey,
@@ -208,12 +212,34 @@ describe('wrapping and opening', () => {
     ).rejects.toMatchObject({
       kind: 'malformed',
     });
-    const broken = { id: bob.id, sharePublicKey: toBase64(new Uint8Array(31)) };
-    await expect(
-      wrapShares({ header: started.header, secret, ephemeralPrivateKey: started.ephemeralPrivateKey, recipients: [broken] }),
-    ).rejects.toMatchObject({
-      kind: 'malformed',
-    });
+    const broken = { ...bob, sharePublicKey: toBase64(new Uint8Array(31)) };
+    const signed = await crypto.subtle.sign(
+      ecdsaSha256,
+      bob.signKey,
+      utf8(JSON.stringify(['enclave/share-key/v1', broken.sharePublicKey])),
+    );
+    const brokenSigned = { ...broken, signature: toBase64(new Uint8Array(signed)) };
+    for (const recipient of [{ ...bob, signingPublicKey: 'AAAA' }, brokenSigned]) {
+      await expect(
+        wrapShares({ header: started.header, secret, ephemeralPrivateKey: started.ephemeralPrivateKey, recipients: [recipient] }),
+      ).rejects.toMatchObject({ kind: 'malformed' });
+    }
+  });
+
+  it('wraps for no share key that its member did not sign with the signing key given', async () => {
+    const started = await startWrap({ secret, wrapperId: wrapper.id, signKey: wrapper.signKey });
+    const wrap = (recipient: SignedShareRecipient) =>
+      wrapShares({ header: started.header, secret, ephemeralPrivateKey: started.ephemeralPrivateKey, recipients: [carol, recipient] });
+    // A key of someone else's put in Bob's place, with its own signature; and Bob's key under Carol's signing key.
+    for (const forged of [
+      { ...bob, sharePublicKey: carol.sharePublicKey, signature: carol.signature },
+      { ...bob, signingPublicKey: carol.signingPublicKey },
+    ]) {
+      await expect(wrap(forged)).rejects.toMatchObject({
+        kind: 'bad_signature',
+        message: `the share key of ${bob.id} is not signed by their signing key`,
+      });
+    }
   });
 });
 

@@ -11,7 +11,7 @@
 import { CryptoError, translateErrors } from './errors';
 import { fromBase64, fromHex, toBase64, utf8 } from './encoding';
 import { concatBytes, randomBytes, wipe } from './bytes';
-import { ecdsaSha256 } from './algorithms';
+import { ecdsaImport, ecdsaSha256 } from './algorithms';
 
 const SECRET_BYTES = 32;
 /** AES-KW of a 32-byte secret: the secret and one 8-byte integrity block. */
@@ -44,6 +44,12 @@ export type ChannelShare = { recipientId: string; wrappedKey: string };
 
 /** A member to wrap for: their id and X25519 share public key (raw, base64). */
 export type ShareRecipient = { id: string; sharePublicKey: string };
+
+/**
+ * A member to wrap for, with what vouches for their share key: their signature over it and the
+ * signing key (SPKI, base64) the wrapper trusts as theirs.
+ */
+export type SignedShareRecipient = ShareRecipient & { signature: string; signingPublicKey: string };
 
 function checkGeneration(generation: number): void {
   if (!Number.isInteger(generation) || generation < 0 || generation > 0xffffffff) {
@@ -241,16 +247,19 @@ export async function startWrap(args: {
 }
 
 /**
- * Wraps the secret for each recipient under the upload started by {@link startWrap}: one X25519
- * agreement, one HKDF and one AES-KW wrap each. `onProgress` is told the count done after each.
+ * Wraps the secret for each recipient under the upload started by {@link startWrap}: their share
+ * key's signature checked under the signing key given with it, then one X25519 agreement, one HKDF
+ * and one AES-KW wrap each. Checking here, beside the wrap, puts both off the page's thread when
+ * Web Workers run this. `onProgress` is told the count done after each.
  *
- * @throws CryptoError('malformed') naming no key when a recipient's share key does not import.
+ * @throws CryptoError('bad_signature') naming the recipient whose share key their signing key did not sign.
+ * @throws CryptoError('malformed') when a recipient's share key or signing key does not import.
  */
 export async function wrapShares(args: {
   header: ChannelWrapHeader;
   secret: ChannelSecret;
   ephemeralPrivateKey: CryptoKey;
-  recipients: ShareRecipient[];
+  recipients: SignedShareRecipient[];
   onProgress?: (done: number) => void;
 }): Promise<ChannelShare[]> {
   const { header, secret, ephemeralPrivateKey, recipients, onProgress } = args;
@@ -259,6 +268,12 @@ export async function wrapShares(args: {
   }
   const shares: ChannelShare[] = [];
   for (const recipient of recipients) {
+    const verifyKey = await translateErrors('malformed', 'a signing key does not import', () =>
+      crypto.subtle.importKey('spki', fromBase64(recipient.signingPublicKey), ecdsaImport, false, ['verify']),
+    );
+    if (!(await verifyShareKey({ ...recipient, verifyKey }))) {
+      throw new CryptoError('bad_signature', `the share key of ${recipient.id} is not signed by their signing key`);
+    }
     const kek = await translateErrors('malformed', 'a share key does not import', () =>
       keyEncryptionKey(ephemeralPrivateKey, recipient.sharePublicKey, header, recipient, 'wrapKey'),
     );

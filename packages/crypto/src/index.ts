@@ -26,7 +26,7 @@ export {
   wrapShares,
   openChannelShare,
 } from './channel-keys';
-export type { ChannelSecret, ChannelWrapHeader, ChannelShare, ShareIdentity, ShareRecipient } from './channel-keys';
+export type { ChannelSecret, ChannelWrapHeader, ChannelShare, ShareIdentity, ShareRecipient, SignedShareRecipient } from './channel-keys';
 export { encryptMessage, decryptMessage } from './message';
 export type { MessagePlaintext } from './message';
 export { encryptAttachment, decryptAttachment } from './attachment';

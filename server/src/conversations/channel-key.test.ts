@@ -16,6 +16,7 @@ import {
   wrapShares,
   importPublicIdentity,
   type ChannelSecret,
+  type SignedShareRecipient,
 } from '@enclave/crypto';
 import { routes, type ChannelKeyState, type ChannelWrapHeader } from '@enclave/protocol';
 import { eq } from 'drizzle-orm';
@@ -43,14 +44,20 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
       await creator().call(routes.creatorBan, { body: { userId: (await join(`removed${byId.size}`)).id } }, creatorHeaders);
   };
   const state = (m: TestMember): Promise<ChannelKeyState> => m.call(routes.channelKey, {});
-  const self = (m: TestMember) => ({ id: m.id, sharePublicKey: m.identity.share.sharePublicKey });
+  /** The member as a wrapper takes them: their share key with their signature over it, and their signing key. */
+  const self = (m: TestMember): SignedShareRecipient => ({
+    id: m.id,
+    sharePublicKey: m.identity.share.sharePublicKey,
+    signature: m.identity.share.signature,
+    signingPublicKey: m.identity.publicIdentity.signingPublicKey,
+  });
 
   /** What a member's client does after a removal: claim, wrap for every member in `batch`-sized uploads, activate. */
   async function rekey(by: TestMember, batch = 2): Promise<ChannelSecret> {
     const secret = await newChannelSecret('general', crypto.randomUUID());
     expect((await by.attempt(routes.claimChannelEpoch, { body: { epochId: secret.epochId } })).status).toBe(200);
     const { members } = await by.call(routes.conversationMembers, { query: { receiverId: 'all' } });
-    const recipients = members.flatMap((m) => (m.shareKey ? [{ id: m.id, sharePublicKey: m.shareKey.sharePublicKey }] : []));
+    const recipients = members.flatMap((m) => (m.shareKey ? [self(byId.get(m.id)!)] : []));
     const { header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: by.id, signKey: by.identity.signKey });
     const shares = await wrapShares({ header, secret, ephemeralPrivateKey, recipients });
     for (let i = 0; i < shares.length; i += batch) {
@@ -269,8 +276,8 @@ describe.each(backends)("the general channel's key (%s)", (backend) => {
     expect(pending.map((p) => p.id)).toContain(carol.id);
     expect(pending.every((p) => p.generation === 0)).toBe(true);
     // Everyone but Carol first, as a claimer wraps the most recently signed in first; then activation.
-    const first = pending.filter((p) => p.id !== carol.id).map((p) => ({ id: p.id, sharePublicKey: p.shareKey.sharePublicKey }));
-    const wrap = async (generation: number, recipients: { id: string; sharePublicKey: string }[]) => {
+    const first = pending.filter((p) => p.id !== carol.id).map((p) => self(byId.get(p.id)!));
+    const wrap = async (generation: number, recipients: SignedShareRecipient[]) => {
       const at = await advanceChannelSecret(secret, generation);
       const { header, ephemeralPrivateKey } = await startWrap({ secret: at, wrapperId: alice.id, signKey: alice.identity.signKey });
       return { header, shares: await wrapShares({ header, secret: at, ephemeralPrivateKey, recipients }) };

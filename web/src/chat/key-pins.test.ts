@@ -7,12 +7,26 @@ const writes = vi.hoisted(() => ({ batches: 0 }));
 
 vi.mock('../lib/enclave-db', () => {
   type Range = { lower: string; upper: string };
+  /** Reads made in a transaction: each answers once the transaction's code has run, as IndexedDB's do. */
+  type Read = { result: unknown; onsuccess?: (event: { target: Read }) => void };
+  let reads: Read[] = [];
   const store = {
     getAll: (range: Range) => [...contacts.entries()].filter(([key]) => key >= range.lower && key <= range.upper).map(([, value]) => value),
+    get: (key: string) => {
+      const read: Read = { result: contacts.get(key) };
+      reads.push(read);
+      return read;
+    },
     put: (value: unknown, key: string) => void contacts.set(key, value),
   };
   return {
     CONTACTS_STORE: 'contacts',
+    transact: async (_names: string[], _mode: string, run: (tx: { objectStore: () => typeof store }) => unknown) => {
+      reads = [];
+      const result = run({ objectStore: () => store });
+      for (const read of reads) read.onsuccess?.({ target: read });
+      return result;
+    },
     withStore: async (_name: string, _mode: string, run: (s: typeof store) => unknown) => run(store),
     writeBatch: async (_name: string, write: (s: typeof store) => void) => {
       writes.batches += 1;
@@ -49,6 +63,12 @@ describe('indexedDbPinStore', () => {
     expect(writes.batches).toBe(1);
     expect([...contacts.keys()].sort()).toEqual([`${ALICE}:${BOB}`, `${ALICE}:${CAROL}`, `${BOB}:${ALICE}`].sort());
     expect(await indexedDbPinStore.read(ALICE)).toEqual([pin(ALICE, BOB, 'fp-bob'), pin(ALICE, CAROL, 'fp-carol')]);
+  });
+
+  it("reads only the pins of the contacts asked for, leaving out those with none and other owners'", async () => {
+    await indexedDbPinStore.write([pin(ALICE, BOB, 'fp-bob'), pin(ALICE, CAROL, 'fp-carol'), pin(BOB, CAROL, 'fp-carol')]);
+    expect(await indexedDbPinStore.read(ALICE, [CAROL, ALICE])).toEqual([pin(ALICE, CAROL, 'fp-carol')]);
+    expect(await indexedDbPinStore.read(BOB, [BOB])).toEqual([]);
   });
 
   it('replaces the earlier pin of the same contact', async () => {

@@ -6,7 +6,7 @@
  * by `KeyTrust` (@enclave/client); this is only its storage.
  */
 import type { PinRecord, PinStore } from '@enclave/client';
-import { CONTACTS_STORE, withStore, writeBatch } from '../lib/enclave-db';
+import { CONTACTS_STORE, transact, withStore, writeBatch } from '../lib/enclave-db';
 
 function pinKey(ownerId: string, contactId: string): string {
   return `${ownerId}:${contactId}`;
@@ -23,7 +23,17 @@ function toPinRecord(ownerId: string, value: unknown): PinRecord | null {
 
 /** The browser's {@link PinStore}, over IndexedDB. */
 export const indexedDbPinStore: PinStore = {
-  async read(ownerId) {
+  async read(ownerId, contacts) {
+    if (contacts) {
+      // One transaction of one read per contact: a page of a large channel, not every pin held.
+      const values = await transact([CONTACTS_STORE], 'readonly', (tx) => {
+        const found: unknown[] = [];
+        const store = tx.objectStore(CONTACTS_STORE);
+        for (const contact of contacts) store.get(pinKey(ownerId, contact)).onsuccess = (e) => found.push((e.target as IDBRequest).result);
+        return found;
+      });
+      return values.flatMap((value) => toPinRecord(ownerId, value) ?? []);
+    }
     const range = IDBKeyRange.bound(`${ownerId}:`, `${ownerId}:\uffff`);
     const values: unknown[] = await withStore(CONTACTS_STORE, 'readonly', (store) => store.getAll(range));
     return values.map((value) => toPinRecord(ownerId, value)).filter((record) => record !== null);
