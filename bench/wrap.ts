@@ -8,7 +8,9 @@
  *   AES-KW wrap, and one signature per upload, which one member pays at a removal (a join costs
  *   one share, for the newcomer);
  * - the trust checks a wrapper makes first (KeyTrust.checkShareRecipients): every member listed,
- *   fingerprinted and pinned on first sight, in pages of 5,000; every member's keys differ.
+ *   fingerprinted and pinned on first sight, in pages of 5,000; every member's keys differ;
+ * - the member list's pin check when a later session opens the chat (KeyTrust.check of every
+ *   member at once, each pinned by an earlier session).
  * Each is timed in Node on one thread (pins in memory) and in Debian's Chromium: today's and the
  * trust checks on the page's thread, as the web app runs them (the pins in its IndexedDB store);
  * the channel key across `navigator.hardwareConcurrency` Web Workers; with the page's longest task
@@ -16,7 +18,7 @@
  * recipients' ids are all different; their public keys are WRAP_KEYS distinct keys used in turn
  * (making 100,000 RSA keys would take hours, and a wrap costs the same whichever key it uses: each
  * recipient's key is imported anew, as for a real member list). Environment: WRAP_MEMBERS
- * (1000,10000,100000), WRAP_KINDS (today,channel,trust), WRAP_KEYS (16), WRAP_CHROMIUM (1; 0 for Node only), WRAP_RESULTS (the file
+ * (1000,10000,100000), WRAP_KINDS (today,channel,trust,list), WRAP_KEYS (16), WRAP_CHROMIUM (1; 0 for Node only), WRAP_RESULTS (the file
  * the table is appended to, bench/RESULTS.md; empty for none).
  */
 import { execFileSync } from 'node:child_process';
@@ -27,7 +29,16 @@ import { MemoryPinStore } from '@enclave/client';
 import { createEpoch, newChannelSecret, startWrap, wrapShares } from '@enclave/crypto';
 import { repoRoot } from './soak/server-process';
 import { wrapInChromium } from './wrap/chromium';
-import { checkRecipients, memberList, rsaPublicKeys, signedRecipients, signedShareKeys } from './wrap/keys';
+import type { WrapKind } from './wrap/page';
+import {
+  checkRecipients,
+  listCheckOfNextSession,
+  memberList,
+  rsaPublicKeys,
+  signedRecipients,
+  signedShareKeys,
+  trustOver,
+} from './wrap/keys';
 
 const sizes = (process.env.WRAP_MEMBERS ?? '1000,10000,100000').split(',').map(Number);
 const keyCount = Number(process.env.WRAP_KEYS ?? '16');
@@ -37,9 +48,9 @@ const withChromium = (process.env.WRAP_CHROMIUM ?? '1') !== '0';
 const resultsFile = process.env.WRAP_RESULTS ?? path.join(repoRoot, 'bench/RESULTS.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** A wrap by today's sender keys or by the channel key, or the trust checks of the recipients that come before the latter. */
-type Kind = 'today' | 'channel' | 'trust';
-const allKinds: readonly Kind[] = ['today', 'channel', 'trust'];
+/** A wrap by today's sender keys or by the channel key, the trust checks before the latter, or the member list's pin check. */
+type Kind = WrapKind;
+const allKinds: readonly Kind[] = ['today', 'channel', 'trust', 'list'];
 const kinds = (process.env.WRAP_KINDS ?? allKinds.join(',')).split(',') as Kind[];
 if (!kinds.every((k) => allKinds.includes(k))) throw new Error(`WRAP_KINDS is a comma-separated list of ${allKinds.join(', ')}`);
 type Row = { kind: Kind; where: string; members: number; ms: number; uploadBytes: number; longestTaskMs?: number };
@@ -49,7 +60,8 @@ const { privateKey: signKey } = await crypto.subtle.generateKey({ name: 'ECDSA',
 
 /** One wrap in Node: its wall time and the size of the body it would post. */
 async function inNode(kind: Kind, members: number): Promise<Row> {
-  const list = kind === 'trust' ? memberList(members, rsaKeys, signedKeys) : null;
+  const list = kind === 'trust' || kind === 'list' ? memberList(members, rsaKeys, signedKeys) : null;
+  const listCheck = kind === 'list' && list ? await listCheckOfNextSession(list, new MemoryPinStore()) : null;
   const recipients = kind === 'channel' ? signedRecipients(members, signedKeys) : [];
   const start = performance.now();
   let body: unknown;
@@ -66,8 +78,10 @@ async function inNode(kind: Kind, members: number): Promise<Row> {
       signKey,
     });
     body = { epochId: epoch.epochId, receiverId: 'all', membershipVersion: 1, shares };
+  } else if (listCheck) {
+    await listCheck();
   } else if (list) {
-    await checkRecipients(list, new MemoryPinStore());
+    await checkRecipients(trustOver(list, new MemoryPinStore(), crypto.randomUUID()), list);
   } else {
     const secret = await newChannelSecret('general', crypto.randomUUID());
     const { header, ephemeralPrivateKey } = await startWrap({ secret, wrapperId: crypto.randomUUID(), signKey });
@@ -86,7 +100,7 @@ if (withChromium) {
     const where =
       r.kind === 'channel'
         ? `Chromium, ${r.workers} workers`
-        : r.kind === 'trust'
+        : r.kind === 'trust' || r.kind === 'list'
           ? 'Chromium, page thread, IndexedDB pins'
           : 'Chromium, page thread';
     rows.push({ kind: r.kind, where, members: r.members, ms: r.ms, uploadBytes: r.uploadBytes, longestTaskMs: r.longestTaskMs });
@@ -102,6 +116,7 @@ const label = {
   today: "today's sender keys (RSA-OAEP + ECDSA a member)",
   channel: 'channel key (share-key signature checked, then X25519 + AES-KW a member)',
   trust: 'channel key: the trust checks first (listed, fingerprinted, pinned on first sight)',
+  list: "the member list's pin check when a later session opens the chat (every member pinned before)",
 };
 const order = (r: Row) => [r.members, kinds.indexOf(r.kind), r.where.startsWith('Node') ? 0 : 1];
 rows.sort((a, b) => {

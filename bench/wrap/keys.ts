@@ -45,6 +45,9 @@ export async function signedShareKeys(count: number): Promise<SignedShareKey[]> 
   );
 }
 
+/** A member list as the web app holds it, with each member's share key as the channel key's state lists it. */
+export type MemberList = { users: PublicUser[]; pending: { id: string; shareKey: { sharePublicKey: string; signature: string } }[] };
+
 /** `members` recipients as a wrapper hands them to `wrapShares`: ids all different, the signed keys used in turn. */
 export function signedRecipients(members: number, keys: readonly SignedShareKey[]): SignedShareRecipient[] {
   return Array.from({ length: members }, (_, i) => ({ id: crypto.randomUUID(), ...keys[i % keys.length]! }));
@@ -56,9 +59,9 @@ export function signedRecipients(members: number, keys: readonly SignedShareKey[
  * last four bytes set to the member's number) so that each has a fingerprint of their own, as in
  * a real list: KeyTrust hashes the keys to pin them and imports none of them.
  */
-export function memberList(members: number, rsaKeys: readonly string[], keys: readonly SignedShareKey[]) {
-  const users: PublicUser[] = [];
-  const pending: { id: string; shareKey: { sharePublicKey: string; signature: string } }[] = [];
+export function memberList(members: number, rsaKeys: readonly string[], keys: readonly SignedShareKey[]): MemberList {
+  const users: MemberList['users'] = [];
+  const pending: MemberList['pending'] = [];
   for (let i = 0; i < members; i++) {
     const id = crypto.randomUUID();
     const encryption = fromBase64(rsaKeys[i % rsaKeys.length]!);
@@ -83,23 +86,34 @@ export function memberList(members: number, rsaKeys: readonly string[], keys: re
   return { users, pending };
 }
 
-/**
- * What a wrapper's client does before it wraps (KeyTrust.checkShareRecipients over the pin store
- * given): every member listed, fingerprinted, compared with their pin (pinned on first sight), in
- * pages of 5,000 as the channel key's state hands them out.
- */
-export async function checkRecipients(list: ReturnType<typeof memberList>, pins: PinStore): Promise<void> {
-  const trust = new KeyTrust({
-    self: {
-      id: crypto.randomUUID(),
-      encryptionPublicKey: list.users[0]!.encryptionPublicKey,
-      signingPublicKey: list.users[0]!.signingPublicKey,
-    },
+/** A member's KeyTrust over this member list and pin store; a second one for the same `selfId` is their next session. */
+export function trustOver(list: MemberList, pins: PinStore, selfId: string): KeyTrust {
+  const { encryptionPublicKey, signingPublicKey } = list.users[0]!;
+  return new KeyTrust({
+    self: { id: selfId, encryptionPublicKey, signingPublicKey },
     pins,
     members: { current: async () => list.users, fresh: async () => list.users },
     crypto: { fingerprint, importPublicIdentity },
   });
+}
+
+/**
+ * What a wrapper's client does before it wraps (KeyTrust.checkShareRecipients): every member
+ * listed, fingerprinted, compared with their pin (pinned on first sight), in pages of 5,000 as the
+ * channel key's state hands them out.
+ */
+export async function checkRecipients(trust: KeyTrust, list: MemberList): Promise<void> {
   for (let start = 0; start < list.pending.length; start += limits.channelSharesPerUpload) {
     await trust.checkShareRecipients(list.pending.slice(start, start + limits.channelSharesPerUpload));
   }
+}
+
+/**
+ * Pins every member (a first session), untimed, and gives what a later session does when the chat
+ * opens (web/src/chat/use-key-pins.ts): the whole list checked against the pins at once.
+ */
+export async function listCheckOfNextSession(list: MemberList, pins: PinStore): Promise<() => Promise<unknown>> {
+  const selfId = crypto.randomUUID();
+  await trustOver(list, pins, selfId).check(list.users);
+  return () => trustOver(list, pins, selfId).check(list.users);
 }

@@ -2,16 +2,19 @@
  * The wrap bench's page (bench/wrap/chromium.ts bundles it): `window.wrapBench` times one wrap of
  * a channel of `members` in this Chromium, today's `createEpoch` on the page's thread, the channel
  * key (share-key signatures checked, then the wrap) across `navigator.hardwareConcurrency` Web
- * Workers, or the trust checks before the latter on the page's thread over the web app's own
- * IndexedDB pin store, and the page's longest task meanwhile.
+ * Workers, or the trust checks before the latter or the member list's pin check on the page's
+ * thread over the web app's own IndexedDB pin store, and the page's longest task meanwhile.
  */
 import { createEpoch, newChannelSecret, startWrap } from '@enclave/crypto';
 import { wrapInWorkers } from '@enclave/client';
 import { indexedDbPinStore } from '../../web/src/chat/key-pins';
-import { checkRecipients, memberList, rsaPublicKeys, signedRecipients, signedShareKeys } from './keys';
+import { checkRecipients, listCheckOfNextSession, memberList, rsaPublicKeys, signedRecipients, signedShareKeys, trustOver } from './keys';
 
-/** Today's wrap, the channel key's, or the trust checks of the recipients that come before the latter. */
-export type WrapKind = 'today' | 'channel' | 'trust';
+/**
+ * Today's wrap, the channel key's, the trust checks of the recipients that come before the latter,
+ * or the member list's pin check when a later session opens the chat.
+ */
+export type WrapKind = 'today' | 'channel' | 'trust' | 'list';
 export type PageResult = { ms: number; uploadBytes: number; longestTaskMs: number; progressReports: number; workers: number };
 
 /** Runs `work` while watching for long tasks on this thread: its wall time, the longest task, and what it made. */
@@ -51,10 +54,14 @@ async function wrapBench(kind: WrapKind, members: number, keyCount: number): Pro
     }).length;
     return { ms, longestTaskMs, uploadBytes, progressReports: 0, workers: 0 };
   }
-  if (kind === 'trust') {
-    // On the page's thread, as KeyTrust runs them, first sight of every member: each is pinned.
+  if (kind === 'trust' || kind === 'list') {
+    // On the page's thread, as KeyTrust runs them, with the web app's pins in IndexedDB.
     const list = memberList(members, await rsaPublicKeys(keyCount), await signedShareKeys(keyCount));
-    const { ms, longestTaskMs } = await timed(() => checkRecipients(list, indexedDbPinStore));
+    const work =
+      kind === 'trust'
+        ? () => checkRecipients(trustOver(list, indexedDbPinStore, crypto.randomUUID()), list)
+        : await listCheckOfNextSession(list, indexedDbPinStore);
+    const { ms, longestTaskMs } = await timed(work);
     return { ms, longestTaskMs, uploadBytes: 0, progressReports: 0, workers: 0 };
   }
   const recipients = signedRecipients(members, await signedShareKeys(keyCount));

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { limits } from '@enclave/protocol';
 import { indexedDbPinStore } from './key-pins';
 
 /** The `contacts` store as a plain map behind a stand-in for the database helpers (Node has no IndexedDB). */
 const contacts = vi.hoisted(() => new Map<string, unknown>());
-const writes = vi.hoisted(() => ({ batches: 0 }));
+/** Write transactions and reads by key the store made. */
+const calls = vi.hoisted(() => ({ batches: 0, gets: 0 }));
 
 vi.mock('../lib/enclave-db', () => {
   type Range = { lower: string; upper: string };
@@ -13,6 +15,7 @@ vi.mock('../lib/enclave-db', () => {
   const store = {
     getAll: (range: Range) => [...contacts.entries()].filter(([key]) => key >= range.lower && key <= range.upper).map(([, value]) => value),
     get: (key: string) => {
+      calls.gets += 1;
       const read: Read = { result: contacts.get(key) };
       reads.push(read);
       return read;
@@ -29,7 +32,7 @@ vi.mock('../lib/enclave-db', () => {
     },
     withStore: async (_name: string, _mode: string, run: (s: typeof store) => unknown) => run(store),
     writeBatch: async (_name: string, write: (s: typeof store) => void) => {
-      writes.batches += 1;
+      calls.batches += 1;
       write(store);
     },
   };
@@ -54,13 +57,14 @@ afterAll(() => {
 });
 beforeEach(() => {
   contacts.clear();
-  writes.batches = 0;
+  calls.batches = 0;
+  calls.gets = 0;
 });
 
 describe('indexedDbPinStore', () => {
   it("writes pins under owner:contact in one transaction and reads back only the owner's", async () => {
     await indexedDbPinStore.write([pin(ALICE, BOB, 'fp-bob'), pin(ALICE, CAROL, 'fp-carol'), pin(BOB, ALICE, 'fp-alice')]);
-    expect(writes.batches).toBe(1);
+    expect(calls.batches).toBe(1);
     expect([...contacts.keys()].sort()).toEqual([`${ALICE}:${BOB}`, `${ALICE}:${CAROL}`, `${BOB}:${ALICE}`].sort());
     expect(await indexedDbPinStore.read(ALICE)).toEqual([pin(ALICE, BOB, 'fp-bob'), pin(ALICE, CAROL, 'fp-carol')]);
   });
@@ -69,6 +73,11 @@ describe('indexedDbPinStore', () => {
     await indexedDbPinStore.write([pin(ALICE, BOB, 'fp-bob'), pin(ALICE, CAROL, 'fp-carol'), pin(BOB, CAROL, 'fp-carol')]);
     expect(await indexedDbPinStore.read(ALICE, [CAROL, ALICE])).toEqual([pin(ALICE, CAROL, 'fp-carol')]);
     expect(await indexedDbPinStore.read(BOB, [BOB])).toEqual([]);
+    expect(calls.gets).toBe(3);
+    // More contacts than a page: every pin held, read at once, then those asked for.
+    const many = [CAROL, ...Array.from({ length: limits.channelSharesPerUpload }, () => crypto.randomUUID())];
+    expect(await indexedDbPinStore.read(ALICE, many)).toEqual([pin(ALICE, CAROL, 'fp-carol')]);
+    expect(calls.gets).toBe(3);
   });
 
   it('replaces the earlier pin of the same contact', async () => {
@@ -94,6 +103,6 @@ describe('indexedDbPinStore', () => {
 
   it('opens no transaction for nothing to write', async () => {
     await indexedDbPinStore.write([]);
-    expect(writes.batches).toBe(0);
+    expect(calls.batches).toBe(0);
   });
 });
