@@ -4,8 +4,8 @@
  * member's own `request` is wrapped, so the member's client (MemberClient) runs unchanged.
  */
 import { performance } from 'node:perf_hooks';
-import type { MemberList } from '@enclave/client';
-import { routes, type ChannelKeyState, type PublicUser, type UploadChannelShares } from '@enclave/protocol';
+import { fetchedMemberList, type CallRoute, type MemberList } from '@enclave/client';
+import { routes, type ChannelKeyState, type RouteDefinition, type UploadChannelShares, type UserListResponse } from '@enclave/protocol';
 import type { TestMember } from '../../server/src/testing/member';
 
 /** One request: times are `performance.now()` of this process, in ms. */
@@ -123,30 +123,21 @@ export function busyMs(calls: readonly Call[]): number {
 /** One fetch of the member list: how long the call took, parsing included, and how many members it held. */
 export type ListFetch = { start: number; ms: number; members: number };
 
+/** The member list all the real members share, with each fetch of the whole list timed. */
+export type SharedMemberList = MemberList & { readonly fetches: ListFetch[] };
+
 /**
  * One member list for all the real members, fetched by one of them (as bench/load/members.ts
- * shares it: N lists of N members would outgrow the client), with each fetch timed.
+ * shares it: N lists of N members would outgrow the client), with each fetch of it timed.
  */
-export class SharedMemberList implements MemberList {
-  readonly fetches: ListFetch[] = [];
-  private list: Promise<readonly PublicUser[]> | null = null;
-
-  constructor(private readonly fetcher: () => TestMember) {}
-
-  current = (): Promise<readonly PublicUser[]> => this.list ?? this.fresh();
-
-  fresh = (): Promise<readonly PublicUser[]> => {
+export function sharedMemberList(fetcher: () => TestMember): SharedMemberList {
+  const fetches: ListFetch[] = [];
+  const call: CallRoute = async (route, input) => {
     const start = performance.now();
-    const fetched = this.fetcher()
-      .call(routes.users, {})
-      .then(({ users }) => {
-        this.fetches.push({ start, ms: performance.now() - start, members: users.length });
-        return users;
-      });
-    this.list = fetched;
-    fetched.catch(() => {
-      if (this.list === fetched) this.list = null;
-    });
-    return fetched;
+    const answer = await fetcher().call(route, input);
+    if ((route as RouteDefinition) === routes.users)
+      fetches.push({ start, ms: performance.now() - start, members: (answer as UserListResponse).users.length });
+    return answer;
   };
+  return { ...fetchedMemberList(call), fetches };
 }

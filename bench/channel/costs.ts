@@ -60,7 +60,11 @@ export async function clientCosts(b: Bench, newcomer: RealMember): Promise<void>
   const trust = new KeyTrust({
     self: { id: member.id, ...member.identity.publicIdentity },
     pins: new MemoryPinStore(),
-    members: { current: async (): Promise<readonly PublicUser[]> => users, fresh: async (): Promise<readonly PublicUser[]> => users },
+    members: {
+      current: async (): Promise<readonly PublicUser[]> => users,
+      fresh: async (): Promise<readonly PublicUser[]> => users,
+      including: async () => users,
+    },
     crypto: { fingerprint, importPublicIdentity },
   });
   const { rows: listed } = await b.db.query<{ id: string; key: string; signature: string }>(

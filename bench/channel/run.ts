@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { freshDatabase } from '../soak/database';
 import { ServerProcess } from '../soak/server-process';
-import { CallLog, SharedMemberList } from './calls';
+import { CallLog, sharedMemberList } from './calls';
 import type { Bench, ChannelOptions, Send } from './context';
 import { clientCosts, storage } from './costs';
 import { inviteKeys, joinReal, type RealMember } from './members';
@@ -42,7 +42,7 @@ export async function runChannel(o: ChannelOptions): Promise<ChannelResult> {
     const env = { ...database.env, MASTER_KEY: masterKey, TRUST_PROXY: '1', LOG_LEVEL: 'info' };
     server = await ServerProcess.start(o.entry, env, path.join(database.dataDir, 'server.log'), { probe: false });
     const run = randomBytes(3).toString('hex');
-    const list = new SharedMemberList(() => senders[0]!.member);
+    const list = sharedMemberList(() => senders[0]!.member);
     const log = new CallLog();
 
     const phase = '1. members';

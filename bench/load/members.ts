@@ -11,8 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sealPrivateKeys, toBase64 } from '@enclave/crypto';
-import type { MemberList } from '@enclave/client';
-import { routes, type PublicUser } from '@enclave/protocol';
+import { fetchedMemberList, type MemberList } from '@enclave/client';
+import { routes } from '@enclave/protocol';
 import { TestMember } from '../../server/src/testing/member';
 
 const KEY_POOL = 16;
@@ -96,21 +96,12 @@ export async function joinMembers(
 }
 
 /**
- * One member list for all the members, fetched by the first (a member who joins meanwhile is found
- * by `fresh`, as the web app refetches): N members each holding the N-member list is N² (3,000
+ * One member list for all the members, fetched by the first (a member who joins meanwhile is
+ * fetched by id, as the web app does): N members each holding the N-member list is N² (3,000
  * members: ~9 GB in the load client).
  */
 function sharedMemberList(fetcher: TestMember): MemberList {
-  let list: Promise<readonly PublicUser[]> | null = null;
-  const fresh = () => {
-    const fetched = fetcher.call(routes.users, {}).then((d) => d.users);
-    list = fetched;
-    fetched.catch(() => {
-      if (list === fetched) list = null;
-    });
-    return fetched;
-  };
-  return { current: () => list ?? fresh(), fresh };
+  return fetchedMemberList((route, input) => fetcher.call(route, input));
 }
 
 /** TestMember keeps every payload for the tests' secret scans; the bench keeps none. */

@@ -92,7 +92,7 @@ export function trustOver(list: MemberList, pins: PinStore, selfId: string): Key
   return new KeyTrust({
     self: { id: selfId, encryptionPublicKey, signingPublicKey },
     pins,
-    members: { current: async () => list.users, fresh: async () => list.users },
+    members: { current: async () => list.users, fresh: async () => list.users, including: async () => list.users },
     crypto: { fingerprint, importPublicIdentity },
   });
 }

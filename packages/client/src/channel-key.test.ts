@@ -82,7 +82,7 @@ function setup(
       checkShareRecipients: async (pending) => pending.map((p) => ({ id: p.id, ...p.shareKey, signingPublicKey: `signing-${p.id}` })),
       verifyKeyFor: async () => ({}) as CryptoKey,
     },
-    members: { fresh: async () => [] },
+    members: { including: async () => [] },
     sleep: async (ms) => {
       calls.push(`sleep ${ms}`);
       now += ms;

@@ -29,7 +29,8 @@ import {
   type UploadChannelShares,
 } from '@enclave/protocol';
 import { isApiFailure, isMembershipChanged, isTransientFailure } from './api-failure';
-import { KEY_CHANGED, RecipientKeyError, unknownKeyRefused, type KeyTrust, type MemberList } from './key-trust';
+import { KEY_CHANGED, RecipientKeyError, unknownKeyRefused, type KeyTrust } from './key-trust';
+import type { MemberList } from './member-list';
 import { cryptoErrorKind } from './message-decryptor';
 
 /** The calls to the server the channel key needs; refusals are thrown carrying `status` and `code`. */
@@ -70,8 +71,8 @@ export type ChannelKeyOptions = {
   crypto: ChannelKeyCrypto;
   wrap: WrapShares;
   trust: Pick<KeyTrust, 'checkShareRecipients' | 'verifyKeyFor'>;
-  /** The member list the trust reads, fetched again when a wrapper is not on it yet. */
-  members: Pick<MemberList, 'fresh'>;
+  /** The member list the trust reads, with a wrapper fetched into it when it is not on it yet. */
+  members: Pick<MemberList, 'including'>;
   /** Members a new key is wrapped for before it takes force ({@link WRAP_BEFORE_FORCE} by default). */
   wrapBeforeForce?: number;
   /** How long a member who has no share waits for another member to wrap for them before making a key. */
@@ -172,7 +173,7 @@ export class ChannelKey {
     // The wrapper may have joined since the member list was fetched.
     let wrapperVerifyKey = await trust.verifyKeyFor(header.wrapperId);
     if (wrapperVerifyKey === null) {
-      await this.options.members.fresh();
+      await this.options.members.including([header.wrapperId]);
       wrapperVerifyKey = await trust.verifyKeyFor(header.wrapperId);
     }
     if (!wrapperVerifyKey || wrapperVerifyKey === KEY_CHANGED) throw new Error("the key of the channel key's wrapper is not trusted");

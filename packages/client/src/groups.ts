@@ -8,7 +8,8 @@ import * as e2e from '@enclave/crypto';
 import type { PrivateIdentity } from '@enclave/crypto';
 import { GROUP_PREFIX, groupNameBodySchema, limits, routes, type Group, type GroupMember, type SealedGroupName } from '@enclave/protocol';
 import { isMembershipChanged } from './api-failure';
-import { KEY_CHANGED, type KeyTrust, type MemberList, type Recipient } from './key-trust';
+import { KEY_CHANGED, type KeyTrust, type Recipient } from './key-trust';
+import type { MemberList } from './member-list';
 import type { CallRoute } from './member-client';
 
 /** A group with its name opened: null when it does not open (no share for this member, or not signed by its sealer). */
@@ -72,10 +73,7 @@ export class Groups {
 
   /** The listed public keys of these members, from the client's member list (KeyTrust checks them against the pins next). */
   private async keysOf(ids: readonly string[]): Promise<Recipient[]> {
-    const { members } = this.options;
-    let users = await members.current();
-    // A member who joined a moment ago may not be in the cached list yet.
-    if (ids.some((id) => !users.some((u) => u.id === id))) users = await members.fresh();
+    const users = await this.options.members.including(ids);
     return ids.map((id) => {
       const user = users.find((u) => u.id === id);
       if (!user) throw new Error('No such member');

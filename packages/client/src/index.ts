@@ -20,7 +20,6 @@ export type {
   KeyChanged,
   KeyTrustCrypto,
   KeyTrustOptions,
-  MemberList,
   PinRecord,
   PinStatus,
   PinStore,
@@ -30,7 +29,9 @@ export type {
 } from './key-trust';
 export { ChannelKey, NEWCOMER_WAIT_MS } from './channel-key';
 export type { ChannelKeyApi, ChannelKeyCrypto, ChannelKeyOptions, WrapShares } from './channel-key';
-export { fetchedMemberList, MemberClient } from './member-client';
+export { MemberClient } from './member-client';
+export { fetchedMemberList, holding, mergeUsers } from './member-list';
+export type { MemberList } from './member-list';
 export type { CallRoute, IncomingListener, MemberClientOptions, MemberTransport, RemovedListener } from './member-client';
 export { MemoryPinStore } from './memory-pin-store';
 export { MessageDecryptor } from './message-decryptor';

@@ -3,6 +3,7 @@ import type { PublicIdentity } from '@enclave/crypto';
 import type { PublicUser } from '@enclave/protocol';
 import type { KEY_CHANGED } from './key-trust';
 import { KeyTrust, type PinStore } from './key-trust';
+import { holding, mergeUsers } from './member-list';
 import { MemoryPinStore } from './memory-pin-store';
 import { listedMember } from './testing';
 
@@ -26,8 +27,13 @@ export type FakeKey = { imported: string };
 
 export function setup(options: { users?: PublicUser[]; late?: PublicUser[]; pins?: PinStore } = {}) {
   let users = options.users ?? [user(ALICE, 'alice'), user(BOB, 'bob'), user(CAROL, 'carol')];
-  const calls = { fresh: 0, imports: [] as string[], fingerprints: 0 };
+  /** `fetches`: the member list's fetches from the server, whole or by id. */
+  const calls = { fetches: 0, imports: [] as string[], fingerprints: 0 };
   const pins = options.pins ?? new MemoryPinStore();
+  const fresh = async () => {
+    calls.fetches += 1;
+    return [...users, ...(options.late ?? [])];
+  };
   const make = () =>
     new KeyTrust({
       self: { id: ALICE, ...ALICE_KEYS },
@@ -35,10 +41,16 @@ export function setup(options: { users?: PublicUser[]; late?: PublicUser[]; pins
       now: () => Date.parse('2026-02-03T04:05:06.000Z'),
       members: {
         current: async () => users,
-        fresh: async () => {
-          calls.fresh += 1;
-          return [...users, ...(options.late ?? [])];
-        },
+        fresh,
+        including: (ids) =>
+          holding(users, ids, {
+            fresh,
+            lookup: async (missing) => {
+              calls.fetches += 1;
+              return (options.late ?? []).filter((u) => missing.includes(u.id));
+            },
+            keep: (found) => mergeUsers(users, found),
+          }),
       },
       crypto: {
         // Keys that are "not base64" fail here, as the real fingerprint does.

@@ -103,12 +103,12 @@ describe('KeyTrust.checkRecipients', () => {
     expect((await t.pins.read(ALICE)).map((r) => r.contact).sort()).toEqual([BOB, CAROL]);
   });
 
-  it('asks for a fresh member list only when a recipient is not in the cached one', async () => {
+  it('fetches a recipient the cached member list lacks, and nothing when it has them all', async () => {
     const t = setup({ late: [user(DAVE, 'dave')] });
     await t.trust.checkRecipients('all', [self, bob]);
-    expect(t.calls.fresh).toBe(0);
+    expect(t.calls.fetches).toBe(0);
     await t.trust.checkRecipients('all', [self, bob, dave]);
-    expect(t.calls.fresh).toBe(1);
+    expect(t.calls.fetches).toBe(1);
   });
 
   it('lets a changed key through once the member accepted it', async () => {
@@ -151,7 +151,7 @@ describe('KeyTrust.checkShareRecipients', () => {
     expect(read).toHaveBeenCalledTimes(1);
   });
 
-  it('refuses a member whose key changed, one the list does not hold even fresh, one with malformed keys, and the member themselves', async () => {
+  it('refuses a member whose key changed, one the server does not list, one with malformed keys, and the member themselves', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const changed = setup();
     await changed.trust.check([user(BOB, 'bob')]);
@@ -166,9 +166,9 @@ describe('KeyTrust.checkShareRecipients', () => {
     await expect(setup().trust.checkShareRecipients([pending(ALICE)])).rejects.toThrow(/unknown key for your own account/);
   });
 
-  it('takes a member who joined since the list was cached from a fresh list', async () => {
+  it('fetches a member who joined since the list was cached', async () => {
     const t = setup({ late: [user(DAVE, 'dave')] });
     expect((await t.trust.checkShareRecipients([pending(DAVE)]))[0]?.signingPublicKey).toBe('sig-dave');
-    expect(t.calls.fresh).toBe(1);
+    expect(t.calls.fetches).toBe(1);
   });
 });

@@ -18,6 +18,7 @@
  */
 import type { fingerprint, importPublicIdentity, PublicIdentity, SignedShareRecipient } from '@enclave/crypto';
 import { isGroupConversation, type PublicUser } from '@enclave/protocol';
+import type { MemberList } from './member-list';
 import { PublicKeyCache } from './public-key-cache';
 
 /** Contacts fingerprinted in one task by {@link KeyTrust.check}: about 30 ms of the page's thread in Chromium. */
@@ -83,14 +84,6 @@ export type RecipientCheck = { recipients: Recipient[]; skipped: SkippedRecipien
 export class RecipientKeyError extends Error {
   override readonly name = 'RecipientKeyError';
 }
-
-/** The member list (with everyone's public keys) as the platform holds it. */
-export type MemberList = {
-  /** The list, from a cache when there is one. */
-  current(): Promise<readonly PublicUser[]>;
-  /** The list fresh from the server: a member who joined a moment ago may not be cached yet. */
-  fresh(): Promise<readonly PublicUser[]>;
-};
 
 /** The functions of `@enclave/crypto` that trust needs (fakes in tests). */
 export type KeyTrustCrypto = {
@@ -287,8 +280,7 @@ export class KeyTrust {
     }
     const others = recipients.filter((r) => r.id !== self.id);
     if (!others.length) return { recipients: [...recipients], skipped: [] };
-    let users = await this.options.members.current();
-    if (others.some((r) => !users.some((u) => u.id === r.id))) users = await this.options.members.fresh();
+    const users = await this.options.members.including(others.map((r) => r.id));
     const listed = others.map((r) => {
       const user = users.find((u) => u.id === r.id);
       if (!user || user.encryptionPublicKey !== r.encryptionPublicKey) throw new RecipientKeyError(unknownKeyRefused);
@@ -323,8 +315,7 @@ export class KeyTrust {
   ): Promise<SignedShareRecipient[]> {
     if (pending.some((p) => p.id === this.options.self.id)) throw new RecipientKeyError(ownKeyRefused);
     if (!pending.length) return [];
-    let byId = new Map((await this.options.members.current()).map((u) => [u.id, u]));
-    if (pending.some((p) => !byId.has(p.id))) byId = new Map((await this.options.members.fresh()).map((u) => [u.id, u]));
+    const byId = new Map((await this.options.members.including(pending.map((p) => p.id))).map((u) => [u.id, u]));
     const listed = pending.map((p) => {
       const user = byId.get(p.id);
       if (!user) throw new RecipientKeyError(unknownKeyRefused);

@@ -11,7 +11,6 @@ import {
   conversationIdFor,
   routes,
   type Message,
-  type PublicUser,
   type ReactionEmoji,
   type RouteDefinition,
   type RouteInput,
@@ -24,7 +23,8 @@ import { ChannelKey, type WrapShares } from './channel-key';
 import { ChatStore } from './chat-store';
 import type { FrameSource } from './frame-dispatcher';
 import type { HistoryCache } from './history-cache';
-import { KeyTrust, type MemberList, type PinStore } from './key-trust';
+import { KeyTrust, type PinStore } from './key-trust';
+import { fetchedMemberList, type MemberList } from './member-list';
 import { MessageDecryptor, type DecryptResult } from './message-decryptor';
 import { SenderKeys, type Outbound } from './sender-keys';
 import { SkippedRecipients } from './skipped-recipients';
@@ -69,20 +69,6 @@ export const REKEY_SPREAD_MS = 2000;
 export type IncomingListener = (message: Message, result: DecryptResult | undefined) => void;
 /** Messages erased on the server, held or not. */
 export type RemovedListener = (conversationId: string, ids: readonly number[]) => void;
-
-/** The member list fetched through the transport, one request at a time; a failed fetch is not kept. */
-export function fetchedMemberList(call: CallRoute): MemberList {
-  let users: Promise<readonly PublicUser[]> | null = null;
-  const fresh = () => {
-    const fetched = call(routes.users, {}).then((data) => data.users);
-    users = fetched;
-    fetched.catch(() => {
-      if (users === fetched) users = null;
-    });
-    return fetched;
-  };
-  return { current: () => users ?? fresh(), fresh };
-}
 
 /**
  * @example

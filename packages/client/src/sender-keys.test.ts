@@ -35,7 +35,7 @@ function realTrust(): KeyTrust {
   return new KeyTrust({
     self: { id: ALICE, encryptionPublicKey: ALICE_KEY, signingPublicKey: `sig-${ALICE}` },
     pins: new MemoryPinStore(),
-    members: { current: async () => users, fresh: async () => users },
+    members: { current: async () => users, fresh: async () => users, including: async () => users },
     crypto: {
       fingerprint: async (keys) => `fp:${keys.encryptionPublicKey}/${keys.signingPublicKey}`,
       importPublicIdentity: async () => ({ encryptKey: {} as CryptoKey, verifyKey: {} as CryptoKey }),

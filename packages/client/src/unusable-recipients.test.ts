@@ -55,7 +55,7 @@ function setup(unusable: PublicUser[]) {
   const trust = new KeyTrust({
     self: { id: ALICE, ...alice.publicIdentity },
     pins: new MemoryPinStore(),
-    members: { current: async () => users, fresh: async () => users },
+    members: { current: async () => users, fresh: async () => users, including: async () => users },
     crypto: { fingerprint, importPublicIdentity },
   });
   const uploads: CreateEpochRequest[] = [];

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { conversationIdSchema, messageSchema, timelineEventSchema } from './messages';
 import { p2pConnectionIdSchema, p2pNodeIdSchema, p2pSignalSchema } from './p2p';
+import { limits } from './limits';
 import { epochIdSchema, userIdSchema } from './primitives';
 import type { Access } from './routes';
 
@@ -207,9 +208,10 @@ export const serverFrames = {
     summary: 'Members who came online and who went offline since the last one, coalesced per short tick on each server instance',
   },
   users_changed: {
-    schema: z.object({ type: z.literal('users_changed') }),
+    schema: z.object({ type: z.literal('users_changed'), userIds: z.array(userIdSchema).max(limits.usersPerLookup).optional() }),
     audience: 'all',
-    summary: 'The member list changed (a join, a ban or unban, a role, an unlock): refetch it',
+    summary:
+      'The member list changed (a join, a ban or unban, a role, an unlock): fetch the members it names, or all of it when it names none',
   },
   session_ended: {
     schema: z.object({ type: z.literal('session_ended'), reason: sessionEndReasonSchema, message: z.string() }),

@@ -46,6 +46,11 @@ export const limits = {
   epochMaxRecipients: 10_000,
   /** Shares of the channel key per upload: a channel epoch for 100,000 members is 20 uploads of about 500 KB. */
   channelSharesPerUpload: 5000,
+  /**
+   * Members one `POST /api/users/lookup` names (about 40 KB of ids, under the default body limit):
+   * a client missing more than this of the member list fetches it whole.
+   */
+  usersPerLookup: 1000,
   /** Members of a private group, its creator included. */
   groupMaxMembers: 1000,
   /** Groups one member may belong to. */

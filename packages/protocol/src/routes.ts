@@ -114,7 +114,7 @@ import {
   readReceiptsSettingSchema,
   setReadReceiptsRequestSchema,
 } from './read-receipts';
-import { userListResponseSchema } from './users';
+import { userListResponseSchema, userLookupRequestSchema } from './users';
 
 /**
  * public: anyone; member: a signed-in member who is not banned; admin: a member with the admin
@@ -222,6 +222,7 @@ export const routes = {
   revokeSession: route({ method: 'POST', path: '/api/auth/sessions/:id/revoke', access: 'member', summary: "Ends one of the member's sessions (a device) and closes its sockets; another member's session is unknown", params: sessionParamsSchema, status: 200, response: revokedSessionsResponseSchema }),
   revokeAllSessions: route({ method: 'POST', path: '/api/auth/sessions/revoke-all', access: 'member', summary: "Ends every session of the member, this one included (the emergency wipe's server half)", status: 200, response: revokedSessionsResponseSchema }),
   users: route({ method: 'GET', path: '/api/users/all', access: 'member', summary: 'Every member with presence and public keys', status: 200, response: userListResponseSchema }),
+  lookupUsers: route({ method: 'POST', path: '/api/users/lookup', access: 'member', summary: 'The members with these ids, as the member list gives them (unknown ids are left out)', body: userLookupRequestSchema, status: 200, response: userListResponseSchema }),
 
   // Sender keys and messages.
   channelKey: route({ method: 'GET', path: '/api/channel-key', access: 'member', summary: "The general channel's key: the epoch in force, the caller's share, the members still without one, who makes the next", status: 200, response: channelKeyStateSchema }),
@@ -323,10 +324,11 @@ export function routeUrl(r: RouteDefinition, input: { params?: unknown; query?: 
     if (v === undefined) throw new Error(`${routeKey(r)} needs the path parameter ${name}`);
     return String(v);
   };
+  // The rest of the path (a route ending in *): its segments encoded, its slashes kept. Replaced
+  // first, so a parameter's value ending in * (encodeURIComponent keeps it) is never taken for it.
   const path = r.path
-    .replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(value(name)))
-    // The rest of the path: its segments encoded, its slashes kept.
-    .replace(/\*$/, () => value('*').split('/').map(encodeURIComponent).join('/'));
+    .replace(/\*$/, () => value('*').split('/').map(encodeURIComponent).join('/'))
+    .replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(value(name)));
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries((input.query ?? {}) as Record<string, unknown>)) {
     if (value !== undefined) search.set(name, String(value));

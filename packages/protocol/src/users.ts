@@ -1,5 +1,6 @@
 /** Members as the server shows them. */
 import { z } from 'zod';
+import { limits } from './limits';
 import { isoDate, publicKeySchema, roleSchema, userIdSchema } from './primitives';
 
 /**
@@ -42,3 +43,11 @@ export type PublicUser = z.infer<typeof publicUserSchema>;
 export const userListResponseSchema = z.object({ users: z.array(publicUserSchema) });
 /** The answer of `GET /api/users/all`. */
 export type UserListResponse = z.infer<typeof userListResponseSchema>;
+
+/**
+ * `POST /api/users/lookup`: the members with these ids, as the member list gives them. A POST
+ * because a thousand ids do not fit a URL; it changes nothing.
+ */
+export const userLookupRequestSchema = z.strictObject({ ids: z.array(userIdSchema).min(1).max(limits.usersPerLookup) });
+/** The body of `POST /api/users/lookup`. */
+export type UserLookupRequest = z.infer<typeof userLookupRequestSchema>;

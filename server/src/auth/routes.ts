@@ -106,7 +106,7 @@ export async function authRoutes(
         }
         throw err;
       });
-      await usersChanged(ctx.gateway);
+      await usersChanged(ctx.gateway, [user.id]);
       await membershipChanged(ctx.gateway, 'all', GENERAL_CONVERSATION, membershipVersion);
       return { user: selfUser(user) };
     },

@@ -8,7 +8,15 @@
  * and `sessions` frames end sessions through the bus, after a commit, through
  * Gateway.publishCommitted: a failure is logged, and made good by the bus's `resync`.
  */
-import type { Message, ServerFrameOf, ServerFrameType, ServerFrameTypeTo, SessionEndReason, TimelineEvent } from '@enclave/protocol';
+import {
+  limits,
+  type Message,
+  type ServerFrameOf,
+  type ServerFrameType,
+  type ServerFrameTypeTo,
+  type SessionEndReason,
+  type TimelineEvent,
+} from '@enclave/protocol';
 import type { BusEvent } from './bus';
 
 /** What publishes (the Gateway): a failure is logged, not thrown. */
@@ -69,7 +77,9 @@ export const serverFrame = {
     state,
   }),
   presence: (online: string[], offline: string[]) => ({ type: 'presence', online, offline }),
-  users_changed: () => ({ type: 'users_changed' }),
+  // Past one lookup's worth of members, clients fetch the whole list instead.
+  users_changed: (userIds?: readonly string[]) =>
+    userIds && userIds.length <= limits.usersPerLookup ? { type: 'users_changed', userIds: [...userIds] } : { type: 'users_changed' },
   session_ended: (reason: SessionEndReason, message: string) => ({ type: 'session_ended', reason, message }),
   security_breach: (message: string) => ({ type: 'security_breach', message }),
 } satisfies Builders;
@@ -87,8 +97,8 @@ export const sessionEnded = (out: FramePublisher, target: EndTarget, reason: Ses
 export const securityBreach = (out: FramePublisher, target: EndTarget, message: string) =>
   out.publishCommitted(endSessionsEvent(target, serverFrame.security_breach(message)));
 
-/** Tells every socket to refetch the member list. */
-export const usersChanged = (out: FramePublisher) => deliver(out, 'all', serverFrame.users_changed());
+/** Tells every socket that these members' entries of the member list changed (or joined it). */
+export const usersChanged = (out: FramePublisher, userIds: readonly string[]) => deliver(out, 'all', serverFrame.users_changed(userIds));
 
 /** Tells a conversation's members that its member set moved to `membershipVersion` (and, after a removal, that the channel's key left force). */
 export const membershipChanged = (

@@ -73,7 +73,7 @@ export async function applyBreachPolicy(
   if (action === 'wiped') {
     // The sealed bundle and the shares must leave the database's files too, not only its rows.
     ctx.scrubber.erased('users', 'epoch_shares', 'channel_shares');
-    await announceMoves(ctx, done.moved);
+    await announceMoves(ctx, [userId], done.moved);
   }
   return action;
 }

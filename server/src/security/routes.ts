@@ -105,7 +105,7 @@ export async function securityRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       throw new HttpError(409, errorCodes.wiped, WIPED_CANNOT_UNLOCK);
     }
     await recordEvent(db, req, { type: eventTypes.memberUnlocked, severity: 'medium', userId, actor: 'creator' });
-    await usersChanged(gateway);
+    await usersChanged(gateway, [userId]);
     return { ok: true as const };
   });
 

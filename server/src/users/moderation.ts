@@ -59,14 +59,14 @@ export async function unbanMember(ctx: AppContext, by: Acting, userId: string): 
 /** What the creator changes of a member's standing: their role, or the mark of the creator's own account. */
 export type Standing = { role: Role } | { isCreatorAccount: boolean };
 
-/** Changes one member's standing, audits it, and tells every client to refetch the member list. */
+/** Changes one member's standing, audits it, and tells every client to fetch that member again. */
 export async function setStanding(ctx: AppContext, by: Acting, userId: string, patch: Standing): Promise<void> {
   const changed = await ctx.db.update(users).set(patch).where(eq(users.id, userId)).returning({ id: users.id });
   if (!changed.length) throw new HttpError(404, errorCodes.notFound, 'No such member');
   const [type, severity]: [string, Severity] =
     'role' in patch ? [eventTypes.roleChanged, 'medium'] : [eventTypes.creatorAccountChanged, 'high'];
   await recordEvent(ctx.db, by.req, { type, severity, userId, actor: by.actor, details: patch });
-  await usersChanged(ctx.gateway);
+  await usersChanged(ctx.gateway, [userId]);
 }
 
 /**
@@ -183,17 +183,17 @@ export async function announceBans(
     : null;
   // A banned member hosts nothing and joins nothing: their node goes, their connections close.
   if (change.banned) for (const c of await removeP2pOf(ctx.db, ids, { joined: true })) await announceConnection(ctx, c, 'closed');
-  await announceMoves(ctx, moved);
+  await announceMoves(ctx, ids, moved);
   return timingDetails(timing);
 }
 
 /**
- * After the commit: every client refetches the member list, and the members of each moved
+ * After the commit: every client fetches these members again, and the members of each moved
  * conversation rotate; the channel's members hear that its key left force (moveConversationsOf).
  */
-export async function announceMoves(ctx: AppContext, moved: readonly MovedConversation[]): Promise<void> {
+export async function announceMoves(ctx: AppContext, ids: readonly string[], moved: readonly MovedConversation[]): Promise<void> {
   const { gateway } = ctx;
-  await usersChanged(gateway);
+  await usersChanged(gateway, ids);
   for (const c of moved) {
     const keyRetired = c.id === GENERAL_CONVERSATION ? true : undefined;
     await membershipChanged(gateway, await audienceOf(ctx.db, c.id), c.id, c.membershipVersion, keyRetired);

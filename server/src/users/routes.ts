@@ -13,7 +13,8 @@ import { requireAuth } from '../access/policy';
 export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const { db } = ctx;
 
-  serve(app, routes.users, async () => {
+  /** Members as the member list shows them, with presence; all of them, or those with these ids. */
+  async function memberList(ids?: readonly string[]): Promise<PublicUser[]> {
     const [rows, online] = await Promise.all([
       db
         .select({
@@ -30,17 +31,22 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
           signingPublicKey: users.signingPublicKey,
         })
         .from(users)
+        .where(ids ? inArray(users.id, [...ids]) : undefined)
         .orderBy(asc(users.username)),
       onlineUserIds(db),
     ]);
-    const list: PublicUser[] = rows.map(({ createdAt, lastActivity, ...u }) => ({
+    return rows.map(({ createdAt, lastActivity, ...u }) => ({
       ...u,
       online: !u.isBanned && online.has(u.id),
       lastActivity: lastActivity?.toISOString() ?? null,
       joinedAt: createdAt.toISOString(),
     }));
-    return { users: list };
-  });
+  }
+
+  serve(app, routes.users, async () => ({ users: await memberList() }));
+
+  // What a client fetches of a users_changed frame, or for a member its copy of the list lacks.
+  serve(app, routes.lookupUsers, async (req) => ({ users: await memberList(req.body.ids) }));
 
   // /api/admin/* lets the creator in by master key too: act with the rights of whoever called.
   const acting = (req: FastifyRequest): Acting => ({

@@ -4,9 +4,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useAuth } from '../auth/auth-context';
 import { isApiError } from '../net/api-error';
-import { me } from '../net/http';
+import { lookupUsers, me } from '../net/http';
 import { useFrames, useRealtimeSocket } from '../realtime/realtime-context';
-import { applyPresence, usersQueryKey } from './use-users';
+import { applyPresence, applyUsersChanged, usersQueryKey } from './use-users';
 
 /** What the chat hears besides the store: new messages once decrypted, and erased ones. */
 export type ChatListeners = {
@@ -38,7 +38,7 @@ export function useChatRealtime(client: MemberClient, listeners: ChatListeners):
     const offs = [
       client.onIncoming((message, result) => listenersRef.current.onIncoming(message, result)),
       client.onRemoved((conversationId, ids) => listenersRef.current.onRemoved(conversationId, ids)),
-      frames.on('users_changed', refetchUsers),
+      frames.on('users_changed', (frame) => void applyUsersChanged(queryClient, frame.userIds, lookupUsers)),
       frames.on('presence', (frame) => applyPresence(queryClient, frame)),
       frames.on('presence_snapshot', (frame) => applyPresence(queryClient, frame)),
       frames.on('error', (frame) => console.warn('realtime error:', frame.message)),

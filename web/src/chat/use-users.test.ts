@@ -1,8 +1,8 @@
 import { listedMember } from '@enclave/client/testing';
 import type { PublicUser } from '@enclave/protocol';
 import { QueryClient } from '@tanstack/react-query';
-import { describe, expect, it } from 'vitest';
-import { applyPresence, refetchUsers, usersQueryKey } from './use-users';
+import { describe, expect, it, vi } from 'vitest';
+import { applyPresence, applyUsersChanged, keepUsers, refetchUsers, usersQueryKey } from './use-users';
 
 const ids = ['a', 'b', 'c'].map((x) => `00000000-0000-4000-8000-00000000000${x}`);
 const keys = { encryptionPublicKey: 'enc', signingPublicKey: 'sig' };
@@ -58,3 +58,62 @@ describe('a member list fetched while presence frames arrive', () => {
     expect(onlineOf(client)).toEqual([false, false, true]);
   });
 });
+
+describe('applyUsersChanged', () => {
+  const newcomer = '00000000-0000-4000-8000-00000000000d';
+  const lookedUp: string[][] = [];
+  const lookup = async (wanted: string[]) => {
+    lookedUp.push(wanted);
+    return wanted.map((id) => ({ ...listedMember(id, id === newcomer ? 'newcomer' : 'user1', keys), isBanned: id === ids[1] }));
+  };
+  const names = (client: QueryClient) =>
+    client.getQueryData<PublicUser[]>(usersQueryKey)?.map((u) => `${u.username}${u.isBanned ? ' (banned)' : ''}`);
+
+  it('fetches only the members a frame names, replacing their entries and adding newcomers', async () => {
+    const client = cached([false, false, false]);
+    await applyUsersChanged(client, [ids[1]!, newcomer], lookup);
+    expect(lookedUp.at(-1)).toEqual([ids[1], newcomer]);
+    expect(names(client)).toEqual(['user0', 'user1 (banned)', 'user2', 'newcomer']);
+  });
+
+  it('fetches the whole list again for a frame that names nobody, or when nothing is cached', async () => {
+    const client = cached([false, false, false]);
+    const asked = lookedUp.length;
+    const whole = invalidationsOf(client);
+    await applyUsersChanged(client, undefined, lookup);
+    expect(whole.calls).toBe(1);
+    const empty = new QueryClient();
+    await applyUsersChanged(empty, [newcomer], lookup);
+    expect(empty.getQueryData(usersQueryKey)).toBeUndefined();
+    expect(lookedUp.length).toBe(asked);
+  });
+
+  it('fetches the whole list again when the look-up fails', async () => {
+    const client = cached([false, false, false]);
+    const whole = invalidationsOf(client);
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await applyUsersChanged(client, [newcomer], () => Promise.reject(new Error('offline')));
+    expect(whole.calls).toBe(1);
+    expect(names(client)).toEqual(['user0', 'user1', 'user2']);
+  });
+});
+
+describe('keepUsers', () => {
+  it('puts members fetched by id into the cached list, or into the list held when nothing is cached', () => {
+    const client = cached([false, false, false]);
+    const newcomer = listedMember('00000000-0000-4000-8000-00000000000d', 'newcomer', keys);
+    expect(keepUsers(client, [], [newcomer]).map((u) => u.username)).toEqual(['user0', 'user1', 'user2', 'newcomer']);
+    const empty = new QueryClient();
+    expect(keepUsers(empty, [newcomer], [newcomer])).toEqual([newcomer]);
+    expect(empty.getQueryData(usersQueryKey)).toEqual([newcomer]);
+  });
+});
+
+/** Counts invalidations of the member list: each refetches it whole wherever it is shown. */
+function invalidationsOf(client: QueryClient): { calls: number } {
+  const whole = { calls: 0 };
+  client.getQueryCache().subscribe((event) => {
+    if (event.type === 'updated' && event.action.type === 'invalidate') whole.calls += 1;
+  });
+  return whole;
+}

@@ -1,3 +1,4 @@
+import { mergeUsers } from '@enclave/client';
 import type { PublicUser, ServerFrame } from '@enclave/protocol';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { listUsers } from '../net/http';
@@ -16,19 +17,50 @@ const heardDuringFetch = new WeakMap<QueryClient, Set<PresenceFrame[]>>();
  * their socket closed).
  */
 export function usersQuery(queryClient: QueryClient, list: () => Promise<PublicUser[]> = listUsers) {
-  return {
-    queryKey: usersQueryKey,
-    queryFn: async (): Promise<PublicUser[]> => {
-      const heard: PresenceFrame[] = [];
-      const fetches = heardDuringFetch.get(queryClient) ?? new Set();
-      heardDuringFetch.set(queryClient, fetches.add(heard));
-      try {
-        return heard.reduce(withPresence, await list());
-      } finally {
-        fetches.delete(heard);
-      }
-    },
-  };
+  return { queryKey: usersQueryKey, queryFn: () => withPresenceHeard(queryClient, list) };
+}
+
+/** Members fetched with `fetch`, with the presence frames heard while it was on its way replayed on them. */
+async function withPresenceHeard(queryClient: QueryClient, fetch: () => Promise<PublicUser[]>): Promise<PublicUser[]> {
+  const heard: PresenceFrame[] = [];
+  const fetches = heardDuringFetch.get(queryClient) ?? new Set();
+  heardDuringFetch.set(queryClient, fetches.add(heard));
+  try {
+    return heard.reduce(withPresence, await fetch());
+  } finally {
+    fetches.delete(heard);
+  }
+}
+
+/**
+ * Members fetched by id (`POST /api/users/lookup`) put into the cached list, or into `held` when
+ * nothing is cached: their old entries replaced, newcomers added. The list as kept after.
+ */
+export function keepUsers(queryClient: QueryClient, held: readonly PublicUser[], found: readonly PublicUser[]): PublicUser[] {
+  const kept = mergeUsers(queryClient.getQueryData<PublicUser[]>(usersQueryKey) ?? held, found);
+  queryClient.setQueryData(usersQueryKey, kept);
+  return kept;
+}
+
+/**
+ * A `users_changed` frame: the members it names fetched by id into the cached list (about 1 KB
+ * each, where the whole list is some 80 MB at 100,000 members), or the whole list fetched again
+ * when it names none, nothing is cached yet, or the look-up fails.
+ */
+export async function applyUsersChanged(
+  queryClient: QueryClient,
+  userIds: string[] | undefined,
+  lookup: (ids: string[]) => Promise<PublicUser[]>,
+): Promise<void> {
+  const refetch = () => queryClient.invalidateQueries({ queryKey: usersQueryKey });
+  if (!userIds || !queryClient.getQueryData(usersQueryKey)) return refetch();
+  try {
+    const found = await withPresenceHeard(queryClient, () => lookup(userIds));
+    queryClient.setQueryData<PublicUser[]>(usersQueryKey, (users) => users && mergeUsers(users, found));
+  } catch (error) {
+    console.warn('could not fetch the changed members; fetching the whole list', error);
+    await refetch();
+  }
 }
 
 /** The member list with real presence, bans, roles and public keys. */

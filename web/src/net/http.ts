@@ -136,6 +136,11 @@ export async function listUsers(): Promise<PublicUser[]> {
   return (await call(routes.users, {})).users;
 }
 
+/** The members with these ids (at most `limits.usersPerLookup`), as the member list gives them. */
+export async function lookupUsers(ids: string[]): Promise<PublicUser[]> {
+  return (await call(routes.lookupUsers, { body: { ids } })).users;
+}
+
 /**
  * Uploads an attachment's ciphertext (never the file itself) for the conversation with
  * `receiverId`; the server's refusals (size, quota, rate) arrive as ApiErrors with its own text.

@@ -104,8 +104,7 @@ export class RoomMember {
     const ids = this.members;
     const membershipVersion = this.version;
     if (membershipVersion < 0) throw new Error('the room has not announced its members yet');
-    let users = await members.current();
-    if (ids.some((id) => id !== self.id && !users.some((u) => u.id === id))) users = await members.fresh();
+    const users = await members.including(ids.filter((id) => id !== self.id));
     const recipients = ids.flatMap((id): Recipient[] => {
       if (id === self.id) return [{ id, encryptionPublicKey: self.encryptionPublicKey }];
       const user = users.find((u) => u.id === id);

@@ -23,7 +23,7 @@ beforeAll(async () => {
 function member(id: string, send: (frame: P2pRoomMemberFrame) => void): RoomMember {
   const account = accounts.get(id)!;
   const users = [...accounts].map(([uid, a]) => listedMember(uid, names[uid]!, a.publicIdentity));
-  const members = { current: async () => users, fresh: async () => users };
+  const members = { current: async () => users, fresh: async () => users, including: async () => users };
   const trust = new KeyTrust({
     self: { id, ...account.publicIdentity },
     pins: new MemoryPinStore(),

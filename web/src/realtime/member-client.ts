@@ -5,6 +5,7 @@
  * (chat/use-users.ts). Nothing is decided here.
  */
 import {
+  holding,
   MemberClient,
   wrapInWorkers,
   type CallRoute,
@@ -13,12 +14,12 @@ import {
   type PinStore,
   type WrapShares,
 } from '@enclave/client';
-import { routes } from '@enclave/protocol';
+import { routes, type PublicUser } from '@enclave/protocol';
 import type { QueryClient } from '@tanstack/react-query';
 import type { Session } from '../auth/auth-context';
 import { indexedDbHistoryCache } from '../chat/history-cache';
 import { indexedDbPinStore } from '../chat/key-pins';
-import { ensureUsers, refetchUsers } from '../chat/use-users';
+import { ensureUsers, keepUsers, refetchUsers } from '../chat/use-users';
 import * as http from '../net/http';
 
 /** What the browser provides by default, replaceable in tests (`historyCache: null`: none). */
@@ -47,6 +48,8 @@ export function createMemberClient(
 ): MemberClient {
   const call = deps.call ?? http.call;
   const listUsers = async () => (await call(routes.users, {})).users;
+  const lookupUsers = async (ids: string[]) => (await call(routes.lookupUsers, { body: { ids } })).users;
+  const fresh = () => refetchUsers(queryClient, listUsers);
   return new MemberClient({
     // The member's own keys are the ones derived from their private keys at login, never the list's.
     self: { id: session.user.id, ...session.publicIdentity },
@@ -54,7 +57,15 @@ export function createMemberClient(
     ...(session.share ? { share: session.share, wrap: wrapOffThePage } : {}),
     transport: { call, frames },
     pins: deps.pins ?? indexedDbPinStore,
-    members: { current: () => ensureUsers(queryClient, listUsers), fresh: () => refetchUsers(queryClient, listUsers) },
+    members: {
+      current: () => ensureUsers(queryClient, listUsers),
+      fresh,
+      including: async (ids) => {
+        const held = await ensureUsers(queryClient, listUsers);
+        const keep = (found: readonly PublicUser[]) => keepUsers(queryClient, held, found);
+        return holding(held, ids, { fresh, lookup: lookupUsers, keep });
+      },
+    },
     ...(deps.historyCache === null ? {} : { historyCache: deps.historyCache ?? indexedDbHistoryCache(session.user.id) }),
   });
 }

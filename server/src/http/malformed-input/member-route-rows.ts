@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { limits } from '@enclave/protocol';
-import { bodyBasics, EPOCH_BODY_LIMIT, hostBody, oversize, type Fixture, type Row } from './table';
+import { bodyBasics, bodyRow, EPOCH_BODY_LIMIT, hostBody, oversize, type Fixture, type Row } from './table';
 
 /** A body an upload accepts: bytes (32 here, sent as text), as application/octet-stream. */
 const BYTES = 'y'.repeat(32);
@@ -17,6 +17,7 @@ export const memberRouteRows: Row[] = [
       ['POST', '/api/auth/logout', undefined],
       ['GET', '/api/auth/me', undefined],
       ['GET', '/api/users/all', undefined],
+      ['POST', '/api/users/lookup', { ids: [randomUUID()] }],
       ['GET', '/api/conversations/members?receiverId=all', undefined],
       ['POST', '/api/epochs', (f: Fixture) => f.epochBody()],
       ['GET', `/api/epochs/shares?ids=${randomUUID()}`, undefined],
@@ -295,4 +296,18 @@ export const memberRouteRows: Row[] = [
     expectStatus,
     expectMessage,
   })),
+
+  // ------------------------------------------------------------ POST /api/users/lookup (member)
+  ...bodyBasics('POST /api/users/lookup', 'member'),
+  bodyRow('POST /api/users/lookup', 'no ids', { ids: [] }, 400, /ids: Too small/),
+  bodyRow(
+    'POST /api/users/lookup',
+    'more ids than one look-up names',
+    () => ({ ids: Array.from({ length: limits.usersPerLookup + 1 }, () => randomUUID()) }),
+    400,
+    /ids: Too big/,
+  ),
+  bodyRow('POST /api/users/lookup', 'an id that is not one', { ids: ['bob'] }, 400, /ids\.0: /),
+  bodyRow('POST /api/users/lookup', 'ids as a string', { ids: randomUUID() }, 400, /ids: /),
+  bodyRow('POST /api/users/lookup', 'an extra field', { ids: [randomUUID()], all: true }, 400, /Unrecognized key.*"all"/),
 ];
