@@ -9,7 +9,7 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 const member = (n: number, fields: Partial<PublicUser> = {}) => ({ ...listedMember(id(n), `member${n}`, keys), ...fields });
 
 /** A server holding `stored` members, counting whole-list fetches and the ids each look-up named. */
-function server(stored: PublicUser[]) {
+function server(stored: PublicUser[], options: { lookup?: boolean } = {}) {
   const asked = { lists: 0, lookups: [] as string[][] };
   const call = fakeCall({
     users: async () => {
@@ -18,6 +18,8 @@ function server(stored: PublicUser[]) {
     },
     lookupUsers: async ({ body }) => {
       asked.lookups.push(body.ids);
+      // An instance of 1.0.0 has no such route.
+      if (options.lookup === false) throw Object.assign(new Error('No route POST /api/users/lookup'), { status: 404, code: 'not_found' });
       return { users: stored.filter((u) => body.ids.includes(u.id)) };
     },
   });
@@ -39,6 +41,14 @@ describe('fetchedMemberList', () => {
     const before = await s.list.current();
     expect(await s.list.including([id(9)])).toBe(before);
     expect(s.asked.lookups).toEqual([[id(9)]]);
+  });
+
+  it('fetches the whole list again from a server without the look-up (an upgrade beside 1.0.0)', async () => {
+    const s = server([member(1)], { lookup: false });
+    await s.list.current();
+    s.join(member(2));
+    expect((await s.list.including([id(2)])).map((u) => u.id)).toEqual([id(1), id(2)]);
+    expect(s.asked).toEqual({ lists: 2, lookups: [[id(2)]] });
   });
 
   it('fetches the whole list again when more members are missing than one look-up names', async () => {

@@ -4,6 +4,7 @@
  * again, which is some 80 MB at 100,000 members.
  */
 import { limits, routes, type PublicUser } from '@enclave/protocol';
+import { isApiFailure } from './api-failure';
 import type { CallRoute } from './member-client';
 
 /** The member list (with everyone's public keys) as the platform holds it. */
@@ -29,7 +30,8 @@ export function mergeUsers(held: readonly PublicUser[], fetched: readonly Public
 
 /**
  * {@link MemberList.including} over a list held: the members it lacks fetched by id with `lookup`
- * (at most `limits.usersPerLookup`; for more, the whole list fresh), then `keep` puts them in the
+ * (at most `limits.usersPerLookup`; for more, or from a server without the look-up, the whole list
+ * fresh), then `keep` puts them in the
  * list held and answers it. At 100,000 members the whole list is some 80 MB; a newcomer is 1 KB.
  */
 export async function holding(
@@ -45,7 +47,12 @@ export async function holding(
   const missing = [...new Set(ids)].filter((id) => !known.has(id));
   if (!missing.length) return held;
   if (missing.length > limits.usersPerLookup) return list.fresh();
-  const found = await list.lookup(missing);
+  // An instance of a version from before the look-up (1.0.0, during an upgrade) answers 404.
+  const found = await list.lookup(missing).catch((error: unknown) => {
+    if (isApiFailure(error, 404)) return null;
+    throw error;
+  });
+  if (found === null) return list.fresh();
   return found.length ? list.keep(found) : held;
 }
 
