@@ -46,8 +46,13 @@ export async function onlineElsewhere(db: Db, instanceId: string, userIds: reado
   return new Set(rows.map((r) => r.userId));
 }
 
-export async function onlineUserIds(db: Db): Promise<Set<string>> {
-  const rows = await db.selectDistinct({ userId: presence.userId }).from(presence).where(gt(presence.updatedAt, liveSince()));
+/** Members with a live socket on some instance; only among these ids when given. */
+export async function onlineUserIds(db: Db, among?: readonly string[]): Promise<Set<string>> {
+  const live = gt(presence.updatedAt, liveSince());
+  const rows = await db
+    .selectDistinct({ userId: presence.userId })
+    .from(presence)
+    .where(among ? and(live, inArray(presence.userId, [...among])) : live);
   return new Set(rows.map((r) => r.userId));
 }
 

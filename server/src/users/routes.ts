@@ -33,7 +33,8 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
         .from(users)
         .where(ids ? inArray(users.id, [...ids]) : undefined)
         .orderBy(asc(users.username)),
-      onlineUserIds(db),
+      // A look-up reads the presence of its members only, not of everyone online.
+      onlineUserIds(db, ids),
     ]);
     return rows.map(({ createdAt, lastActivity, ...u }) => ({
       ...u,
